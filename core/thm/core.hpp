@@ -1,0 +1,16 @@
+#pragma once
+/// \file
+/// The public surface of `thm::core`, the pure decision core: include this one header.
+/// Every call is pure: no I/O, no clocks, no exceptions (SPEC §0).
+
+#include "thm/chat/chat.hpp"              // SPEC §1.3 General desk, conversations, dispatch scope
+#include "thm/desks/types.hpp"            // SPEC §1.2 desk rows
+#include "thm/dispatch/dispatch.hpp"      // SPEC §3 mention_dispatch
+#include "thm/dispatch/types.hpp"         // SPEC §3.1, §5 dispatch types and wording
+#include "thm/mentions/types.hpp"         // SPEC §1.4 mentions
+#include "thm/overloaded.hpp"             // visiting decision variants
+#include "thm/queue/queue.hpp"            // SPEC §4 MentionTurnQueue, dispatch_mention
+#include "thm/responder/types.hpp"        // SPEC §2.1, §2.4 responder types and wording
+#include "thm/result.hpp"                 // thm::Result, thm::unexpected
+#include "thm/roster/roster.hpp"          // SPEC §1.1 roster
+#include "thm/selection/selection.hpp"    // SPEC §2.5, §2.6 accepting and settling selections

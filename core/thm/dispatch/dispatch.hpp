@@ -1,0 +1,31 @@
+#pragma once
+/// \file
+/// `mention_dispatch` (SPEC §3.2): may one committed agent reply start exactly one more
+/// agent turn?
+
+#include "thm/dispatch/types.hpp"
+#include "thm/result.hpp"
+#include "thm/roster/roster.hpp"
+
+namespace thm {
+
+/// Decides whether the committed reply `input` starts a child turn (SPEC §3.2); first
+/// match wins:
+///  1. `!policy.enabled` → `NoDispatch{Disabled}` (before the roster is validated);
+///  2. `input.hop >= policy.max_hops` → `NoDispatch{HopLimitReached}` (also before
+///     validation, so `max_hops == 0` always stops);
+///  3. a malformed roster → the `RosterError` (an error, not a reason);
+///  4. author not an active member → `SourceInactive`;
+///  5. the non-quiet `Agent` mention with the smallest `offset` (ties: earliest in the
+///     list) is the target; none → `NoDirectAgentMention` (person, desk, everyone and
+///     quiet mentions never count; mentions are used as given);
+///  6. target == author → `SelfMention`; 7. target not active → `TargetInactive`;
+///     both fail closed: a later mention is never tried;
+///  8. `hop + 1` overflows u32 → `HopOverflow` (unreachable after step 2);
+///  9. otherwise `DispatchOne` with key, content and conversation verbatim and
+///     `child_hop = hop + 1`.
+/// `hop`, `max_hops` and `enabled` are not authenticated (SPEC §3.5). Pure; never throws.
+[[nodiscard]] Result<MentionDispatchDecision, RosterError> mention_dispatch(
+    const MentionDispatchPolicy& policy, const MentionDispatchInput& input, const Roster& roster);
+
+}  // namespace thm

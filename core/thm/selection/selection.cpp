@@ -1,0 +1,127 @@
+#include "thm/selection/selection.hpp"
+
+#include <string>
+#include <unordered_map>
+
+#include "thm/detail/unicode.hpp"
+#include "thm/overloaded.hpp"
+
+namespace thm {
+namespace {
+
+constexpr char ascii_lower(char c) noexcept {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool equals_ignoring_ascii_case(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
+
+bool is_wrapper(char c) noexcept { return c == '\'' || c == '"' || c == '`'; }
+
+// SPEC §2.5 steps 1-3.
+std::string_view normalize_selector_output(std::string_view output) noexcept {
+  std::string_view text = detail::trim(output);
+  if (text.ends_with('.')) text = detail::trim_end(text.substr(0, text.size() - 1));
+  if (text.size() >= 2 && is_wrapper(text.front()) && text.back() == text.front()) {
+    text = detail::trim(text.substr(1, text.size() - 2));
+  }
+  return text;
+}
+
+ResponderDecision fallback(const Select& plan, SelectionDisposition disposition) {
+  return {.responder_id = plan.fallback.responder_id,
+          .rung = ResponderRung::DeskDefault,
+          .disposition = disposition};
+}
+
+}  // namespace
+
+std::optional<std::string> accept_selection(std::string_view output,
+                                            std::span<const SelectorCandidate> candidates) {
+  const std::string_view answer = normalize_selector_output(output);
+  if (answer.empty()) return std::nullopt;
+  const SelectorCandidate* match = nullptr;
+  for (const SelectorCandidate& candidate : candidates) {
+    if (!equals_ignoring_ascii_case(answer, candidate.id)) continue;
+    if (match != nullptr) return std::nullopt;
+    match = &candidate;
+  }
+  if (match == nullptr) return std::nullopt;
+  return match->id;
+}
+
+std::optional<std::string> accept_evaluation(const SelectionEvaluation& evaluation,
+                                             std::span<const SelectorCandidate> candidates,
+                                             Probability minimum_confidence) {
+  if (!evaluation.confidence.valid() || !minimum_confidence.valid()) return std::nullopt;
+  if (evaluation.confidence < minimum_confidence) return std::nullopt;
+  if (evaluation.probabilities.size() != candidates.size()) return std::nullopt;
+
+  struct Tally {
+    std::size_t entries = 0;
+    Probability probability{};
+  };
+  std::unordered_map<std::string_view, Tally> by_id;
+  for (const CandidateProbability& entry : evaluation.probabilities) {
+    Tally& tally = by_id[entry.candidate_id];
+    ++tally.entries;
+    tally.probability = entry.probability;
+  }
+
+  // Each entry is at most kProbabilityScale, so a 64-bit sum cannot overflow for any list
+  // that fits in memory; SPEC §2.6's "running sum overflows" rejection is therefore covered
+  // by the exact-sum check below.
+  std::uint64_t sum = 0;
+  const Probability* chosen = nullptr;
+  for (const SelectorCandidate& candidate : candidates) {
+    const auto found = by_id.find(candidate.id);
+    if (found == by_id.end() || found->second.entries != 1) return std::nullopt;
+    const Probability probability = found->second.probability;
+    if (!probability.valid()) return std::nullopt;
+    sum += probability.parts_per_million;
+    if (candidate.id == evaluation.choice) chosen = &found->second.probability;
+  }
+  if (chosen == nullptr || sum != kProbabilityScale) return std::nullopt;
+  for (const CandidateProbability& entry : evaluation.probabilities) {
+    if (entry.probability > *chosen) return std::nullopt;
+  }
+  return evaluation.choice;
+}
+
+ResponderDecision settle_selection(const ResponderPlan& plan, const SelectorResult& selector) {
+  const auto settle = [&selector](const Select& select) {
+    const auto judged = [&select](const std::optional<std::string>& accepted) {
+      if (!accepted.has_value()) return fallback(select, SelectionDisposition::InvalidOutput);
+      return ResponderDecision{.responder_id = *accepted,
+                               .rung = ResponderRung::AutoSelection,
+                               .disposition = SelectionDisposition::Selected};
+    };
+    const auto& candidates = select.request.candidates;
+    return std::visit(
+        overloaded{
+            [&](const SelectorAbsent&) {
+              return fallback(select, SelectionDisposition::Unavailable);
+            },
+            [&](const SelectorFailed&) {
+              return fallback(select, SelectionDisposition::Unavailable);
+            },
+            [&](const SelectorText& text) {
+              return judged(accept_selection(text.output, candidates));
+            },
+            [&](const SelectorEvaluation& answer) {
+              return judged(
+                  accept_evaluation(answer.evaluation, candidates, answer.minimum_confidence));
+            },
+        },
+        selector);
+  };
+  return std::visit(overloaded{[](const Decided& decided) { return decided.decision; }, settle},
+                    plan);
+}
+
+}  // namespace thm
