@@ -61,4 +61,17 @@ struct DeskOrder {
   friend bool operator==(const DeskOrder&, const DeskOrder&) = default;
 };
 
+/// The six desk snapshots as owned lists, in the shape the case files use (cases.md):
+/// declared desks, operator-added desks, membership rows, stored orders, and the retired
+/// and tombstoned agent ids the desk rules skip (SPEC §1.2).
+struct DeskSnapshot {
+  std::vector<Desk> declared{};
+  std::vector<Desk> added{};
+  std::vector<DeskMember> member_additions{};
+  std::vector<DeskOrder> orders{};
+  std::vector<std::string> retired{};
+  std::vector<std::string> tombstoned{};
+  friend bool operator==(const DeskSnapshot&, const DeskSnapshot&) = default;
+};
+
 }  // namespace thm

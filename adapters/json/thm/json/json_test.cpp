@@ -1,0 +1,269 @@
+#include "thm/json/json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace thm::json {
+namespace {
+
+// Decodes `text` as T and checks that the canonical encoding is exactly `text`.
+template <WireType T>
+void expect_golden(const std::string& text) {
+  SCOPED_TRACE(text);
+  const auto decoded = decode<T>(text);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().path << ": " << decoded.error().reason;
+  EXPECT_EQ(encode(*decoded), text);
+}
+
+template <WireType T>
+DecodeError decode_error(const std::string& text) {
+  const auto decoded = decode<T>(text);
+  EXPECT_FALSE(decoded.has_value()) << text;
+  return decoded.has_value() ? DecodeError{} : decoded.error();
+}
+
+// ---- SPEC §6 examples, byte for byte ------------------------------------------------------
+
+TEST(JsonGoldenTest, MentionTargetsAndAuthors) {
+  expect_golden<MentionTarget>(R"({"kind":"agent","id":"alice"})");
+  expect_golden<MentionTarget>(R"({"kind":"person","id":"p1"})");
+  expect_golden<MentionTarget>(R"({"kind":"desk","id":"eng"})");
+  expect_golden<MentionTarget>(R"({"kind":"everyone"})");
+  expect_golden<MentionAuthor>(R"({"kind":"person","id":"p1"})");
+  expect_golden<MentionAuthor>(R"({"kind":"other"})");
+  expect_golden<MentionAuthor>(R"({"kind":"agent","id":"a"})");
+}
+
+TEST(JsonGoldenTest, MentionOmitsQuietOnlyWhenFalse) {
+  expect_golden<Mention>(R"({"target":{"kind":"agent","id":"alice"},"text":"@alice","offset":2})");
+  expect_golden<Mention>(
+      R"({"target":{"kind":"agent","id":"alice"},"text":"@alice","offset":2,"quiet":true})");
+  const auto explicit_false = decode<Mention>(
+      R"({"target":{"kind":"agent","id":"alice"},"text":"@alice","offset":2,"quiet":false})");
+  ASSERT_TRUE(explicit_false.has_value());
+  EXPECT_EQ(encode(*explicit_false), R"({"target":{"kind":"agent","id":"alice"},"text":"@alice","offset":2})");
+}
+
+TEST(JsonGoldenTest, RosterAndDeskRows) {
+  expect_golden<RosterMember>(R"({"id":"alice","name":null})");
+  expect_golden<Person>(R"({"id":"p1","label":"Ada"})");
+  expect_golden<Desk>(
+      R"({"id":"engineering","name":"Engineering","description":"Builds the product","members":["alice","bob"]})");
+  expect_golden<Desk>(
+      R"({"id":"engineering","name":"Engineering","description":null,"members":[],"responder_mode":"auto"})");
+  expect_golden<DeskMember>(R"({"desk_id":"engineering","agent_id":"bob"})");
+  expect_golden<DeskOrder>(R"({"desk_id":"engineering","ordered":["bob","alice"]})");
+}
+
+TEST(JsonGoldenTest, LeadModeIsOmittedAndOptionalOnInput) {
+  const auto lead = decode<Desk>(
+      R"({"id":"e","name":"E","description":null,"members":[],"responder_mode":"lead"})");
+  ASSERT_TRUE(lead.has_value());
+  EXPECT_EQ(lead->responder_mode, ResponderMode::Lead);
+  EXPECT_EQ(encode(*lead), R"({"id":"e","name":"E","description":null,"members":[]})");
+}
+
+TEST(JsonGoldenTest, ResponderTypes) {
+  expect_golden<SelectorCandidate>(
+      R"({"id":"alice","label":"Alice","role":"Reviewer","description":"Checks changes"})");
+  expect_golden<SelectionPolicy>(R"("allowed")");
+  expect_golden<SelectionPolicy>(R"("disabled")");
+  expect_golden<ResponderRequest>(
+      R"({"message":"Please review","chat":"eng","mentions":[],"orchestrator_id":"orch","selection_policy":"allowed"})");
+  expect_golden<SelectionRequest>(
+      R"({"message":"Please review","desk_id":"eng","candidates":[{"id":"a","label":"A","role":"R","description":null}]})");
+  for (const char* rung : {"explicit_mention", "auto_selection", "desk_default", "direct_agent", "orchestrator"}) {
+    expect_golden<ResponderRung>('"' + std::string(rung) + '"');
+  }
+  for (const char* disposition : {"not_applicable", "selected", "disabled", "unavailable", "invalid_output"}) {
+    expect_golden<SelectionDisposition>('"' + std::string(disposition) + '"');
+  }
+  expect_golden<ResponderDecision>(
+      R"({"responder_id":"alice","rung":"auto_selection","disposition":"selected"})");
+  expect_golden<ResponderPlan>(
+      R"({"kind":"decided","decision":{"responder_id":"alice","rung":"orchestrator","disposition":"not_applicable"}})");
+  expect_golden<ResponderPlan>(
+      R"({"kind":"select","request":{"message":"m","desk_id":"eng","candidates":[]},"fallback":{"responder_id":"alice","rung":"desk_default","disposition":"unavailable"}})");
+  expect_golden<Probability>("900000");
+  expect_golden<SelectionEvaluation>(
+      R"({"choice":"alice","probabilities":[{"candidate_id":"alice","probability":1000000}],"confidence":900000})");
+}
+
+TEST(JsonGoldenTest, DispatchTypes) {
+  expect_golden<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":2})");
+  expect_golden<DispatchKey>(R"({"trigger_sequence":41})");
+  expect_golden<DispatchConversation>(R"({"desk_id":"eng","thread_root":7})");
+  expect_golden<DispatchConversation>(R"({"desk_id":"eng","thread_root":null})");
+  expect_golden<MentionDispatchInput>(
+      R"({"key":{"trigger_sequence":41},"conversation":{"desk_id":"eng","thread_root":7},"author_id":"alice","content":"handoff","mentions":[{"target":{"kind":"agent","id":"bob"},"text":"@bob","offset":0}],"hop":0})");
+  expect_golden<MentionTurnRequest>(
+      R"({"key":{"trigger_sequence":41},"source_id":"alice","target_id":"bob","content":"handoff","conversation":{"desk_id":"eng","thread_root":7},"child_hop":1})");
+  for (const char* reason : {"disabled", "hop_limit_reached", "source_inactive", "no_direct_agent_mention",
+                             "self_mention", "target_inactive", "hop_overflow"}) {
+    expect_golden<NoDispatchReason>('"' + std::string(reason) + '"');
+  }
+  expect_golden<MentionDispatchDecision>(R"({"kind":"none","reason":"self_mention"})");
+  expect_golden<MentionDispatchDecision>(
+      R"({"kind":"one","request":{"key":{"trigger_sequence":41},"source_id":"alice","target_id":"bob","content":"handoff","conversation":{"desk_id":"eng","thread_root":7},"child_hop":1}})");
+  expect_golden<MentionDispatchContext>(R"({"policy":{"enabled":true,"max_hops":2},"hop":1})");
+  expect_golden<Conversation>(R"({"desk_id":"engineering","desk_name":"Engineering","thread_root":null})");
+}
+
+TEST(JsonGoldenTest, QueueTypes) {
+  for (const char* refusal : {"unauthorized", "target_unavailable", "feature_disabled"}) {
+    expect_golden<EnqueueRefusal>('"' + std::string(refusal) + '"');
+  }
+  expect_golden<EnqueueOutcome>(R"({"status":"enqueued"})");
+  expect_golden<EnqueueOutcome>(R"({"status":"already"})");
+  expect_golden<EnqueueOutcome>(R"({"status":"refused","reason":"unauthorized"})");
+  expect_golden<MentionDispatchOutcome>(R"({"status":"not_dispatched","reason":"disabled"})");
+  expect_golden<MentionDispatchOutcome>(R"({"status":"enqueued"})");
+  expect_golden<MentionDispatchOutcome>(R"({"status":"already"})");
+  expect_golden<MentionDispatchOutcome>(R"({"status":"refused","reason":"feature_disabled"})");
+  expect_golden<QueueError>(R"({"kind":"trigger_mismatch","message":"content differs"})");
+}
+
+TEST(JsonGoldenTest, SnapshotsAndSelectorResults) {
+  expect_golden<RosterSnapshot>(
+      R"({"members":[{"id":"a","name":"A"}],"people":[{"id":"p","label":"P"}],"retired":["x"],"tombstoned":[]})");
+  expect_golden<DeskSnapshot>(
+      R"({"declared":[],"added":[],"member_additions":[{"desk_id":"d","agent_id":"a"}],"orders":[],"retired":[],"tombstoned":["t"]})");
+  expect_golden<SelectorResult>(R"({"kind":"absent"})");
+  expect_golden<SelectorResult>(R"({"kind":"failed"})");
+  expect_golden<SelectorResult>(R"({"kind":"text","output":"bob."})");
+  expect_golden<SelectorResult>(
+      R"({"kind":"evaluation","evaluation":{"choice":"a","probabilities":[],"confidence":1},"minimum_confidence":0})");
+}
+
+// ---- integers are exact (SPEC §0.5) --------------------------------------------------------
+
+TEST(JsonIntegerTest, U64RoundTripsExactly) {
+  expect_golden<DispatchKey>(R"({"trigger_sequence":18446744073709551615})");
+  expect_golden<DispatchKey>(R"({"trigger_sequence":9007199254740993})");  // not a double
+  expect_golden<DispatchConversation>(R"({"desk_id":"d","thread_root":18446744073709551615})");
+}
+
+TEST(JsonIntegerTest, U32FieldsStopAtU32Max) {
+  expect_golden<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":4294967295})");
+  const DecodeError error = decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":4294967296})");
+  EXPECT_EQ(error.path, "/max_hops");
+  EXPECT_NE(error.reason.find("range"), std::string::npos);
+}
+
+TEST(JsonIntegerTest, BeyondU64IsAnError) {
+  EXPECT_EQ(decode_error<DispatchKey>(R"({"trigger_sequence":18446744073709551616})").path,
+            "/trigger_sequence");
+}
+
+TEST(JsonIntegerTest, NegativeFractionalAndExponentIntegersAreErrors) {
+  for (const char* hop : {"-1", "2.0", "2.5", "1e3", "1E0", "-0.0"}) {
+    SCOPED_TRACE(hop);
+    const auto error = decode_error<MentionDispatchContext>(
+        std::string(R"({"policy":{"enabled":true,"max_hops":2},"hop":)") + hop + "}");
+    EXPECT_EQ(error.path, "/hop");
+  }
+}
+
+TEST(JsonIntegerTest, ProbabilityOverTheScaleIsAnError) {
+  EXPECT_EQ(decode_error<Probability>("1000001").path, "");
+  expect_golden<Probability>("1000000");
+  expect_golden<Probability>("0");
+  EXPECT_EQ(decode_error<SelectionEvaluation>(
+                R"({"choice":"a","probabilities":[{"candidate_id":"a","probability":1000001}],"confidence":1})")
+                .path,
+            "/probabilities/0/probability");
+}
+
+// ---- each decode error kind, with its JSON Pointer ------------------------------------------
+
+TEST(JsonDecodeErrorTest, MissingRequiredKeyPointsWhereItShouldBe) {
+  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":true})").path, "/max_hops");
+  EXPECT_EQ(decode_error<MentionDispatchContext>(R"({"policy":{"enabled":true,"max_hops":2}})").path, "/hop");
+  EXPECT_EQ(decode_error<DispatchConversation>(R"({"desk_id":"eng"})").path, "/thread_root");
+  EXPECT_EQ(decode_error<RosterMember>(R"({"id":"a"})").path, "/name");
+}
+
+TEST(JsonDecodeErrorTest, NullIsNotAbsentAndNotAValue) {
+  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":null})").path, "/max_hops");
+  EXPECT_EQ(decode_error<Mention>(R"({"target":{"kind":"everyone"},"text":"@here","offset":0,"quiet":null})").path,
+            "/quiet");
+}
+
+TEST(JsonDecodeErrorTest, WrongTypesAreErrors) {
+  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":"yes","max_hops":2})").path, "/enabled");
+  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"([true,2])").path, "");
+  EXPECT_EQ(decode_error<RosterMember>(R"({"id":7,"name":null})").path, "/id");
+  EXPECT_EQ(decode_error<DeskOrder>(R"({"desk_id":"d","ordered":["a",3]})").path, "/ordered/1");
+}
+
+TEST(JsonDecodeErrorTest, UnknownEnumTokensAndTagsAreErrors) {
+  EXPECT_EQ(decode_error<MentionTarget>(R"({"kind":"robot","id":"x"})").path, "/kind");
+  EXPECT_EQ(decode_error<EnqueueOutcome>(R"({"status":"not_dispatched","reason":"disabled"})").path, "/status");
+  EXPECT_EQ(decode_error<NoDispatchReason>(R"("Disabled")").path, "");
+  EXPECT_EQ(decode_error<ResponderRequest>(
+                R"({"message":"m","chat":null,"mentions":[],"orchestrator_id":"o","selection_policy":"sometimes"})")
+                .path,
+            "/selection_policy");
+}
+
+TEST(JsonDecodeErrorTest, RefusedWithoutReasonIsAnError) {
+  EXPECT_EQ(decode_error<EnqueueOutcome>(R"({"status":"refused"})").path, "/reason");
+}
+
+TEST(JsonDecodeErrorTest, RepeatedKeysAreErrorsAtTheirPath) {
+  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":2,"max_hops":3})").path,
+            "/max_hops");
+  EXPECT_EQ(decode_error<MentionDispatchInput>(
+                R"({"key":{"trigger_sequence":1},"conversation":{"desk_id":"a","thread_root":null},"author_id":"x","content":"c","mentions":[{"target":{"kind":"agent","id":"b","id":"c"},"text":"@b","offset":0}],"hop":0})")
+                .path,
+            "/mentions/0/target/id");
+}
+
+TEST(JsonDecodeErrorTest, MalformedJsonIsAnError) {
+  for (const char* text : {"", "{", "{\"enabled\":tru}", "[1,]", "\"\xff\"", "{} {}"}) {
+    SCOPED_TRACE(text);
+    const auto error = decode_error<MentionDispatchPolicy>(text);
+    EXPECT_FALSE(error.reason.empty());
+  }
+}
+
+TEST(JsonDecodeErrorTest, UnknownKeysAreIgnored) {
+  const auto policy = decode<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":2,"future":{"x":1}})");
+  ASSERT_TRUE(policy.has_value());
+  EXPECT_EQ(*policy, (MentionDispatchPolicy{.enabled = true, .max_hops = 2}));
+}
+
+TEST(JsonParseTest, RepeatedKeysCanBeRecordedInsteadOfRefused) {
+  std::vector<std::string> repeated;
+  const auto tree = parse(R"([{"a":1},{"b":{"c":1,"c":{"d":2}},"e/f":[0,{"g~":1,"g~":2}]}])", &repeated);
+  ASSERT_TRUE(tree.has_value());
+  EXPECT_EQ(repeated, (std::vector<std::string>{"/1/b/c", "/1/e~1f/1/g~0"}));
+  EXPECT_EQ((*tree)[1]["b"]["c"], 1);  // the first value is kept
+}
+
+TEST(JsonParseTest, RootPathPrefixesErrors) {
+  const auto tree = parse(R"({"max_hops":-3,"enabled":true})");
+  ASSERT_TRUE(tree.has_value());
+  const auto policy = from_value<MentionDispatchPolicy>(*tree, "/input/policy");
+  ASSERT_FALSE(policy.has_value());
+  EXPECT_EQ(policy.error().path, "/input/policy/max_hops");
+}
+
+TEST(JsonErrorValueTest, CoreAndHostErrorsKeepTheirFields) {
+  EXPECT_EQ(error_value(RosterError{DuplicateRosterMemberId{"x"}})["member_id"], "x");
+  const Value core = error_value(DispatchMentionError{CoreFailure{DuplicatePersonId{"p"}}});
+  EXPECT_EQ(core["variant"], "Core");
+  EXPECT_EQ(core["core"]["variant"], "DuplicatePersonId");
+  EXPECT_EQ(core["core"]["person_id"], "p");
+  const Value host = error_value(
+      DispatchMentionError{EnqueueFailure{{.kind = QueueErrorKind::Unavailable, .message = "down"}}});
+  EXPECT_EQ(host, (Value{{"variant", "Enqueue"}, {"kind", "unavailable"}, {"message", "down"}}));
+}
+
+}  // namespace
+}  // namespace thm::json

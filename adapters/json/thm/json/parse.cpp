@@ -1,0 +1,133 @@
+// The strict JSON reader behind thm::json::parse: nlohmann's SAX parser feeding a tree
+// builder that notices keys repeated within one object (SPEC §0.5), which nlohmann's own
+// DOM parser would silently collapse to the last one.
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "thm/json/json.hpp"
+#include "thm/json/pointer.hpp"
+
+namespace thm::json {
+namespace {
+
+class TreeBuilder final : public nlohmann::json_sax<Value> {
+ public:
+  explicit TreeBuilder(std::vector<std::string>* repeated_keys) : repeated_keys_(repeated_keys) {}
+
+  bool null() override { return add(Value(nullptr)); }
+  bool boolean(bool value) override { return add(Value(value)); }
+  bool number_integer(number_integer_t value) override { return add(Value(value)); }
+  bool number_unsigned(number_unsigned_t value) override { return add(Value(value)); }
+  bool number_float(number_float_t value, const string_t&) override { return add(Value(value)); }
+  bool string(string_t& value) override { return add(Value(std::move(value))); }
+  bool binary(binary_t& value) override { return add(Value::binary(std::move(value))); }
+
+  bool start_object(std::size_t) override { return open(Value::object()); }
+  bool start_array(std::size_t) override { return open(Value::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+
+  bool key(string_t& key) override {
+    Frame& frame = frames_.back();
+    frame.key = key;
+    frame.skip_value = !frame.keys.insert(key).second;
+    if (!frame.skip_value) return true;
+    const std::string where = path() + "/" + escape_pointer_token(key);
+    if (repeated_keys_ == nullptr) {
+      error_ = DecodeError{.path = where, .reason = "a key is repeated within one object"};
+      return false;
+    }
+    repeated_keys_->push_back(where);
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& failure) override {
+    error_ = DecodeError{.path = "",
+                         .reason = "not valid json at byte " + std::to_string(position) + ": " +
+                                   failure.what()};
+    return false;
+  }
+
+  [[nodiscard]] Result<Value, DecodeError> finish() && {
+    if (error_.has_value()) return unexpected{*std::move(error_)};
+    return std::move(root_);
+  }
+
+ private:
+  struct Frame {
+    Value* container = nullptr;
+    std::unordered_set<std::string> keys{};
+    std::string key{};
+    bool skip_value = false;
+  };
+
+  // Where the next value goes; null when it is the value of a repeated key (dropped).
+  Value* slot() {
+    if (frames_.empty()) return &root_;
+    Frame& frame = frames_.back();
+    if (frame.container->is_array()) {
+      frame.container->push_back(nullptr);
+      return &frame.container->back();
+    }
+    if (frame.skip_value) return nullptr;
+    return &(*frame.container)[frame.key];
+  }
+
+  bool add(Value value) {
+    if (Value* target = slot()) *target = std::move(value);
+    return true;
+  }
+
+  bool open(Value empty) {
+    Value* target = slot();
+    if (target == nullptr) {
+      scratch_.push_back(std::make_unique<Value>());
+      target = scratch_.back().get();
+    }
+    *target = std::move(empty);
+    frames_.push_back(Frame{.container = target});
+    return true;
+  }
+
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  // The JSON Pointer of the innermost open container.
+  std::string path() const {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
+      const Value& container = *frames_[i].container;
+      out += '/';
+      out += container.is_array() ? std::to_string(container.size() - 1)
+                                  : escape_pointer_token(frames_[i].key);
+    }
+    return out;
+  }
+
+  std::vector<std::string>* repeated_keys_;
+  Value root_;
+  std::vector<Frame> frames_;
+  std::vector<std::unique_ptr<Value>> scratch_;  // containers under repeated keys
+  std::optional<DecodeError> error_;
+};
+
+}  // namespace
+
+Result<Value, DecodeError> parse(std::string_view text, std::vector<std::string>* repeated_keys) {
+  TreeBuilder builder(repeated_keys);
+  try {
+    (void)Value::sax_parse(text, &builder);
+  } catch (const std::exception& failure) {
+    return unexpected{DecodeError{.path = "", .reason = std::string("not valid json: ") + failure.what()}};
+  }
+  return std::move(builder).finish();
+}
+
+}  // namespace thm::json
