@@ -1,0 +1,82 @@
+// The `thm` command-line tool: run case files, evaluate one operation from JSON.
+#include <nlohmann/json.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "thm/cli/cases.hpp"
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kFailed = 1;
+constexpr int kUsage = 2;
+
+int check(const std::vector<std::string>& files) {
+  const thm::cli::CheckSummary summary = thm::cli::check_files(files, std::cout);
+  std::cout << thm::cli::summary_line(summary) << std::endl;
+  if (summary.unreadable) return kUsage;
+  return summary.failed == 0 ? kOk : kFailed;
+}
+
+int eval(const std::string& op) {
+  std::string text(std::istreambuf_iterator<char>(std::cin), {});
+  if (std::cin.bad()) {
+    std::cerr << "thm eval: cannot read standard input\n";
+    return kUsage;
+  }
+  std::vector<std::string> repeated_keys;
+  const auto input = thm::json::parse(text, &repeated_keys);
+  if (!input.has_value()) {
+    std::cerr << "thm eval: standard input is not JSON: " << input.error().reason << "\n";
+    return kUsage;
+  }
+  if (!repeated_keys.empty()) {
+    const thm::json::DecodeError error{.path = "/input" + repeated_keys.front(),
+                                       .reason = "a key is repeated within one object"};
+    std::cout << thm::json::Value{{"error", thm::json::error_value(error)}}.dump() << "\n";
+    return kOk;
+  }
+  const auto result = thm::cli::run_op(op, *input);
+  if (!result.has_value()) {
+    std::cerr << "thm eval: " << result.error() << "\n";
+    return kUsage;
+  }
+  std::cout << result->dump() << "\n";
+  return kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"thm: decide who answers a message, and whether a reply may start one more turn"};
+  app.require_subcommand(1);
+
+  std::vector<std::string> files;
+  CLI::App* check_command = app.add_subcommand(
+      "check", "Run case files (shared/spec/cases.md); ends with 'N passed, N failed'");
+  check_command->add_option("FILE", files, "Case files: JSON arrays of cases")->required();
+
+  std::string op;
+  CLI::App* eval_command = app.add_subcommand(
+      "eval", "Read one input object on stdin, print the result of OP on stdout");
+  eval_command->add_option("OP", op, "Operation name, e.g. mention_dispatch")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? kOk : kUsage;
+  }
+  try {
+    if (check_command->parsed()) return check(files);
+    return eval(op);
+  } catch (const std::exception& failure) {
+    std::cerr << "thm: internal error: " << failure.what() << "\n";
+    return kUsage;
+  }
+}

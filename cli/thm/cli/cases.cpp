@@ -1,0 +1,135 @@
+#include "thm/cli/cases.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+namespace thm::cli {
+namespace {
+
+using json::Value;
+
+// Structural equality; objects compare regardless of key order. With `subset`, an object
+// in `expected` only needs its own keys to be present and equal in `actual`.
+bool equal(const Value& expected, const Value& actual, bool subset) {
+  if (expected.is_object()) {
+    if (!actual.is_object()) return false;
+    if (!subset && expected.size() != actual.size()) return false;
+    for (const auto& [key, value] : expected.items()) {
+      const auto found = actual.find(key);
+      if (found == actual.end() || !equal(value, *found, subset)) return false;
+    }
+    return true;
+  }
+  if (expected.is_array()) {
+    if (!actual.is_array() || expected.size() != actual.size()) return false;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      if (!equal(expected[i], actual[i], subset)) return false;
+    }
+    return true;
+  }
+  return expected == actual;
+}
+
+bool starts_with_segment(std::string_view path, std::string_view prefix) {
+  return path.starts_with(prefix) && (path.size() == prefix.size() || path[prefix.size()] == '/');
+}
+
+// Where a case cannot be run at all: its shape is not a case.
+std::optional<std::string> malformed(const Value& c) {
+  if (!c.is_object()) return "a case must be an object";
+  if (!c.contains("name") || !c["name"].is_string()) return "a case needs a string \"name\"";
+  if (!c.contains("op") || !c["op"].is_string()) return "a case needs a string \"op\"";
+  if (!c.contains("input")) return "a case needs an \"input\"";
+  if (!c.contains("expected")) return "a case needs an \"expected\"";
+  return std::nullopt;
+}
+
+struct Verdict {
+  bool passed = false;
+  std::string problem{};  // why the case could not run, if it could not
+  Value actual{};
+};
+
+// Runs case `index` of a file; `repeated_keys` are the file's repeated-key paths.
+Verdict run_case(const Value& c, std::size_t index, const std::vector<std::string>& repeated_keys) {
+  if (auto problem = malformed(c)) return {.problem = *problem};
+  const std::string prefix = "/" + std::to_string(index);
+  for (const std::string& path : repeated_keys) {
+    if (!starts_with_segment(path, prefix)) continue;
+    const std::string_view in_case = std::string_view(path).substr(prefix.size());
+    if (!starts_with_segment(in_case, "/input")) {
+      return {.problem = "the key at " + std::string(in_case) + " is repeated"};
+    }
+    // SPEC §0.5: a repeated key in the input is a decode error of that input.
+    Value actual{{"error", json::error_value(json::DecodeError{
+                               .path = std::string(in_case),
+                               .reason = "a key is repeated within one object"})}};
+    return {.passed = matches(c["expected"], actual), .actual = std::move(actual)};
+  }
+  auto actual = run_op(c["op"].get<std::string>(), c["input"]);
+  if (!actual.has_value()) return {.problem = actual.error()};
+  return {.passed = matches(c["expected"], *actual), .actual = *std::move(actual)};
+}
+
+}  // namespace
+
+bool matches(const Value& expected, const Value& actual) {
+  if (!expected.is_object() || !actual.is_object()) return equal(expected, actual, false);
+  if (expected.size() != actual.size()) return false;
+  for (const auto& [key, value] : expected.items()) {
+    const auto found = actual.find(key);
+    if (found == actual.end() || !equal(value, *found, key == "error")) return false;
+  }
+  return true;
+}
+
+CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& out) {
+  CheckSummary summary;
+  for (const std::string& path : paths) {
+    std::ifstream file(path, std::ios::binary);
+    std::stringstream text;
+    if (file) text << file.rdbuf();
+    if (!file) {
+      out << path << ": cannot be read\n";
+      summary.unreadable = true;
+      continue;
+    }
+    std::vector<std::string> repeated_keys;
+    const auto document = json::parse(text.str(), &repeated_keys);
+    if (!document.has_value() || !document->is_array()) {
+      out << path << ": not a JSON array of cases"
+          << (document.has_value() ? std::string() : " (" + document.error().reason + ")") << "\n";
+      summary.unreadable = true;
+      continue;
+    }
+    for (std::size_t i = 0; i < document->size(); ++i) {
+      const Value& c = (*document)[i];
+      const Verdict verdict = run_case(c, i, repeated_keys);
+      if (verdict.passed) {
+        ++summary.passed;
+        continue;
+      }
+      ++summary.failed;
+      const bool named = c.is_object() && c.contains("name") && c["name"].is_string();
+      out << "FAIL " << path << " #" << i << " "
+          << (named ? c["name"].get<std::string>() : std::string("(unnamed)")) << "\n";
+      if (!verdict.problem.empty()) {
+        out << "  problem:  " << verdict.problem << "\n";
+      } else {
+        out << "  op:       " << c["op"].get<std::string>() << "\n"
+            << "  expected: " << c["expected"].dump() << "\n"
+            << "  actual:   " << verdict.actual.dump() << "\n";
+      }
+    }
+  }
+  return summary;
+}
+
+std::string summary_line(const CheckSummary& summary) {
+  return std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) + " failed";
+}
+
+}  // namespace thm::cli

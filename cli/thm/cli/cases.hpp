@@ -1,0 +1,41 @@
+#pragma once
+/// \file
+/// The language-neutral case format (`../shared/spec/cases.md`): run one operation from its
+/// JSON input, compare a result with a case's `expected`, and check whole case files.
+/// Used by the `thm` tool (`thm check`, `thm eval`) and its tests.
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "thm/json/json.hpp"
+
+namespace thm::cli {
+
+/// The result object of `op` applied to `input` (cases.md, "Operations"): e.g.
+/// `{"decision": ...}`, or `{"error": {"variant": ..., ...}}` for a typed error, including
+/// `Decode` errors whose paths start at `/input`. An unknown or not yet implemented `op`
+/// gives an error message instead (the op could not run at all).
+[[nodiscard]] Result<json::Value, std::string> run_op(std::string_view op, const json::Value& input);
+
+/// Whether `actual` matches `expected` (cases.md): structural JSON equality, except that
+/// inside a top-level `error` object only the keys `expected` names are compared.
+[[nodiscard]] bool matches(const json::Value& expected, const json::Value& actual);
+
+/// What `check_files` counted.
+struct CheckSummary {
+  std::size_t passed = 0;
+  std::size_t failed = 0;
+  /// A file could not be read or is not a JSON array of cases.
+  bool unreadable = false;
+};
+
+/// Runs every case of every file, printing each failure (case name, expected and actual
+/// JSON) and problems with files to `out`. Does not print the summary line.
+[[nodiscard]] CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& out);
+
+/// The closing line of `thm check`: `N passed, N failed`.
+[[nodiscard]] std::string summary_line(const CheckSummary& summary);
+
+}  // namespace thm::cli

@@ -1,0 +1,133 @@
+#include "thm/cli/cases.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace thm::cli {
+namespace {
+
+using json::Value;
+
+Value parsed(const std::string& text) {
+  auto tree = json::parse(text);
+  EXPECT_TRUE(tree.has_value()) << text;
+  return tree.has_value() ? *tree : Value{};
+}
+
+Value run(std::string_view op, const std::string& input) {
+  auto result = run_op(op, parsed(input));
+  EXPECT_TRUE(result.has_value()) << (result.has_value() ? "" : result.error());
+  return result.has_value() ? *result : Value{};
+}
+
+TEST(MatchesTest, StructuralEqualityIgnoresKeyOrder) {
+  EXPECT_TRUE(matches(parsed(R"({"a":1,"b":[1,{"c":null}]})"), parsed(R"({"b":[1,{"c":null}],"a":1})")));
+  EXPECT_FALSE(matches(parsed(R"({"a":1})"), parsed(R"({"a":1,"b":2})")));
+  EXPECT_FALSE(matches(parsed(R"({"a":[1,2]})"), parsed(R"({"a":[2,1]})")));
+  EXPECT_FALSE(matches(parsed(R"({"a":1})"), parsed(R"({"a":"1"})")));
+}
+
+TEST(MatchesTest, OnlyTheExpectedKeysOfAnErrorAreCompared) {
+  const Value actual = parsed(
+      R"({"error":{"variant":"Core","core":{"variant":"DuplicateRosterMemberId","member_id":"x","message":"m"}},"queue_calls":0})");
+  EXPECT_TRUE(matches(parsed(R"({"error":{"variant":"Core"},"queue_calls":0})"), actual));
+  EXPECT_TRUE(matches(parsed(R"({"error":{"core":{"member_id":"x"}},"queue_calls":0})"), actual));
+  EXPECT_FALSE(matches(parsed(R"({"error":{"variant":"Core"}})"), actual));
+  EXPECT_FALSE(matches(parsed(R"({"error":{"variant":"Enqueue"},"queue_calls":0})"), actual));
+  EXPECT_FALSE(matches(parsed(R"({"error":{"core":{"member_id":"y"}},"queue_calls":0})"), actual));
+}
+
+TEST(MatchesTest, U64ValuesCompareExactly) {
+  EXPECT_TRUE(matches(parsed(R"({"v":18446744073709551615})"), parsed(R"({"v":18446744073709551615})")));
+  EXPECT_FALSE(matches(parsed(R"({"v":18446744073709551615})"), parsed(R"({"v":18446744073709551614})")));
+}
+
+TEST(RunOpTest, UnknownAndPendingOpsCannotRun) {
+  EXPECT_FALSE(run_op("frobnicate", parsed("{}")).has_value());
+  const auto pending = run_op("resolve_mentions", parsed("{}"));
+  ASSERT_FALSE(pending.has_value());
+  EXPECT_NE(pending.error().find("not implemented"), std::string::npos);
+}
+
+TEST(RunOpTest, InputsAreDecodedFirstWithPathsFromInput) {
+  const Value result = run("mention_dispatch", R"({"policy":{"enabled":true,"max_hops":-1}})");
+  EXPECT_EQ(result["error"]["variant"], "Decode");
+  EXPECT_EQ(result["error"]["path"], "/input/policy/max_hops");
+  EXPECT_EQ(run("is_general_chat", "{}")["error"]["path"], "/input/chat");
+  EXPECT_EQ(run("is_general_chat", "[]")["error"]["path"], "/input");
+  EXPECT_EQ(run("decode", R"({"type":"DispatchKey","json":{"trigger_sequence":1.0}})")["error"]["path"],
+            "/input/json/trigger_sequence");
+  EXPECT_EQ(run("decode", R"({"type":"Nope","json":{}})")["error"]["path"], "/input/type");
+}
+
+TEST(RunOpTest, DispatchMentionCountsScriptedQueueCalls) {
+  const std::string base =
+      R"("policy":{"enabled":true,"max_hops":2},"input":{"key":{"trigger_sequence":9},"conversation":{"desk_id":"eng","thread_root":4},"author_id":"alice","content":"@bob","mentions":[{"target":{"kind":"agent","id":"bob"},"text":"@bob","offset":0}],"hop":0},"roster":{"members":[{"id":"alice","name":null},{"id":"bob","name":null}],"people":[],"retired":[],"tombstoned":[]})";
+  EXPECT_EQ(run("dispatch_mention", "{" + base + R"(,"queue":{"status":"already"}})"),
+            parsed(R"({"outcome":{"status":"already"},"queue_calls":1})"));
+  const Value failed = run("dispatch_mention", "{" + base + R"(,"queue":{"fail":"down","kind":"indeterminate"}})");
+  EXPECT_EQ(failed, parsed(R"({"error":{"variant":"Enqueue","kind":"indeterminate","message":"down"},"queue_calls":1})"));
+  const Value bad_kind = run("dispatch_mention", "{" + base + R"(,"queue":{"fail":"down","kind":"odd"}})");
+  EXPECT_EQ(bad_kind["error"]["path"], "/input/queue/kind");
+  EXPECT_EQ(bad_kind["queue_calls"], 0);
+}
+
+TEST(RunOpTest, DisplayRendersBothForms) {
+  const Value shown = run("display", R"({"type":"EnqueueRefusal","variant":"feature_disabled"})");
+  EXPECT_EQ(shown["name"], "feature_disabled");
+  EXPECT_EQ(shown["display"], std::string(to_string(NoDispatchReason::Disabled)));
+  EXPECT_EQ(run("display", R"({"type":"EnqueueRefusal","variant":"disabled"})")["error"]["path"],
+            "/input/variant");
+  EXPECT_EQ(run("display_equal", R"({"a":{"type":"ResponderRung","variant":"orchestrator"},"b":{"type":"X","variant":"y"}})")
+                ["error"]["path"],
+            "/input/b/type");
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(CheckFilesTest, CountsPassesFailuresAndMalformedCases) {
+  const std::string path = write_temp("thm_cases_mixed.json", R"([
+    {"name":"pass","op":"is_general_chat","input":{"chat":"MAIN"},"expected":{"result":true}},
+    {"name":"fail","op":"is_general_chat","input":{"chat":"eng"},"expected":{"result":true}},
+    {"name":"unknown op","op":"nope","input":{},"expected":{}},
+    {"op":"is_general_chat","input":{},"expected":{}},
+    {"name":"repeated input key","op":"is_general_chat","input":{"chat":"a","chat":"b"},
+     "expected":{"error":{"variant":"Decode","path":"/input/chat"}}}
+  ])");
+  std::ostringstream out;
+  const CheckSummary summary = check_files({path}, out);
+  EXPECT_EQ(summary.passed, 2U);
+  EXPECT_EQ(summary.failed, 3U);
+  EXPECT_FALSE(summary.unreadable);
+  EXPECT_EQ(summary_line(summary), "2 passed, 3 failed");
+  EXPECT_NE(out.str().find("FAIL " + path + " #1 fail"), std::string::npos);
+  EXPECT_NE(out.str().find(R"(expected: {"result":true})"), std::string::npos);
+  EXPECT_NE(out.str().find(R"(actual:   {"result":false})"), std::string::npos);
+  EXPECT_NE(out.str().find("unknown op"), std::string::npos);
+}
+
+TEST(CheckFilesTest, UnreadableOrNonArrayFilesAreReportedAndTheRestStillRun) {
+  const std::string good = write_temp("thm_cases_good.json",
+                                      R"([{"name":"p","op":"may_dispatch","input":{"context":{"policy":{"enabled":true,"max_hops":1},"hop":0}},"expected":{"result":true}}])");
+  const std::string object = write_temp("thm_cases_object.json", R"({"name":"x"})");
+  std::ostringstream out;
+  const CheckSummary summary = check_files({testing::TempDir() + "no_such_file.json", object, good}, out);
+  EXPECT_TRUE(summary.unreadable);
+  EXPECT_EQ(summary.passed, 1U);
+  EXPECT_EQ(summary.failed, 0U);
+  EXPECT_NE(out.str().find("cannot be read"), std::string::npos);
+  EXPECT_NE(out.str().find("not a JSON array of cases"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace thm::cli

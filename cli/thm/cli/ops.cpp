@@ -1,0 +1,393 @@
+// One function per operation of cases.md. Each decodes its input with the wire decoder
+// first (SPEC §0.8), so a refused value is a `Decode` error result, never a decision.
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "thm/cli/cases.hpp"
+
+namespace thm::cli {
+namespace {
+
+using json::Value;
+
+// Reads the keys of an op's `input` object, remembering the first decode error.
+class Args {
+ public:
+  // `root` is the JSON Pointer of `input` within the case.
+  explicit Args(const Value& input, std::string root = "/input") : input_(input), root_(std::move(root)) {
+    if (!input.is_object()) error_ = json::DecodeError{.path = root_, .reason = "expected an object"};
+  }
+
+  template <json::WireType T>
+  T wire(const char* key) {
+    const Value* value = field(key);
+    if (value == nullptr) return T{};
+    auto decoded = json::from_value<T>(*value, path(key));
+    if (!decoded.has_value()) {
+      error_ = std::move(decoded).error();
+      return T{};
+    }
+    return *std::move(decoded);
+  }
+
+  template <json::WireType T>
+  std::optional<T> nullable_wire(const char* key) {
+    const Value* value = field(key);
+    if (value == nullptr || value->is_null()) return std::nullopt;
+    return wire<T>(key);
+  }
+
+  template <json::WireType T>
+  std::vector<T> list(const char* key) {
+    const Value* value = field(key);
+    if (value == nullptr) return {};
+    if (!value->is_array()) {
+      error_ = json::DecodeError{.path = path(key), .reason = "expected an array"};
+      return {};
+    }
+    std::vector<T> out;
+    for (std::size_t i = 0; i < value->size(); ++i) {
+      auto decoded = json::from_value<T>((*value)[i], path(key) + "/" + std::to_string(i));
+      if (!decoded.has_value()) {
+        error_ = std::move(decoded).error();
+        return {};
+      }
+      out.push_back(*std::move(decoded));
+    }
+    return out;
+  }
+
+  std::string text(const char* key) {
+    const Value* value = field(key);
+    if (value == nullptr) return {};
+    if (!value->is_string()) {
+      error_ = json::DecodeError{.path = path(key), .reason = "expected a string"};
+      return {};
+    }
+    return value->get<std::string>();
+  }
+
+  std::optional<std::string> nullable_text(const char* key) {
+    const Value* value = field(key);
+    if (value == nullptr || value->is_null()) return std::nullopt;
+    return text(key);
+  }
+
+  // The raw value of `key`, or null after recording a missing-key error.
+  const Value* field(const char* key) {
+    if (error_.has_value()) return nullptr;
+    const auto found = input_.find(key);
+    if (found == input_.end()) {
+      error_ = json::DecodeError{.path = path(key), .reason = std::string("required key \"") + key + "\" is missing"};
+      return nullptr;
+    }
+    return &*found;
+  }
+
+  void fail(const char* key, std::string reason) {
+    if (!error_.has_value()) error_ = json::DecodeError{.path = path(key), .reason = std::move(reason)};
+  }
+  void fail(json::DecodeError error) {
+    if (!error_.has_value()) error_ = std::move(error);
+  }
+
+  [[nodiscard]] const std::optional<json::DecodeError>& error() const { return error_; }
+
+ private:
+  [[nodiscard]] std::string path(const char* key) const { return root_ + "/" + key; }
+
+  const Value& input_;
+  std::string root_;
+  std::optional<json::DecodeError> error_;
+};
+
+Value error_result(const json::DecodeError& error) { return {{"error", json::error_value(error)}}; }
+
+Value optional_id(const std::optional<std::string>& id) { return id.has_value() ? Value(*id) : Value(nullptr); }
+
+// ---- chat identity (SPEC §1.3) -------------------------------------------------------------
+
+Value op_is_general_chat(Args& a) {
+  const auto chat = a.nullable_text("chat");
+  if (a.error()) return error_result(*a.error());
+  return {{"result", is_general_chat(chat)}};
+}
+
+Value op_same_conversation(Args& a) {
+  const auto first = a.nullable_text("a");
+  const auto second = a.nullable_text("b");
+  if (a.error()) return error_result(*a.error());
+  return {{"result", same_conversation(first, second)}};
+}
+
+Value op_dispatch_conversation(Args& a) {
+  const auto conversation = a.wire<Conversation>("conversation");
+  if (a.error()) return error_result(*a.error());
+  return {{"conversation", json::to_value(DispatchConversation::from(conversation))}};
+}
+
+// ---- selection (SPEC §2.5, §2.6) -----------------------------------------------------------
+
+Value op_accept_selection(Args& a) {
+  const auto output = a.text("output");
+  const auto candidates = a.list<SelectorCandidate>("candidates");
+  if (a.error()) return error_result(*a.error());
+  return {{"accepted", optional_id(accept_selection(output, candidates))}};
+}
+
+Value op_accept_evaluation(Args& a) {
+  const auto evaluation = a.wire<SelectionEvaluation>("evaluation");
+  const auto candidates = a.list<SelectorCandidate>("candidates");
+  const auto minimum = a.wire<Probability>("minimum_confidence");
+  if (a.error()) return error_result(*a.error());
+  return {{"accepted", optional_id(accept_evaluation(evaluation, candidates, minimum))}};
+}
+
+Value op_settle_selection(Args& a) {
+  const auto plan = a.wire<ResponderPlan>("plan");
+  const auto selector = a.wire<SelectorResult>("selector");
+  if (a.error()) return error_result(*a.error());
+  return {{"decision", json::to_value(settle_selection(plan, selector))}};
+}
+
+// ---- dispatch (SPEC §3, §4) ------------------------------------------------------------------
+
+Value op_mention_dispatch(Args& a) {
+  const auto policy = a.wire<MentionDispatchPolicy>("policy");
+  const auto input = a.wire<MentionDispatchInput>("input");
+  const auto roster = a.wire<RosterSnapshot>("roster");
+  if (a.error()) return error_result(*a.error());
+  const auto decision = mention_dispatch(policy, input, Roster(roster));
+  if (!decision.has_value()) return {{"error", json::error_value(decision.error())}};
+  return {{"decision", json::to_value(*decision)}};
+}
+
+// The queue a `dispatch_mention` case scripts: it answers one fixed outcome or failure
+// and counts its calls.
+class ScriptedQueue final : public MentionTurnQueue {
+ public:
+  explicit ScriptedQueue(Result<EnqueueOutcome, QueueError> answer) : answer_(std::move(answer)) {}
+  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest&) noexcept override {
+    ++calls_;
+    return answer_;
+  }
+  [[nodiscard]] std::size_t calls() const { return calls_; }
+
+ private:
+  Result<EnqueueOutcome, QueueError> answer_;
+  std::size_t calls_ = 0;
+};
+
+// `queue` is an EnqueueOutcome, or `{"fail": message}` with an optional `kind` (a
+// QueueErrorKind token, `unavailable` when absent).
+Result<EnqueueOutcome, QueueError> scripted_answer(Args& a) {
+  const Value* script = a.field("queue");
+  if (script == nullptr) return EnqueueOutcome{};
+  if (!script->is_object() || !script->contains("fail")) return a.wire<EnqueueOutcome>("queue");
+  QueueError failure{.kind = QueueErrorKind::Unavailable};
+  const Value& message = (*script)["fail"];
+  if (!message.is_string()) {
+    a.fail("queue", "\"fail\" must be a string");
+    return EnqueueOutcome{};
+  }
+  failure.message = message.get<std::string>();
+  if (const auto kind = script->find("kind"); kind != script->end()) {
+    auto decoded = json::from_value<QueueErrorKind>(*kind, "/input/queue/kind");
+    if (!decoded.has_value()) {
+      a.fail(std::move(decoded).error());
+      return EnqueueOutcome{};
+    }
+    failure.kind = *decoded;
+  }
+  return unexpected{failure};
+}
+
+Value op_dispatch_mention(Args& a) {
+  const auto policy = a.wire<MentionDispatchPolicy>("policy");
+  const auto input = a.wire<MentionDispatchInput>("input");
+  const auto roster = a.wire<RosterSnapshot>("roster");
+  auto answer = scripted_answer(a);
+  if (a.error()) return {{"error", json::error_value(*a.error())}, {"queue_calls", 0}};
+  ScriptedQueue queue(std::move(answer));
+  const auto outcome = dispatch_mention(queue, policy, input, Roster(roster));
+  Value result = outcome.has_value() ? Value{{"outcome", json::to_value(*outcome)}}
+                                     : Value{{"error", json::error_value(outcome.error())}};
+  result["queue_calls"] = queue.calls();
+  return result;
+}
+
+Value op_may_dispatch(Args& a) {
+  const auto context = a.wire<MentionDispatchContext>("context");
+  if (a.error()) return error_result(*a.error());
+  return {{"result", context.may_dispatch()}};
+}
+
+// ---- wording (SPEC §5) -----------------------------------------------------------------------
+
+struct Rendering {
+  std::string_view display;
+  std::string_view name;
+};
+
+template <class E>
+std::optional<Rendering> render(std::optional<E> value) {
+  if (!value.has_value()) return std::nullopt;
+  return Rendering{to_string(*value), name(*value)};
+}
+
+// The renderings of the `{"type": T, "variant": wire_name}` object that `a` reads.
+Rendering rendering_of(Args& a) {
+  const std::string type = a.text("type");
+  const std::string variant = a.text("variant");
+  if (a.error()) return {};
+  std::optional<Rendering> found;
+  if (type == "NoDispatchReason") {
+    found = render(no_dispatch_reason_from_name(variant));
+  } else if (type == "EnqueueRefusal") {
+    found = render(enqueue_refusal_from_name(variant));
+  } else if (type == "ResponderRung") {
+    found = render(responder_rung_from_name(variant));
+  } else if (type == "SelectionDisposition") {
+    found = render(selection_disposition_from_name(variant));
+  } else {
+    a.fail("type", "unknown type \"" + type + "\"");
+    return {};
+  }
+  if (!found.has_value()) a.fail("variant", "unknown " + type + " variant \"" + variant + "\"");
+  return found.value_or(Rendering{});
+}
+
+Value op_display(Args& a) {
+  const Rendering rendering = rendering_of(a);
+  if (a.error()) return error_result(*a.error());
+  return {{"display", rendering.display}, {"name", rendering.name}};
+}
+
+Value op_display_equal(Args& a) {
+  const Value* first = a.field("a");
+  const Value* second = a.field("b");
+  if (a.error()) return error_result(*a.error());
+  Args first_args(*first, "/input/a");
+  Args second_args(*second, "/input/b");
+  const Rendering x = rendering_of(first_args);
+  const Rendering y = rendering_of(second_args);
+  if (first_args.error()) return error_result(*first_args.error());
+  if (second_args.error()) return error_result(*second_args.error());
+  return {{"equal", x.display == y.display}};
+}
+
+// ---- decode (SPEC §6) ------------------------------------------------------------------------
+
+using Roundtrip = std::function<Result<Value, json::DecodeError>(const Value&, std::string_view)>;
+
+template <json::WireType T>
+Roundtrip roundtrip() {
+  return [](const Value& value, std::string_view root) -> Result<Value, json::DecodeError> {
+    auto decoded = json::from_value<T>(value, root);
+    if (!decoded.has_value()) return unexpected{std::move(decoded).error()};
+    return json::to_value(*decoded);
+  };
+}
+
+const std::map<std::string, Roundtrip, std::less<>>& wire_types() {
+  static const std::map<std::string, Roundtrip, std::less<>> types{
+      {"MentionTarget", roundtrip<MentionTarget>()},
+      {"MentionAuthor", roundtrip<MentionAuthor>()},
+      {"Mention", roundtrip<Mention>()},
+      {"RosterMember", roundtrip<RosterMember>()},
+      {"Person", roundtrip<Person>()},
+      {"RosterSnapshot", roundtrip<RosterSnapshot>()},
+      {"ResponderMode", roundtrip<ResponderMode>()},
+      {"Desk", roundtrip<Desk>()},
+      {"DeskMember", roundtrip<DeskMember>()},
+      {"DeskOrder", roundtrip<DeskOrder>()},
+      {"DeskSnapshot", roundtrip<DeskSnapshot>()},
+      {"SelectorCandidate", roundtrip<SelectorCandidate>()},
+      {"SelectionPolicy", roundtrip<SelectionPolicy>()},
+      {"ResponderRequest", roundtrip<ResponderRequest>()},
+      {"SelectionRequest", roundtrip<SelectionRequest>()},
+      {"ResponderRung", roundtrip<ResponderRung>()},
+      {"SelectionDisposition", roundtrip<SelectionDisposition>()},
+      {"ResponderDecision", roundtrip<ResponderDecision>()},
+      {"ResponderPlan", roundtrip<ResponderPlan>()},
+      {"Probability", roundtrip<Probability>()},
+      {"SelectionEvaluation", roundtrip<SelectionEvaluation>()},
+      {"SelectorResult", roundtrip<SelectorResult>()},
+      {"MentionDispatchPolicy", roundtrip<MentionDispatchPolicy>()},
+      {"DispatchKey", roundtrip<DispatchKey>()},
+      {"DispatchConversation", roundtrip<DispatchConversation>()},
+      {"MentionDispatchInput", roundtrip<MentionDispatchInput>()},
+      {"MentionTurnRequest", roundtrip<MentionTurnRequest>()},
+      {"NoDispatchReason", roundtrip<NoDispatchReason>()},
+      {"MentionDispatchDecision", roundtrip<MentionDispatchDecision>()},
+      {"EnqueueRefusal", roundtrip<EnqueueRefusal>()},
+      {"EnqueueOutcome", roundtrip<EnqueueOutcome>()},
+      {"MentionDispatchOutcome", roundtrip<MentionDispatchOutcome>()},
+      {"Conversation", roundtrip<Conversation>()},
+      {"MentionDispatchContext", roundtrip<MentionDispatchContext>()},
+      {"QueueError", roundtrip<QueueError>()},
+  };
+  return types;
+}
+
+Value op_decode(Args& a) {
+  const std::string type = a.text("type");
+  const Value* value = a.field("json");
+  if (a.error()) return error_result(*a.error());
+  const auto found = wire_types().find(type);
+  if (found == wire_types().end()) {
+    a.fail("type", "unknown wire type \"" + type + "\"");
+    return error_result(*a.error());
+  }
+  auto canonical = found->second(*value, "/input/json");
+  if (!canonical.has_value()) return error_result(canonical.error());
+  return {{"value", *std::move(canonical)}};
+}
+
+// ---- the table -------------------------------------------------------------------------------
+
+using Op = Value (*)(Args&);
+
+const std::map<std::string, Op, std::less<>>& implemented_ops() {
+  static const std::map<std::string, Op, std::less<>> ops{
+      {"is_general_chat", op_is_general_chat},
+      {"same_conversation", op_same_conversation},
+      {"dispatch_conversation", op_dispatch_conversation},
+      {"accept_selection", op_accept_selection},
+      {"accept_evaluation", op_accept_evaluation},
+      {"settle_selection", op_settle_selection},
+      {"mention_dispatch", op_mention_dispatch},
+      {"dispatch_mention", op_dispatch_mention},
+      {"may_dispatch", op_may_dispatch},
+      {"display", op_display},
+      {"display_equal", op_display_equal},
+      {"decode", op_decode},
+  };
+  return ops;
+}
+
+// Operations of cases.md whose core functions arrive with a later issue (issue 3).
+constexpr std::string_view kPendingOps[] = {
+    "resolve_mentions", "direct_responder", "mentioned_members", "validate_desks",
+    "desk_members",     "responder_plan",   "briefing_text",     "briefing_offers_dispatch",
+};
+
+}  // namespace
+
+Result<Value, std::string> run_op(std::string_view op, const Value& input) {
+  const auto found = implemented_ops().find(op);
+  if (found != implemented_ops().end()) {
+    Args args(input);
+    return found->second(args);
+  }
+  for (const std::string_view pending : kPendingOps) {
+    if (op == pending) return unexpected{"op \"" + std::string(op) + "\" is not implemented yet"};
+  }
+  return unexpected{"unknown op \"" + std::string(op) + "\""};
+}
+
+}  // namespace thm::cli
