@@ -61,6 +61,13 @@ class Args {
     return out;
   }
 
+  template <json::WireType T>
+  std::optional<std::vector<T>> nullable_list(const char* key) {
+    const Value* value = field(key);
+    if (value == nullptr || value->is_null()) return std::nullopt;
+    return list<T>(key);
+  }
+
   std::string text(const char* key) {
     const Value* value = field(key);
     if (value == nullptr) return {};
@@ -128,6 +135,106 @@ Value op_dispatch_conversation(Args& a) {
   const auto conversation = a.wire<Conversation>("conversation");
   if (a.error()) return error_result(*a.error());
   return {{"conversation", json::to_value(DispatchConversation::from(conversation))}};
+}
+
+// ---- mentions (SPEC §1.5) -----------------------------------------------------------------
+
+Value mention_list(const std::vector<Mention>& mentions) {
+  Value out = Value::array();
+  for (const Mention& mention : mentions) out.push_back(json::to_value(mention));
+  return out;
+}
+
+Value id_list(const std::vector<std::string>& ids) {
+  Value out = Value::array();
+  for (const std::string& id : ids) out.push_back(id);
+  return out;
+}
+
+Value op_resolve_mentions(Args& a) {
+  const auto body = a.text("body");
+  const auto supplied = a.nullable_list<Mention>("supplied");
+  const auto author = a.wire<MentionAuthor>("author");
+  const auto roster = a.wire<RosterSnapshot>("roster");
+  const auto desks = a.wire<DeskSnapshot>("desks");
+  if (a.error()) return error_result(*a.error());
+  std::optional<std::span<const Mention>> supplied_view;
+  if (supplied) supplied_view = std::span<const Mention>(*supplied);
+  return {{"mentions", mention_list(resolve_mentions(body, supplied_view, author, Roster(roster),
+                                                     DeskSet(desks)))}};
+}
+
+Value op_direct_responder(Args& a) {
+  const auto mentions = a.list<Mention>("mentions");
+  const auto roster = a.wire<RosterSnapshot>("roster");
+  if (a.error()) return error_result(*a.error());
+  return {{"responder_id", optional_id(direct_responder(mentions, Roster(roster)))}};
+}
+
+Value op_mentioned_members(Args& a) {
+  const auto mentions = a.list<Mention>("mentions");
+  const auto addressed_desk = a.nullable_text("addressed_desk");
+  const auto responder = a.nullable_text("responder");
+  const auto roster = a.wire<RosterSnapshot>("roster");
+  const auto desks = a.wire<DeskSnapshot>("desks");
+  if (a.error()) return error_result(*a.error());
+  return {{"members", id_list(mentioned_members(mentions, addressed_desk, responder,
+                                                Roster(roster), DeskSet(desks)))}};
+}
+
+// ---- desks (SPEC §1.2) -----------------------------------------------------------------------
+
+Value op_validate_desks(Args& a) {
+  const auto desks = a.wire<DeskSnapshot>("desks");
+  if (a.error()) return error_result(*a.error());
+  if (auto error = DeskSet(desks).validate()) return {{"error", json::error_value(*error)}};
+  return {{"valid", true}};
+}
+
+Value op_desk_members(Args& a) {
+  const auto desks = a.wire<DeskSnapshot>("desks");
+  const auto identity = a.text("identity");
+  if (a.error()) return error_result(*a.error());
+  const DeskSet set(desks);
+  const auto members = set.members(identity);
+  if (!members.has_value()) return {{"error", json::error_value(members.error())}};
+  const auto lead = set.lead(identity);
+  return {{"members", id_list(*members)}, {"lead", optional_id(*lead)}};
+}
+
+// ---- the responder ladder (SPEC §2.2, §2.3) ---------------------------------------------------
+
+Value op_responder_plan(Args& a) {
+  const auto request = a.wire<ResponderRequest>("request");
+  const auto roster = a.wire<RosterSnapshot>("roster");
+  const auto desks = a.wire<DeskSnapshot>("desks");
+  const auto details = a.list<SelectorCandidate>("candidate_details");
+  if (a.error()) return error_result(*a.error());
+  const auto plan = responder_plan(request, Roster(roster), DeskSet(desks), details);
+  if (!plan.has_value()) return {{"error", json::error_value(plan.error())}};
+  return {{"plan", json::to_value(*plan)}};
+}
+
+// ---- the team briefing (SPEC §7) ---------------------------------------------------------------
+
+// The briefing text, with the dispatch sentence decided by `context` (absent: never).
+std::optional<std::string> briefing_text(Args& a) {
+  const auto briefing = a.wire<TeamBriefing>("briefing");
+  const auto context = a.nullable_wire<MentionDispatchContext>("context");
+  if (a.error()) return std::nullopt;
+  return context ? briefing.system_text_with_dispatch(*context) : briefing.system_text();
+}
+
+Value op_briefing_text(Args& a) {
+  const auto text = briefing_text(a);
+  if (a.error()) return error_result(*a.error());
+  return {{"text", *text}};
+}
+
+Value op_briefing_offers_dispatch(Args& a) {
+  const auto text = briefing_text(a);
+  if (a.error()) return error_result(*a.error());
+  return {{"result", text->find(kDispatchSentence) != std::string::npos}};
 }
 
 // ---- selection (SPEC §2.5, §2.6) -----------------------------------------------------------
@@ -330,6 +437,9 @@ const std::map<std::string, Roundtrip, std::less<>>& wire_types() {
       {"Conversation", roundtrip<Conversation>()},
       {"MentionDispatchContext", roundtrip<MentionDispatchContext>()},
       {"QueueError", roundtrip<QueueError>()},
+      {"Brevity", roundtrip<Brevity>()},
+      {"BriefedTeammate", roundtrip<BriefedTeammate>()},
+      {"TeamBriefing", roundtrip<TeamBriefing>()},
   };
   return types;
 }
@@ -352,7 +462,7 @@ Value op_decode(Args& a) {
 
 using Op = Value (*)(Args&);
 
-const std::map<std::string, Op, std::less<>>& implemented_ops() {
+const std::map<std::string, Op, std::less<>>& operations() {
   static const std::map<std::string, Op, std::less<>> ops{
       {"is_general_chat", op_is_general_chat},
       {"same_conversation", op_same_conversation},
@@ -366,26 +476,25 @@ const std::map<std::string, Op, std::less<>>& implemented_ops() {
       {"display", op_display},
       {"display_equal", op_display_equal},
       {"decode", op_decode},
+      {"resolve_mentions", op_resolve_mentions},
+      {"direct_responder", op_direct_responder},
+      {"mentioned_members", op_mentioned_members},
+      {"validate_desks", op_validate_desks},
+      {"desk_members", op_desk_members},
+      {"responder_plan", op_responder_plan},
+      {"briefing_text", op_briefing_text},
+      {"briefing_offers_dispatch", op_briefing_offers_dispatch},
   };
   return ops;
 }
 
-// Operations of cases.md whose core functions arrive with a later issue (issue 3).
-constexpr std::string_view kPendingOps[] = {
-    "resolve_mentions", "direct_responder", "mentioned_members", "validate_desks",
-    "desk_members",     "responder_plan",   "briefing_text",     "briefing_offers_dispatch",
-};
-
 }  // namespace
 
 Result<Value, std::string> run_op(std::string_view op, const Value& input) {
-  const auto found = implemented_ops().find(op);
-  if (found != implemented_ops().end()) {
+  const auto found = operations().find(op);
+  if (found != operations().end()) {
     Args args(input);
     return found->second(args);
-  }
-  for (const std::string_view pending : kPendingOps) {
-    if (op == pending) return unexpected{"op \"" + std::string(op) + "\" is not implemented yet"};
   }
   return unexpected{"unknown op \"" + std::string(op) + "\""};
 }

@@ -52,7 +52,8 @@ concept WireType =
     std::same_as<T, EnqueueRefusal> || std::same_as<T, EnqueueOutcome> ||
     std::same_as<T, MentionDispatchOutcome> || std::same_as<T, Conversation> ||
     std::same_as<T, MentionDispatchContext> || std::same_as<T, QueueErrorKind> ||
-    std::same_as<T, QueueError>;
+    std::same_as<T, QueueError> || std::same_as<T, Brevity> ||
+    std::same_as<T, BriefedTeammate> || std::same_as<T, TeamBriefing>;
 
 // The tree-level calls below (`parse`, `from_value`, `to_value`, `error_value`) take or
 // return `Value`; using them needs `<nlohmann/json.hpp>`. `decode` and `encode` do not.
@@ -85,6 +86,12 @@ template <WireType T>
 /// The case-file form of a core error (cases.md): `{"variant": name, <its fields>,
 /// "message": sentence}`.
 [[nodiscard]] Value error_value(const RosterError& error);
+/// `{"variant": name, <its fields>, "message": sentence}` for a desk error.
+[[nodiscard]] Value error_value(const DeskError& error);
+/// The inner roster, desk or ladder error in the same flat form.
+[[nodiscard]] Value error_value(const ResponderError& error);
+/// The inner roster or desk error in the same flat form.
+[[nodiscard]] Value error_value(const BriefingError& error);
 /// `{"variant": "Core", "core": {...}}` or `{"variant": "Enqueue", "kind", "message"}`.
 [[nodiscard]] Value error_value(const DispatchMentionError& error);
 /// `{"variant": "Decode", "path", "reason"}`.

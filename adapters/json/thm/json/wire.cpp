@@ -422,6 +422,27 @@ void read(Reader& r, const Value& j, MentionDispatchContext& out) {
   Fields(r, j).required("policy", out.policy).required("hop", out.hop);
 }
 
+void read(Reader& r, const Value& j, Brevity& out) {
+  Fields(r, j).required("message_chars", out.message_chars).required("window", out.window);
+}
+
+void read(Reader& r, const Value& j, BriefedTeammate& out) {
+  Fields(r, j)
+      .required("id", out.id)
+      .required("label", out.label)
+      .required("role", out.role)
+      .required("description", out.description);
+}
+
+void read(Reader& r, const Value& j, TeamBriefing& out) {
+  Fields(r, j)
+      .required("viewer_id", out.viewer_id)
+      .required("desk_id", out.desk_id)
+      .required("desk_name", out.desk_name)
+      .required("teammates", out.teammates)
+      .optional("brevity", out.brevity);
+}
+
 void read(Reader& r, const Value& j, QueueError& out) {
   Fields(r, j).required("kind", out.kind).required("message", out.message);
 }
@@ -605,6 +626,22 @@ Value write(const MentionDispatchContext& c) {
   return {{"policy", write(c.policy)}, {"hop", write(c.hop)}};
 }
 Value write(const QueueError& e) { return {{"kind", write(e.kind)}, {"message", e.message}}; }
+Value write(const Brevity& b) {
+  return {{"message_chars", write(b.message_chars)}, {"window", write(b.window)}};
+}
+Value write(const BriefedTeammate& t) {
+  return {{"id", t.id},
+          {"label", t.label},
+          {"role", write(t.role)},
+          {"description", write(t.description)}};
+}
+Value write(const TeamBriefing& b) {
+  return {{"viewer_id", b.viewer_id},
+          {"desk_id", b.desk_id},
+          {"desk_name", b.desk_name},
+          {"teammates", write(b.teammates)},
+          {"brevity", write(b.brevity)}};
+}
 
 template <class T>
 Value write(const std::optional<T>& value) {
@@ -660,6 +697,59 @@ Value error_value(const RosterError& error) {
              error);
   out["message"] = to_string(error);
   return out;
+}
+
+Value error_value(const DeskError& error) {
+  Value out{{"variant", std::string(name(error))}};
+  std::visit(overloaded{
+                 [](const EmptyDeskId&) {},
+                 [&](const EmptyDeskName& e) { out["desk_id"] = e.desk_id; },
+                 [&](const DuplicateDeskId& e) { out["desk_id"] = e.desk_id; },
+                 [&](const ReservedDeskIdentity& e) { out["identity"] = e.identity; },
+                 [&](const UnknownMemberDesk& e) { out["desk_id"] = e.desk_id; },
+                 [&](const UnknownOrderDesk& e) { out["desk_id"] = e.desk_id; },
+                 [&](const DuplicateDeskOrder& e) { out["desk_id"] = e.desk_id; },
+                 [&](const DuplicateOrderMember& e) {
+                   out["desk_id"] = e.desk_id;
+                   out["agent_id"] = e.agent_id;
+                 },
+                 [&](const UnknownOrderMember& e) {
+                   out["desk_id"] = e.desk_id;
+                   out["agent_id"] = e.agent_id;
+                 },
+                 [&](const IncompleteOrder& e) {
+                   out["desk_id"] = e.desk_id;
+                   out["missing_agent_id"] = e.missing_agent_id;
+                 },
+                 [&](const UnknownDesk& e) { out["identity"] = e.identity; },
+                 [&](const AmbiguousDesk& e) { out["identity"] = e.identity; },
+             },
+             error);
+  out["message"] = to_string(error);
+  return out;
+}
+
+Value error_value(const ResponderError& error) {
+  return std::visit(
+      overloaded{
+          [](const RosterError& e) { return error_value(e); },
+          [](const DeskError& e) { return error_value(e); },
+          [](const DuplicateSelectorCandidate& e) {
+            return Value{{"variant", "DuplicateSelectorCandidate"},
+                         {"agent_id", e.agent_id},
+                         {"message", to_string(ResponderError{e})}};
+          },
+          [](const NoActiveResponder& e) {
+            return Value{{"variant", "NoActiveResponder"},
+                         {"agent_id", e.agent_id},
+                         {"message", to_string(ResponderError{e})}};
+          },
+      },
+      error);
+}
+
+Value error_value(const BriefingError& error) {
+  return std::visit([](const auto& inner) { return error_value(inner); }, error);
 }
 
 Value error_value(const DispatchMentionError& error) {
@@ -724,6 +814,9 @@ THM_JSON_WIRE_TYPE(Conversation)
 THM_JSON_WIRE_TYPE(MentionDispatchContext)
 THM_JSON_WIRE_TYPE(QueueErrorKind)
 THM_JSON_WIRE_TYPE(QueueError)
+THM_JSON_WIRE_TYPE(Brevity)
+THM_JSON_WIRE_TYPE(BriefedTeammate)
+THM_JSON_WIRE_TYPE(TeamBriefing)
 #undef THM_JSON_WIRE_TYPE
 
 }  // namespace thm::json

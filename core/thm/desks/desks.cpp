@@ -1,0 +1,226 @@
+#include "thm/desks/desks.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "thm/chat/chat.hpp"
+#include "thm/overloaded.hpp"
+
+namespace thm {
+namespace {
+
+constexpr char ascii_lower(char c) noexcept {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool equals_ignoring_ascii_case(std::string_view text, std::string_view lower) noexcept {
+  return std::ranges::equal(text, lower, {}, ascii_lower);
+}
+
+bool is_reserved(std::string_view identity) noexcept {
+  return equals_ignoring_ascii_case(identity, "general") ||
+         equals_ignoring_ascii_case(identity, "main");
+}
+
+bool in_list(std::span<const std::string> ids, std::string_view id) noexcept {
+  return std::ranges::find(ids, id) != ids.end();
+}
+
+}  // namespace
+
+std::string_view name(const DeskError& error) noexcept {
+  return std::visit(overloaded{
+                        [](const EmptyDeskId&) { return "EmptyDeskId"; },
+                        [](const EmptyDeskName&) { return "EmptyDeskName"; },
+                        [](const DuplicateDeskId&) { return "DuplicateDeskId"; },
+                        [](const ReservedDeskIdentity&) { return "ReservedDeskIdentity"; },
+                        [](const UnknownMemberDesk&) { return "UnknownMemberDesk"; },
+                        [](const UnknownOrderDesk&) { return "UnknownOrderDesk"; },
+                        [](const DuplicateDeskOrder&) { return "DuplicateDeskOrder"; },
+                        [](const DuplicateOrderMember&) { return "DuplicateOrderMember"; },
+                        [](const UnknownOrderMember&) { return "UnknownOrderMember"; },
+                        [](const IncompleteOrder&) { return "IncompleteOrder"; },
+                        [](const UnknownDesk&) { return "UnknownDesk"; },
+                        [](const AmbiguousDesk&) { return "AmbiguousDesk"; },
+                    },
+                    error);
+}
+
+std::string to_string(const DeskError& error) {
+  using std::string;
+  return std::visit(
+      overloaded{
+          [](const EmptyDeskId&) -> string { return "a desk has an empty id"; },
+          [](const EmptyDeskName& e) -> string { return "desk " + e.desk_id + " has an empty name"; },
+          [](const DuplicateDeskId& e) -> string {
+            return "desk id " + e.desk_id + " appears more than once";
+          },
+          [](const ReservedDeskIdentity& e) -> string {
+            return "desk identity " + e.identity + " is reserved for the general desk";
+          },
+          [](const UnknownMemberDesk& e) -> string {
+            return "a membership row names desk " + e.desk_id + ", which does not exist";
+          },
+          [](const UnknownOrderDesk& e) -> string {
+            return "a member order names desk " + e.desk_id + ", which does not exist";
+          },
+          [](const DuplicateDeskOrder& e) -> string {
+            return "desk " + e.desk_id + " has more than one member order";
+          },
+          [](const DuplicateOrderMember& e) -> string {
+            return "the member order of desk " + e.desk_id + " lists " + e.agent_id + " twice";
+          },
+          [](const UnknownOrderMember& e) -> string {
+            return "the member order of desk " + e.desk_id + " lists " + e.agent_id +
+                   ", who is not a member";
+          },
+          [](const IncompleteOrder& e) -> string {
+            return "the member order of desk " + e.desk_id + " leaves out " + e.missing_agent_id;
+          },
+          [](const UnknownDesk& e) -> string { return "no desk is called " + e.identity; },
+          [](const AmbiguousDesk& e) -> string {
+            return "more than one desk is called " + e.identity;
+          },
+      },
+      error);
+}
+
+DeskSet::DeskSet(std::span<const Desk> declared, std::span<const Desk> added,
+                 std::span<const DeskMember> member_additions, std::span<const DeskOrder> orders,
+                 std::span<const std::string> retired) noexcept
+    : declared_(declared),
+      added_(added),
+      member_additions_(member_additions),
+      orders_(orders),
+      retired_(retired) {}
+
+DeskSet::DeskSet(const DeskSnapshot& snapshot) noexcept
+    : declared_(snapshot.declared),
+      added_(snapshot.added),
+      member_additions_(snapshot.member_additions),
+      orders_(snapshot.orders),
+      retired_(snapshot.retired),
+      tombstoned_(snapshot.tombstoned) {}
+
+DeskSet DeskSet::with_tombstoned(std::span<const std::string> tombstoned) const noexcept {
+  DeskSet copy = *this;
+  copy.tombstoned_ = tombstoned;
+  return copy;
+}
+
+bool DeskSet::is_retired(std::string_view agent_id) const noexcept {
+  return in_list(retired_, agent_id) || in_list(tombstoned_, agent_id);
+}
+
+std::vector<const Desk*> DeskSet::desks() const {
+  std::vector<const Desk*> all;
+  all.reserve(declared_.size() + added_.size());
+  for (const Desk& d : declared_) all.push_back(&d);
+  for (const Desk& d : added_) all.push_back(&d);
+  return all;
+}
+
+const Desk* DeskSet::desk(std::string_view id) const noexcept {
+  for (const auto list : {declared_, added_}) {
+    const auto found = std::ranges::find(list, id, &Desk::id);
+    if (found != list.end()) return &*found;
+  }
+  return nullptr;
+}
+
+const DeskOrder* DeskSet::order_of(std::string_view desk_id) const noexcept {
+  const auto found = std::ranges::find(orders_, desk_id, &DeskOrder::desk_id);
+  return found == orders_.end() ? nullptr : &*found;
+}
+
+std::vector<std::string> DeskSet::base_members(const Desk& d) const {
+  std::vector<std::string> base;
+  std::unordered_set<std::string_view> seen;
+  const auto consider = [&](const std::string& agent_id) {
+    if (is_retired(agent_id) || !seen.insert(agent_id).second) return;
+    base.push_back(agent_id);
+  };
+  for (const std::string& agent_id : d.members) consider(agent_id);
+  for (const DeskMember& row : member_additions_) {
+    if (row.desk_id == d.id) consider(row.agent_id);
+  }
+  return base;
+}
+
+std::optional<DeskError> DeskSet::validate() const {
+  std::unordered_set<std::string_view> ids;
+  for (const Desk* d : desks()) {
+    if (d->id.empty()) return EmptyDeskId{};
+    if (d->name.empty()) return EmptyDeskName{.desk_id = d->id};
+    if (!ids.insert(d->id).second) return DuplicateDeskId{.desk_id = d->id};
+    const bool general_desk = d->id == kGeneralDesk && d->name == kGeneralDesk;
+    if (!general_desk && is_reserved(d->id)) return ReservedDeskIdentity{.identity = d->id};
+    if (!general_desk && is_reserved(d->name)) return ReservedDeskIdentity{.identity = d->name};
+  }
+  for (const DeskMember& row : member_additions_) {
+    if (!ids.contains(row.desk_id)) return UnknownMemberDesk{.desk_id = row.desk_id};
+  }
+  std::unordered_set<std::string_view> ordered_desks;
+  for (const DeskOrder& order : orders_) {
+    const Desk* d = desk(order.desk_id);
+    if (d == nullptr) return UnknownOrderDesk{.desk_id = order.desk_id};
+    if (!ordered_desks.insert(order.desk_id).second) {
+      return DuplicateDeskOrder{.desk_id = order.desk_id};
+    }
+    const std::vector<std::string> base = base_members(*d);
+    const std::unordered_set<std::string_view> members(base.begin(), base.end());
+    std::unordered_set<std::string_view> covered;
+    for (const std::string& agent_id : order.ordered) {
+      if (is_retired(agent_id)) continue;  // [v2]: stale entries are skipped, never errors
+      if (!covered.insert(agent_id).second) {
+        return DuplicateOrderMember{.desk_id = order.desk_id, .agent_id = agent_id};
+      }
+      if (!members.contains(agent_id)) {
+        return UnknownOrderMember{.desk_id = order.desk_id, .agent_id = agent_id};
+      }
+    }
+    for (const std::string& agent_id : base) {
+      if (!covered.contains(agent_id)) {
+        return IncompleteOrder{.desk_id = order.desk_id, .missing_agent_id = agent_id};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Result<std::string, DeskError> DeskSet::resolve_id(std::string_view identity) const {
+  if (auto error = validate()) return unexpected{*std::move(error)};
+  if (const Desk* exact = desk(identity)) return exact->id;
+  const Desk* named = nullptr;
+  for (const Desk* d : desks()) {
+    if (d->name != identity) continue;
+    if (named != nullptr) return unexpected{DeskError{AmbiguousDesk{.identity = std::string(identity)}}};
+    named = d;
+  }
+  if (named == nullptr) return unexpected{DeskError{UnknownDesk{.identity = std::string(identity)}}};
+  return named->id;
+}
+
+bool DeskSet::contains(std::string_view identity) const { return resolve_id(identity).has_value(); }
+
+Result<std::vector<std::string>, DeskError> DeskSet::members(std::string_view identity) const {
+  auto id = resolve_id(identity);
+  if (!id.has_value()) return unexpected{std::move(id).error()};
+  if (const DeskOrder* order = order_of(*id)) {
+    std::vector<std::string> ordered;
+    for (const std::string& agent_id : order->ordered) {
+      if (!is_retired(agent_id)) ordered.push_back(agent_id);
+    }
+    return ordered;
+  }
+  return base_members(*desk(*id));
+}
+
+Result<std::optional<std::string>, DeskError> DeskSet::lead(std::string_view identity) const {
+  auto all = members(identity);
+  if (!all.has_value()) return unexpected{std::move(all).error()};
+  if (all->empty()) return std::optional<std::string>{};
+  return std::optional<std::string>{std::move(all->front())};
+}
+
+}  // namespace thm

@@ -1,0 +1,369 @@
+#include "thm/mentions/resolve.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "thm/chat/chat.hpp"
+#include "thm/detail/unicode.hpp"
+#include "thm/mentions/code_mask.hpp"
+#include "thm/overloaded.hpp"
+
+namespace thm {
+namespace {
+
+// ---- the lexer ---------------------------------------------------------------------------
+
+// SPEC §1.5 opener: the byte before `@` is absent, ASCII whitespace without vertical tab,
+// or one of `(`, `[`, `{`.
+bool opens(std::string_view body, std::size_t at) noexcept {
+  if (at == 0) return true;
+  switch (body[at - 1]) {
+    case ' ': case '\t': case '\n': case '\f': case '\r': case '(': case '[': case '{':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_terminator(char32_t c) noexcept {
+  switch (c) {
+    case U',': case U';': case U'.': case U'?': case U'!': case U':': case U')': case U']':
+    case U'}': case U'\'': case U'"':
+      return true;
+    default:
+      return detail::is_unicode_whitespace(c);
+  }
+}
+
+bool starts_alias(char32_t c) noexcept { return c == U'_' || detail::is_alphanumeric(c); }
+
+// A lexed token: `@` at `at`, the alias in [alias_begin, end).
+struct Token {
+  std::size_t at = 0;
+  std::size_t alias_begin = 0;
+  std::size_t end = 0;
+  bool desk_only = false;  // written `@#alias`
+};
+
+// The first terminator at or after a char boundary. Queries whose start does not move
+// backwards reuse the previous answer, so a whole scan reads each byte once.
+class TerminatorFinder {
+ public:
+  explicit TerminatorFinder(std::string_view body) : body_(body) {}
+
+  std::size_t from(std::size_t start) {
+    if (start >= searched_from_ && start <= found_) return found_;
+    std::size_t i = start;
+    while (i < body_.size()) {
+      const auto c = detail::decode_at(body_, i);
+      if (is_terminator(c.code_point)) break;
+      i += c.length;
+    }
+    searched_from_ = start;
+    found_ = i;
+    return i;
+  }
+
+ private:
+  std::string_view body_;
+  std::size_t searched_from_ = std::numeric_limits<std::size_t>::max();
+  std::size_t found_ = 0;
+};
+
+// SPEC §1.5 `mention_token` at the `@` at `at`: nothing when no alias starts there or the
+// run contains another `@`.
+std::optional<Token> lex(std::string_view body, std::size_t at, TerminatorFinder& terminators) {
+  Token token{.at = at, .alias_begin = at + 1};
+  if (token.alias_begin < body.size() && body[token.alias_begin] == '#') {
+    token.desk_only = true;
+    ++token.alias_begin;
+  }
+  if (token.alias_begin >= body.size()) return std::nullopt;
+  if (!starts_alias(detail::decode_at(body, token.alias_begin).code_point)) return std::nullopt;
+  token.end = terminators.from(token.alias_begin);
+  const std::string_view alias = body.substr(token.alias_begin, token.end - token.alias_begin);
+  if (alias.find('@') != std::string_view::npos) return std::nullopt;
+  return token;
+}
+
+// ---- the alias table ---------------------------------------------------------------------
+
+// A target as one hashable string: kind letter, then the id.
+std::string target_key(const MentionTarget& target) {
+  return std::visit(overloaded{
+                        [](const AgentTarget& t) { return "a" + t.id; },
+                        [](const PersonTarget& t) { return "p" + t.id; },
+                        [](const DeskTarget& t) { return "d" + t.id; },
+                        [](const EveryoneTarget&) { return std::string("e"); },
+                    },
+                    target);
+}
+
+// SPEC §1.5: an alias can match only if it starts like a token and holds no terminator.
+bool admissible(std::string_view alias) {
+  if (alias.empty() || !starts_alias(detail::decode_at(alias, 0).code_point)) return false;
+  for (std::size_t i = 0; i < alias.size();) {
+    const auto c = detail::decode_at(alias, i);
+    if (is_terminator(c.code_point)) return false;
+    i += c.length;
+  }
+  return true;
+}
+
+// SPEC §1.5 ASCII slug of a person label.
+std::string ascii_slug(std::string_view label) {
+  std::string slug;
+  bool pending_separator = false;
+  for (const char c : label) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum) {
+      pending_separator = true;
+      continue;
+    }
+    if (pending_separator && !slug.empty()) slug += '_';
+    pending_separator = false;
+    slug += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return slug;
+}
+
+class AliasTable {
+ public:
+  AliasTable(const Roster& roster, const DeskSet& desks) {
+    for (const RosterMember* member : roster.active_members()) {
+      add(member->id, AgentTarget{member->id}, false);
+      if (member->name && !detail::is_blank(*member->name)) {
+        add(*member->name, AgentTarget{member->id}, false);
+      }
+    }
+    for (const Person& someone : roster.people()) {
+      if (!detail::is_blank(someone.label)) add(someone.label, PersonTarget{someone.id}, false);
+    }
+    std::unordered_set<std::string> slugs;  // allocated to earlier people
+    for (const Person& someone : roster.people()) {
+      const std::string base = ascii_slug(someone.label);
+      if (base.empty()) continue;
+      std::string slug = base;
+      for (std::size_t n = 2; slugs.contains(slug); ++n) slug = base + "_" + std::to_string(n);
+      slugs.insert(slug);
+      add(slug, PersonTarget{someone.id}, false);
+    }
+    for (const Desk* desk : desks.desks()) {
+      add(desk->id, DeskTarget{desk->id}, true);
+      add(desk->name, DeskTarget{desk->id}, true);
+    }
+    for (const char* everyone : {"everyone", "channel", "here"}) add(everyone, EveryoneTarget{}, false);
+  }
+
+  // SPEC §1.5 `extract_at`: the one target the alias names, or nothing when it names none
+  // or several.
+  [[nodiscard]] std::optional<MentionTarget> match(std::string_view alias, bool desk_only) const {
+    const auto found = entries_.find(detail::lowercase(alias));
+    if (found == entries_.end()) return std::nullopt;
+    const MentionTarget* target = nullptr;
+    for (const Entry& entry : found->second) {
+      if (desk_only && !entry.desk) continue;
+      if (target != nullptr && !(*target == entry.target)) return std::nullopt;
+      target = &entry.target;
+    }
+    if (target == nullptr) return std::nullopt;
+    return *target;
+  }
+
+ private:
+  struct Entry {
+    MentionTarget target;
+    bool desk = false;
+  };
+
+  void add(std::string_view alias, MentionTarget target, bool desk) {
+    if (!admissible(alias)) return;
+    entries_[detail::lowercase(alias)].push_back({std::move(target), desk});
+  }
+
+  std::unordered_map<std::string, std::vector<Entry>> entries_;
+};
+
+// ---- extraction and revalidation ---------------------------------------------------------
+
+bool is_masked(const std::vector<detail::ByteRange>& ranges, std::size_t offset) {
+  const auto after = std::ranges::upper_bound(ranges, offset, {}, &detail::ByteRange::begin);
+  return after != ranges.begin() && offset < std::prev(after)->end;
+}
+
+std::vector<Mention> extract(std::string_view body, const AliasTable& aliases,
+                             const std::vector<detail::ByteRange>& code) {
+  std::vector<Mention> found;
+  TerminatorFinder terminators(body);
+  auto range = code.begin();
+  for (std::size_t at = body.find('@'); at != std::string_view::npos; at = body.find('@', at + 1)) {
+    while (range != code.end() && range->end <= at) ++range;
+    if (range != code.end() && range->begin <= at) continue;  // inside code
+    if (!opens(body, at)) continue;
+    const auto token = lex(body, at, terminators);
+    if (!token) continue;
+    auto target = aliases.match(body.substr(token->alias_begin, token->end - token->alias_begin),
+                                token->desk_only);
+    if (!target) continue;
+    found.push_back(Mention{.target = *std::move(target),
+                            .text = std::string(body.substr(at, token->end - at)),
+                            .offset = at});
+  }
+  return found;
+}
+
+bool is_char_boundary(std::string_view body, std::size_t offset) noexcept {
+  return offset == body.size() ||
+         (offset < body.size() && (static_cast<unsigned char>(body[offset]) & 0xC0) != 0x80);
+}
+
+bool target_is_active(const MentionTarget& target, const Roster& roster, const DeskSet& desks) {
+  return std::visit(overloaded{
+                        [&](const AgentTarget& t) { return roster.is_active(t.id); },
+                        [&](const PersonTarget& t) { return roster.person(t.id) != nullptr; },
+                        [&](const DeskTarget& t) { return desks.desk(t.id) != nullptr; },
+                        [](const EveryoneTarget&) { return true; },
+                    },
+                    target);
+}
+
+// SPEC §1.5 step 3: a supplied mention survives only as an exact token of the body.
+std::vector<Mention> revalidate(std::string_view body, std::span<const Mention> supplied,
+                                const AliasTable& aliases,
+                                const std::vector<detail::ByteRange>& code, const Roster& roster,
+                                const DeskSet& desks) {
+  std::vector<Mention> kept;
+  for (const Mention& mention : supplied) {
+    const std::size_t offset = mention.offset;
+    if (mention.text.size() > std::numeric_limits<std::size_t>::max() - offset) continue;
+    const std::size_t end = offset + mention.text.size();
+    if (end > body.size() || !is_char_boundary(body, offset) || !is_char_boundary(body, end)) continue;
+    if (body.substr(offset, mention.text.size()) != mention.text) continue;
+    if (offset >= body.size() || body[offset] != '@') continue;
+    if (is_masked(code, offset) || !opens(body, offset)) continue;
+    TerminatorFinder terminators(body);
+    const auto token = lex(body, offset, terminators);
+    if (!token || token->end != end) continue;
+
+    Mention survivor = mention;
+    const auto target = aliases.match(body.substr(token->alias_begin, end - token->alias_begin),
+                                      token->desk_only);
+    if (!target || !(*target == mention.target) || !target_is_active(mention.target, roster, desks)) {
+      survivor.quiet = true;
+    }
+    kept.push_back(std::move(survivor));
+  }
+  return kept;
+}
+
+// ---- normalization -----------------------------------------------------------------------
+
+bool is_self_mention(const MentionTarget& target, const MentionAuthor& author) {
+  if (const auto* agent = std::get_if<AgentAuthor>(&author)) {
+    const auto* mentioned = std::get_if<AgentTarget>(&target);
+    return mentioned != nullptr && mentioned->id == agent->id;
+  }
+  if (const auto* person = std::get_if<PersonAuthor>(&author)) {
+    const auto* mentioned = std::get_if<PersonTarget>(&target);
+    return mentioned != nullptr && mentioned->id == person->id;
+  }
+  return false;
+}
+
+std::vector<Mention> normalize(std::vector<Mention> mentions, const MentionAuthor& author) {
+  std::ranges::stable_sort(mentions, {}, &Mention::offset);
+  std::vector<Mention> kept;
+  std::optional<std::size_t> last_offset;
+  std::unordered_set<std::string> seen_targets;
+  std::size_t pinging = 0;
+  for (Mention& mention : mentions) {
+    if (last_offset == mention.offset) continue;
+    if (is_self_mention(mention.target, author)) continue;
+    last_offset = mention.offset;
+    if (!seen_targets.insert(target_key(mention.target)).second) mention.quiet = true;
+    if (!mention.quiet) {
+      if (pinging == kMentionCap) {
+        mention.quiet = true;
+      } else {
+        ++pinging;
+      }
+    }
+    kept.push_back(std::move(mention));
+  }
+  return kept;
+}
+
+// The indices of `mentions` in offset order, ties in list order.
+std::vector<std::size_t> reading_order(std::span<const Mention> mentions) {
+  std::vector<std::size_t> order(mentions.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::ranges::stable_sort(order, {}, [&](std::size_t i) { return mentions[i].offset; });
+  return order;
+}
+
+}  // namespace
+
+std::vector<Mention> resolve_mentions(std::string_view body,
+                                      std::optional<std::span<const Mention>> supplied,
+                                      const MentionAuthor& author, const Roster& roster,
+                                      const DeskSet& desks) {
+  if (roster.validate() || desks.validate()) return {};
+  const AliasTable aliases(roster, desks);
+  const std::vector<detail::ByteRange> code = detail::code_ranges(body);
+  std::vector<Mention> found = supplied ? revalidate(body, *supplied, aliases, code, roster, desks)
+                                        : extract(body, aliases, code);
+  return normalize(std::move(found), author);
+}
+
+std::optional<std::string> direct_responder(std::span<const Mention> mentions,
+                                            const Roster& roster) {
+  if (roster.validate()) return std::nullopt;
+  const Mention* first = nullptr;
+  for (const Mention& mention : mentions) {
+    const auto* agent = std::get_if<AgentTarget>(&mention.target);
+    if (mention.quiet || agent == nullptr || !roster.is_active(agent->id)) continue;
+    if (first == nullptr || mention.offset < first->offset) first = &mention;
+  }
+  if (first == nullptr) return std::nullopt;
+  return std::get<AgentTarget>(first->target).id;
+}
+
+std::vector<std::string> mentioned_members(std::span<const Mention> mentions,
+                                           std::optional<std::string_view> addressed_desk,
+                                           std::optional<std::string_view> responder,
+                                           const Roster& roster, const DeskSet& desks) {
+  if (roster.validate() || desks.validate()) return {};
+  std::vector<std::string> members;
+  std::unordered_set<std::string> added;
+  const auto add = [&](const std::string& agent_id) {
+    if (responder == agent_id || !roster.is_active(agent_id)) return;
+    if (added.insert(agent_id).second) members.push_back(agent_id);
+  };
+  const auto add_desk = [&](std::string_view identity) {
+    if (auto desk_members = desks.members(identity)) {
+      for (const std::string& agent_id : *desk_members) add(agent_id);
+    }
+  };
+  for (const std::size_t i : reading_order(mentions)) {
+    std::visit(overloaded{
+                   [&](const AgentTarget& t) { add(t.id); },
+                   [&](const DeskTarget& t) { add_desk(t.id); },
+                   [&](const EveryoneTarget&) {
+                     if (addressed_desk && !is_general_chat(addressed_desk)) {
+                       add_desk(*addressed_desk);
+                     } else {
+                       for (const RosterMember* member : roster.active_members()) add(member->id);
+                     }
+                   },
+                   [](const PersonTarget&) {},
+               },
+               mentions[i].target);
+  }
+  return members;
+}
+
+}  // namespace thm
