@@ -140,6 +140,19 @@ TEST(JsonGoldenTest, SnapshotsAndSelectorResults) {
       R"({"kind":"evaluation","evaluation":{"choice":"a","probabilities":[],"confidence":1},"minimum_confidence":0})");
 }
 
+TEST(JsonGoldenTest, BriefingTypes) {
+  expect_golden<BriefedTeammate>(R"({"id":"bob","label":"Bob","role":null,"description":"Reviews changes"})");
+  expect_golden<TeamBriefing>(
+      R"({"viewer_id":"alice","desk_id":"engineering","desk_name":"Engineering","teammates":[],"brevity":{"message_chars":600,"window":30}})");
+  const auto v1 = decode<TeamBriefing>(
+      R"({"viewer_id":"alice","desk_id":"engineering","desk_name":"Engineering","teammates":[{"id":"bob","label":"Bob","role":null,"description":null}]})");
+  ASSERT_TRUE(v1.has_value());
+  EXPECT_EQ(v1->brevity, Brevity{});
+  EXPECT_EQ(encode(*v1),
+            R"({"viewer_id":"alice","desk_id":"engineering","desk_name":"Engineering","teammates":[{"id":"bob","label":"Bob","role":null,"description":null}],"brevity":{"message_chars":600,"window":30}})");
+  EXPECT_EQ(decode_error<BriefedTeammate>(R"({"id":"bob","label":"Bob","description":null})").path, "/role");
+}
+
 // ---- integers are exact (SPEC §0.5) --------------------------------------------------------
 
 TEST(JsonIntegerTest, U64RoundTripsExactly) {
@@ -252,6 +265,16 @@ TEST(JsonParseTest, RootPathPrefixesErrors) {
   const auto policy = from_value<MentionDispatchPolicy>(*tree, "/input/policy");
   ASSERT_FALSE(policy.has_value());
   EXPECT_EQ(policy.error().path, "/input/policy/max_hops");
+}
+
+TEST(JsonErrorValueTest, DeskAndLadderErrorsAreFlat) {
+  const Value order = error_value(DeskError{IncompleteOrder{.desk_id = "eng", .missing_agent_id = "bob"}});
+  EXPECT_EQ(order["variant"], "IncompleteOrder");
+  EXPECT_EQ(order["desk_id"], "eng");
+  EXPECT_EQ(order["missing_agent_id"], "bob");
+  EXPECT_EQ(error_value(ResponderError{RosterError{EmptyPersonId{}}})["variant"], "EmptyPersonId");
+  EXPECT_EQ(error_value(ResponderError{NoActiveResponder{"orch"}})["agent_id"], "orch");
+  EXPECT_EQ(error_value(BriefingError{DeskError{UnknownDesk{"ops"}}})["identity"], "ops");
 }
 
 TEST(JsonErrorValueTest, CoreAndHostErrorsKeepTheirFields) {
