@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,12 @@ int eval(const std::string& op) {
     std::cerr << "thm eval: standard input is not JSON: " << input.error().reason << "\n";
     return kUsage;
   }
+  std::optional<thm::json::DecodeError> refused;
   if (!repeated_keys.empty()) {
-    const thm::json::DecodeError error{.path = "/input" + repeated_keys.front(),
-                                       .reason = "a key is repeated within one object"};
-    std::cout << thm::json::Value{{"error", thm::json::error_value(error)}}.dump() << "\n";
-    return kOk;
+    refused = thm::json::DecodeError{.path = "/input" + repeated_keys.front(),
+                                     .reason = "a key is repeated within one object"};
   }
-  const auto result = thm::cli::run_op(op, *input);
+  const auto result = thm::cli::run_op(op, *input, std::move(refused));
   if (!result.has_value()) {
     std::cerr << "thm eval: " << result.error() << "\n";
     return kUsage;

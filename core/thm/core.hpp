@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// The public surface of `thm::core`, the pure decision core: include this one header.
-/// Every call is pure: no I/O, no clocks, no exceptions (SPEC §0).
+/// The public surface of `thm::core`, the decision core: include this one header. Every
+/// call is a pure fold over its arguments (no I/O, no clocks, no exceptions, SPEC §0),
+/// except `dispatch_mention`, whose one side effect is the call of the host's own port.
 
 #include "thm/briefing/briefing.hpp"      // SPEC §7 team briefing
 #include "thm/chat/chat.hpp"              // SPEC §1.3 General desk, conversations, dispatch scope

@@ -5,6 +5,7 @@
 /// Used by the `thm` tool (`thm check`, `thm eval`) and its tests.
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,16 @@ namespace thm::cli {
 
 /// The result object of `op` applied to `input` (cases.md, "Operations"): e.g.
 /// `{"decision": ...}`, or `{"error": {"variant": ..., ...}}` for a typed error, including
-/// `Decode` errors whose paths start at `/input`. An unknown or not yet implemented `op`
-/// gives an error message instead (the op could not run at all).
-[[nodiscard]] Result<json::Value, std::string> run_op(std::string_view op, const json::Value& input);
+/// `Decode` errors whose paths start at `/input`. `refused` is a decode error the caller
+/// already found in `input` (a repeated key, which the parsed tree cannot show): the op
+/// then answers it in its own result shape without reading `input`. An unknown `op` gives
+/// an error message instead (the op could not run at all).
+[[nodiscard]] Result<json::Value, std::string> run_op(
+    std::string_view op, const json::Value& input,
+    std::optional<json::DecodeError> refused = std::nullopt);
+
+/// The type names the `decode` operation accepts, one per `json::WireTypes` entry.
+[[nodiscard]] std::vector<std::string> wire_type_names();
 
 /// Whether `actual` matches `expected` (cases.md): structural JSON equality, except that
 /// inside a top-level `error` object only the keys `expected` names are compared.

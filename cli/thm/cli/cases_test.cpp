@@ -43,9 +43,14 @@ TEST(MatchesTest, OnlyTheExpectedKeysOfAnErrorAreCompared) {
   EXPECT_FALSE(matches(parsed(R"({"error":{"core":{"member_id":"y"}},"queue_calls":0})"), actual));
 }
 
-TEST(MatchesTest, U64ValuesCompareExactly) {
+TEST(MatchesTest, IntegersCompareExactlyNeverThroughADouble) {
   EXPECT_TRUE(matches(parsed(R"({"v":18446744073709551615})"), parsed(R"({"v":18446744073709551615})")));
   EXPECT_FALSE(matches(parsed(R"({"v":18446744073709551615})"), parsed(R"({"v":18446744073709551614})")));
+  EXPECT_FALSE(matches(parsed(R"({"v":18446744073709551615.0})"), parsed(R"({"v":18446744073709551614})")));
+  EXPECT_FALSE(matches(parsed(R"({"v":2.0})"), parsed(R"({"v":2})")));
+  EXPECT_FALSE(matches(parsed(R"({"v":-1})"), parsed(R"({"v":18446744073709551615})")));
+  EXPECT_TRUE(matches(parsed(R"({"v":-0})"), parsed(R"({"v":0})")));
+  EXPECT_TRUE(matches(parsed(R"({"v":0.5})"), parsed(R"({"v":0.5})")));
 }
 
 TEST(RunOpTest, UnknownOpsCannotRun) {
@@ -64,6 +69,23 @@ TEST(RunOpTest, EveryOperationOfTheCaseFormatRuns) {
     const auto result = run_op(op, parsed("{}"));
     ASSERT_TRUE(result.has_value()) << op;
     EXPECT_EQ((*result)["error"]["variant"], "Decode") << op;  // every op needs some key
+  }
+}
+
+TEST(RunOpTest, AnInputRefusedBeforehandStillNeedsAKnownOpAndKeepsTheOpsShape) {
+  const json::DecodeError repeated{.path = "/input/policy/max_hops", .reason = "repeated"};
+  EXPECT_FALSE(run_op("no_such_op", parsed("{}"), repeated).has_value());
+  const auto result = run_op("dispatch_mention", parsed("{}"), repeated);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(*result, parsed(R"({"error":{"variant":"Decode","path":"/input/policy/max_hops","reason":"repeated"},"queue_calls":0})"));
+}
+
+TEST(RunOpTest, EveryWireTypeCanBeDecodedByName) {
+  EXPECT_EQ(wire_type_names().size(), std::tuple_size_v<json::WireTypes>);
+  for (const std::string& type : wire_type_names()) {
+    const auto result = run_op("decode", parsed(R"({"type":")" + type + R"(","json":[]})"));
+    ASSERT_TRUE(result.has_value());
+    EXPECT_NE((*result)["error"]["path"], "/input/type") << type;  // the name is known
   }
 }
 
@@ -126,6 +148,32 @@ TEST(CheckFilesTest, CountsPassesFailuresAndMalformedCases) {
   EXPECT_NE(out.str().find(R"(expected: {"result":true})"), std::string::npos);
   EXPECT_NE(out.str().find(R"(actual:   {"result":false})"), std::string::npos);
   EXPECT_NE(out.str().find("unknown op"), std::string::npos);
+}
+
+TEST(CheckFilesTest, RepeatedInputKeysWithAnUnknownOpFail) {
+  const std::string path = write_temp("thm_cases_unknown_repeated.json",
+                                      R"([{"name":"u","op":"no_such_op","input":{"a":1,"a":2},"expected":{"error":{"variant":"Decode"}}}])");
+  std::ostringstream out;
+  const CheckSummary summary = check_files({path}, out);
+  EXPECT_EQ(summary.failed, 1U);
+  EXPECT_NE(out.str().find("unknown op"), std::string::npos);
+}
+
+TEST(CheckFilesTest, DeeplyNestedCasesAreRefusedWithoutCrashing) {
+  const std::string path = write_temp(
+      "thm_cases_deep.json", R"([{"name":"d","op":"is_general_chat","input":{"chat":null},"expected":)" +
+                                 std::string(100'000, '[') + std::string(100'000, ']') + "}]");
+  std::ostringstream out;
+  const CheckSummary summary = check_files({path}, out);
+  EXPECT_TRUE(summary.unreadable);
+  EXPECT_NE(out.str().find("nested"), std::string::npos);
+}
+
+TEST(CheckFilesTest, ADirectoryCannotBeRead) {
+  std::ostringstream out;
+  const CheckSummary summary = check_files({testing::TempDir()}, out);
+  EXPECT_TRUE(summary.unreadable);
+  EXPECT_NE(out.str().find("cannot be read"), std::string::npos);
 }
 
 TEST(CheckFilesTest, UnreadableOrNonArrayFilesAreReportedAndTheRestStillRun) {

@@ -17,9 +17,12 @@ using json::Value;
 // Reads the keys of an op's `input` object, remembering the first decode error.
 class Args {
  public:
-  // `root` is the JSON Pointer of `input` within the case.
-  explicit Args(const Value& input, std::string root = "/input") : input_(input), root_(std::move(root)) {
-    if (!input.is_object()) error_ = json::DecodeError{.path = root_, .reason = "expected an object"};
+  // `root` is the JSON Pointer of `input` within the case; `refused` an error already
+  // found in it.
+  explicit Args(const Value& input, std::string root = "/input",
+                std::optional<json::DecodeError> refused = std::nullopt)
+      : input_(input), root_(std::move(root)), error_(std::move(refused)) {
+    if (!input.is_object()) fail(json::DecodeError{.path = root_, .reason = "expected an object"});
   }
 
   template <json::WireType T>
@@ -437,6 +440,8 @@ const std::map<std::string, Roundtrip, std::less<>>& wire_types() {
       {"Conversation", roundtrip<Conversation>()},
       {"MentionDispatchContext", roundtrip<MentionDispatchContext>()},
       {"QueueError", roundtrip<QueueError>()},
+      {"QueueErrorKind", roundtrip<QueueErrorKind>()},
+      {"CandidateProbability", roundtrip<CandidateProbability>()},
       {"Brevity", roundtrip<Brevity>()},
       {"BriefedTeammate", roundtrip<BriefedTeammate>()},
       {"TeamBriefing", roundtrip<TeamBriefing>()},
@@ -490,10 +495,17 @@ const std::map<std::string, Op, std::less<>>& operations() {
 
 }  // namespace
 
-Result<Value, std::string> run_op(std::string_view op, const Value& input) {
+std::vector<std::string> wire_type_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, decoder] : wire_types()) names.push_back(name);
+  return names;
+}
+
+Result<Value, std::string> run_op(std::string_view op, const Value& input,
+                                  std::optional<json::DecodeError> refused) {
   const auto found = operations().find(op);
   if (found != operations().end()) {
-    Args args(input);
+    Args args(input, "/input", std::move(refused));
     return found->second(args);
   }
   return unexpected{"unknown op \"" + std::string(op) + "\""};

@@ -103,6 +103,8 @@ class DeskSet {
           std::span<const std::string> retired) noexcept;
   /// A view over all six lists of `snapshot`, which must outlive the view.
   explicit DeskSet(const DeskSnapshot& snapshot) noexcept;
+  /// A view of a temporary would dangle at once.
+  explicit DeskSet(DeskSnapshot&&) = delete;
 
   /// This view with `tombstoned` as its tombstoned agent ids (SPEC §1.2, v2).
   [[nodiscard]] DeskSet with_tombstoned(std::span<const std::string> tombstoned) const noexcept;

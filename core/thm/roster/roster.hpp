@@ -79,6 +79,8 @@ class Roster {
          std::span<const std::string> retired) noexcept;
   /// A view over all four lists of `snapshot`, which must outlive the view.
   explicit Roster(const RosterSnapshot& snapshot) noexcept;
+  /// A view of a temporary would dangle at once.
+  explicit Roster(RosterSnapshot&&) = delete;
 
   /// This view with `tombstoned` as its tombstoned ids (SPEC §1.1, v2).
   [[nodiscard]] Roster with_tombstoned(std::span<const std::string> tombstoned) const noexcept;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace thm {
@@ -35,9 +36,15 @@ TEST(RosterTest, MembersAreCheckedBeforePeople) {
 }
 
 TEST(RosterTest, PeopleErrorsComeAfterMembers) {
-  EXPECT_EQ(Roster(RosterSnapshot{.people = {{.id = " "}}}).validate(), RosterError{EmptyPersonId{}});
-  EXPECT_EQ(Roster(RosterSnapshot{.people = {{.id = "p", .label = "x"}, {.id = "p", .label = "y"}}}).validate(),
-            RosterError{DuplicatePersonId{.person_id = "p"}});
+  const RosterSnapshot blank{.people = {{.id = " "}}};
+  EXPECT_EQ(Roster(blank).validate(), RosterError{EmptyPersonId{}});
+  const RosterSnapshot twice{.people = {{.id = "p", .label = "x"}, {.id = "p", .label = "y"}}};
+  EXPECT_EQ(Roster(twice).validate(), RosterError{DuplicatePersonId{.person_id = "p"}});
+}
+
+TEST(RosterTest, AViewOfATemporaryDoesNotCompile) {
+  static_assert(!std::is_constructible_v<Roster, RosterSnapshot&&>);
+  static_assert(std::is_constructible_v<Roster, const RosterSnapshot&>);
 }
 
 TEST(RosterTest, ErrorMessagesAreLowerCaseWithoutTrailingPunctuation) {

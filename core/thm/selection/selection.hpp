@@ -57,10 +57,11 @@ struct SelectionEvaluation {
     std::string_view output, std::span<const SelectorCandidate> candidates);
 
 /// Accepts a typed selector answer (SPEC §2.6 [v3]) only if: both confidences are valid and
-/// `confidence >= minimum_confidence`; there is exactly one valid entry per candidate
-/// (exact, case-sensitive ids) and no other; the entries sum to exactly `kProbabilityScale`;
-/// `choice` is exactly a candidate id; and no entry is more probable than the choice (ties
-/// allowed). Returns the chosen canonical id, or nothing.
+/// `confidence >= minimum_confidence`; there are as many entries as candidates, and for each
+/// candidate (in order) exactly one entry with exactly its id, holding a valid probability;
+/// those entries sum to exactly `kProbabilityScale`; `choice` is exactly a candidate id; and
+/// no entry is more probable than the choice (ties allowed). Returns the chosen canonical
+/// id, or nothing.
 [[nodiscard]] std::optional<std::string> accept_evaluation(
     const SelectionEvaluation& evaluation, std::span<const SelectorCandidate> candidates,
     Probability minimum_confidence);

@@ -8,6 +8,9 @@
 /// values round-trip exactly. Nothing here throws through the API.
 
 #include <concepts>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,42 +27,48 @@ using Value = nlohmann::ordered_json;
 
 /// Why a document was refused (SPEC §0.5): `path` is a JSON Pointer (RFC 6901) to the
 /// offending value, prefixed by the caller's root (e.g. `/input/policy/max_hops`); for a
-/// missing key it points where the key should be. `reason` is a lower-case sentence.
+/// missing key it points where the key should be. `reason` says what is wrong, for people.
 struct DecodeError {
   std::string path{};
   std::string reason{};
   friend bool operator==(const DecodeError&, const DecodeError&) = default;
 };
 
-/// Every type with a wire form in SPEC §6, plus the case files' roster and desk snapshots
-/// and the selector result of `settle_selection` (cases.md).
+/// Every type with a wire form: those of SPEC §6, the case files' roster and desk
+/// snapshots, the selector result of `settle_selection` and the host's `QueueError`
+/// (cases.md).
+using WireTypes =
+    std::tuple<MentionTarget, MentionAuthor, Mention, RosterMember, Person, RosterSnapshot,
+               ResponderMode, Desk, DeskMember, DeskOrder, DeskSnapshot, SelectorCandidate,
+               SelectionPolicy, ResponderRequest, SelectionRequest, ResponderRung,
+               SelectionDisposition, ResponderDecision, ResponderPlan, Probability,
+               CandidateProbability, SelectionEvaluation, SelectorResult, MentionDispatchPolicy,
+               DispatchKey, DispatchConversation, MentionDispatchInput, MentionTurnRequest,
+               NoDispatchReason, MentionDispatchDecision, EnqueueRefusal, EnqueueOutcome,
+               MentionDispatchOutcome, Conversation, MentionDispatchContext, QueueErrorKind,
+               QueueError, Brevity, BriefedTeammate, TeamBriefing>;
+
+namespace detail {
+template <class T, class Tuple>
+struct is_one_of;
+template <class T, class... Ts>
+struct is_one_of<T, std::tuple<Ts...>> : std::bool_constant<(std::same_as<T, Ts> || ...)> {};
+}  // namespace detail
+
+/// One of `WireTypes`: a type `decode`, `encode`, `from_value` and `to_value` accept.
 template <class T>
-concept WireType =
-    std::same_as<T, MentionTarget> || std::same_as<T, MentionAuthor> ||
-    std::same_as<T, Mention> || std::same_as<T, RosterMember> || std::same_as<T, Person> ||
-    std::same_as<T, RosterSnapshot> || std::same_as<T, ResponderMode> ||
-    std::same_as<T, Desk> || std::same_as<T, DeskMember> || std::same_as<T, DeskOrder> ||
-    std::same_as<T, DeskSnapshot> || std::same_as<T, SelectorCandidate> ||
-    std::same_as<T, SelectionPolicy> || std::same_as<T, ResponderRequest> ||
-    std::same_as<T, SelectionRequest> || std::same_as<T, ResponderRung> ||
-    std::same_as<T, SelectionDisposition> || std::same_as<T, ResponderDecision> ||
-    std::same_as<T, ResponderPlan> || std::same_as<T, Probability> ||
-    std::same_as<T, CandidateProbability> || std::same_as<T, SelectionEvaluation> ||
-    std::same_as<T, SelectorResult> || std::same_as<T, MentionDispatchPolicy> ||
-    std::same_as<T, DispatchKey> || std::same_as<T, DispatchConversation> ||
-    std::same_as<T, MentionDispatchInput> || std::same_as<T, MentionTurnRequest> ||
-    std::same_as<T, NoDispatchReason> || std::same_as<T, MentionDispatchDecision> ||
-    std::same_as<T, EnqueueRefusal> || std::same_as<T, EnqueueOutcome> ||
-    std::same_as<T, MentionDispatchOutcome> || std::same_as<T, Conversation> ||
-    std::same_as<T, MentionDispatchContext> || std::same_as<T, QueueErrorKind> ||
-    std::same_as<T, QueueError> || std::same_as<T, Brevity> ||
-    std::same_as<T, BriefedTeammate> || std::same_as<T, TeamBriefing>;
+concept WireType = detail::is_one_of<T, WireTypes>::value;
+
+/// The deepest nesting of arrays and objects `parse` accepts. Wire forms need fewer than
+/// ten levels; the limit keeps hostile documents from exhausting the stack of any code
+/// that walks a tree recursively.
+inline constexpr std::size_t kMaxDepth = 256;
 
 // The tree-level calls below (`parse`, `from_value`, `to_value`, `error_value`) take or
 // return `Value`; using them needs `<nlohmann/json.hpp>`. `decode` and `encode` do not.
 
-/// Parses `text` as one JSON document. Refuses malformed JSON and any key repeated within
-/// one object (SPEC §0.5). When `repeated_keys` is given, repeated keys are not refused but
+/// Parses `text` as one JSON document. Refuses malformed JSON, a leading byte order mark,
+/// nesting deeper than `kMaxDepth`, and any key repeated within one object (SPEC §0.5). When `repeated_keys` is given, repeated keys are not refused but
 /// their JSON Pointer paths are appended there (the first value is kept), so a caller can
 /// refuse just the part of a larger document that holds them.
 [[nodiscard]] Result<Value, DecodeError> parse(std::string_view text,

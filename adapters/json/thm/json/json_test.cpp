@@ -182,6 +182,11 @@ TEST(JsonIntegerTest, NegativeFractionalAndExponentIntegersAreErrors) {
   }
 }
 
+TEST(JsonIntegerTest, ErrorReasonsSayWhatIsWrong) {
+  EXPECT_NE(decode_error<DispatchKey>(R"({"trigger_sequence":-0})").reason.find("minus"), std::string::npos);
+  EXPECT_NE(decode_error<Probability>("4294967296").reason.find("1000000"), std::string::npos);
+}
+
 TEST(JsonIntegerTest, ProbabilityOverTheScaleIsAnError) {
   EXPECT_EQ(decode_error<Probability>("1000001").path, "");
   expect_golden<Probability>("1000000");
@@ -257,6 +262,24 @@ TEST(JsonParseTest, RepeatedKeysCanBeRecordedInsteadOfRefused) {
   ASSERT_TRUE(tree.has_value());
   EXPECT_EQ(repeated, (std::vector<std::string>{"/1/b/c", "/1/e~1f/1/g~0"}));
   EXPECT_EQ((*tree)[1]["b"]["c"], 1);  // the first value is kept
+}
+
+TEST(JsonParseTest, DeepNestingIsRefusedNotACrash) {
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  const auto tree = parse(deep);
+  ASSERT_FALSE(tree.has_value());
+  EXPECT_NE(tree.error().reason.find("nested"), std::string::npos);
+  std::vector<std::string> repeated;
+  EXPECT_FALSE(parse(deep, &repeated).has_value());
+  const std::string fine = std::string(kMaxDepth, '[') + std::string(kMaxDepth, ']');
+  EXPECT_TRUE(parse(fine).has_value());
+  const std::string one_more = "[" + fine + "]";
+  EXPECT_FALSE(parse(one_more).has_value());
+}
+
+TEST(JsonParseTest, AByteOrderMarkIsRefused) {
+  EXPECT_FALSE(parse("\xEF\xBB\xBF{}").has_value());
+  EXPECT_TRUE(parse(" {} ").has_value());
 }
 
 TEST(JsonParseTest, RootPathPrefixesErrors) {

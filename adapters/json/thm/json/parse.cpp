@@ -84,6 +84,11 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
   }
 
   bool open(Value empty) {
+    if (frames_.size() >= kMaxDepth) {
+      error_ = DecodeError{.path = path(),
+                           .reason = "nested deeper than " + std::to_string(kMaxDepth) + " levels"};
+      return false;
+    }
     Value* target = slot();
     if (target == nullptr) {
       scratch_.push_back(std::make_unique<Value>());
@@ -121,6 +126,9 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
 }  // namespace
 
 Result<Value, DecodeError> parse(std::string_view text, std::vector<std::string>* repeated_keys) {
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    return unexpected{DecodeError{.path = "", .reason = "a byte order mark is not allowed"}};
+  }
   TreeBuilder builder(repeated_keys);
   try {
     (void)Value::sax_parse(text, &builder);

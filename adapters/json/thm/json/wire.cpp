@@ -68,7 +68,7 @@ void read(Reader& r, const Value& j, T& out) {
     out = static_cast<T>(value);
     return;
   }
-  if (j.is_number_integer()) return r.fail("expected a non-negative integer");
+  if (j.is_number_integer()) return r.fail("expected a non-negative integer without a minus sign");
   if (j.is_number_float()) {
     return r.fail("expected an integer written without a fraction or an exponent, in range");
   }
@@ -109,10 +109,14 @@ void read(Reader& r, const Value& j, QueueErrorKind& out) {
 }
 
 void read(Reader& r, const Value& j, Probability& out) {
-  read(r, j, out.parts_per_million);
-  if (r.ok() && !out.valid()) {
-    r.fail("a probability is at most " + std::to_string(kProbabilityScale) + " parts per million");
+  std::uint64_t parts_per_million = 0;
+  read(r, j, parts_per_million);
+  if (!r.ok()) return;
+  if (parts_per_million > kProbabilityScale) {
+    return r.fail("a probability is at most " + std::to_string(kProbabilityScale) +
+                  " parts per million");
   }
+  out.parts_per_million = static_cast<std::uint32_t>(parts_per_million);
 }
 
 // ---- containers ---------------------------------------------------------------------------
