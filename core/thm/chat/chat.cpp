@@ -1,24 +1,11 @@
 #include "thm/chat/chat.hpp"
 
-#include <algorithm>
+#include "thm/detail/ascii.hpp"
 
 namespace thm {
-namespace {
-
-constexpr char ascii_lower(char c) noexcept {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool equals_ascii_case_insensitive(std::string_view text, std::string_view lower) noexcept {
-  return text.size() == lower.size() &&
-         std::ranges::equal(text, lower, {}, ascii_lower, ascii_lower);
-}
-
-}  // namespace
-
 bool is_general_chat(std::optional<std::string_view> chat) noexcept {
-  return !chat.has_value() || chat->empty() || equals_ascii_case_insensitive(*chat, "main") ||
-         equals_ascii_case_insensitive(*chat, "general");
+  return !chat.has_value() || chat->empty() || detail::equals_ignoring_ascii_case(*chat, "main") ||
+         detail::equals_ignoring_ascii_case(*chat, "general");
 }
 
 bool same_conversation(std::optional<std::string_view> a,

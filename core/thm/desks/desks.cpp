@@ -9,17 +9,9 @@
 namespace thm {
 namespace {
 
-constexpr char ascii_lower(char c) noexcept {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool equals_ignoring_ascii_case(std::string_view text, std::string_view lower) noexcept {
-  return std::ranges::equal(text, lower, {}, ascii_lower);
-}
-
+// SPEC §1.2: `general` or `main` in any ASCII case, i.e. a non-empty General spelling.
 bool is_reserved(std::string_view identity) noexcept {
-  return equals_ignoring_ascii_case(identity, "general") ||
-         equals_ignoring_ascii_case(identity, "main");
+  return !identity.empty() && is_general_chat(identity);
 }
 
 bool in_list(std::span<const std::string> ids, std::string_view id) noexcept {

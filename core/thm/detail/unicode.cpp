@@ -1,5 +1,7 @@
 #include "thm/detail/unicode.hpp"
 
+#include "thm/detail/ascii.hpp"
+
 #include <unicode/uchar.h>
 #include <unicode/ucasemap.h>
 #include <unicode/utf8.h>
@@ -65,9 +67,7 @@ std::string lowercase(std::string_view text) {
   // Fast path: ASCII needs no tables.
   if (std::ranges::all_of(text, [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     std::string lower(text);
-    for (char& c : lower) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    }
+    for (char& c : lower) c = ascii_lower(c);
     return lower;
   }
   UErrorCode status = U_ZERO_ERROR;

@@ -3,23 +3,12 @@
 #include <string>
 #include <unordered_map>
 
+#include "thm/detail/ascii.hpp"
 #include "thm/detail/unicode.hpp"
 #include "thm/overloaded.hpp"
 
 namespace thm {
 namespace {
-
-constexpr char ascii_lower(char c) noexcept {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool equals_ignoring_ascii_case(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  }
-  return true;
-}
 
 bool is_wrapper(char c) noexcept { return c == '\'' || c == '"' || c == '`'; }
 
@@ -47,7 +36,7 @@ std::optional<std::string> accept_selection(std::string_view output,
   if (answer.empty()) return std::nullopt;
   const SelectorCandidate* match = nullptr;
   for (const SelectorCandidate& candidate : candidates) {
-    if (!equals_ignoring_ascii_case(answer, candidate.id)) continue;
+    if (!detail::equals_ignoring_ascii_case(answer, candidate.id)) continue;
     if (match != nullptr) return std::nullopt;
     match = &candidate;
   }
