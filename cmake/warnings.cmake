@@ -6,9 +6,11 @@ target_compile_options(thm_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Werror=switch
   $<$<BOOL:${THM_WERROR}>:-Werror>)
 
-# g++ 12 reports -Wmaybe-uninitialized false positives inside std::variant and std::string
-# once sanitizer instrumentation is added at -O2 (seen in queue_test.cpp under the asan
-# preset). Keep the warning visible there, but do not let it fail the sanitizer builds.
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_FLAGS MATCHES "-fsanitize")
-  target_compile_options(thm_warnings INTERFACE -Wno-error=maybe-uninitialized)
+# g++ 12 reports -Wmaybe-uninitialized and -Wrestrict false positives inside std::string,
+# std::optional and std::variant once the optimizer or the sanitizers inline them (seen in
+# Release and ASan builds of tests). Keep both warnings visible, but do not let them fail
+# a build; every other warning stays an error under THM_WERROR.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  target_compile_options(thm_warnings INTERFACE
+    -Wno-error=maybe-uninitialized -Wno-error=restrict)
 endif()

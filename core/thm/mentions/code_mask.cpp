@@ -161,13 +161,16 @@ void add_code_spans(std::string_view body, std::size_t begin, std::size_t end,
 }  // namespace
 
 std::vector<ByteRange> code_ranges(std::string_view body) {
-  struct OpenFence {
+  // The open fenced block, if any. (A plain flag rather than std::optional: g++ 12 -O3
+  // reports a false -Wmaybe-uninitialized on the optional.)
+  struct Fence {
+    bool open = false;
     std::size_t begin = 0;
     char marker = 0;
     std::size_t run = 0;
   };
   std::vector<ByteRange> ranges;
-  std::optional<OpenFence> fence;
+  Fence fence;
   std::optional<ByteRange> paragraph;
 
   const auto end_paragraph = [&] {
@@ -180,12 +183,12 @@ std::vector<ByteRange> code_ranges(std::string_view body) {
     begin = line.next;
     const LineView view(body, line);
 
-    if (fence) {
+    if (fence.open) {
       const auto closer = fence_marker(view);
-      if (closer && closer->marker == fence->marker && closer->run >= fence->run &&
+      if (closer && closer->marker == fence.marker && closer->run >= fence.run &&
           std::ranges::all_of(closer->rest, is_space_or_tab)) {
-        ranges.push_back({.begin = fence->begin, .end = line.next});
-        fence.reset();
+        ranges.push_back({.begin = fence.begin, .end = line.next});
+        fence.open = false;
       }
       continue;
     }
@@ -196,7 +199,7 @@ std::vector<ByteRange> code_ranges(std::string_view body) {
     if (const auto opener = fence_marker(view);
         opener && (opener->marker == '~' || opener->rest.find('`') == std::string_view::npos)) {
       end_paragraph();
-      fence = OpenFence{.begin = line.begin, .marker = opener->marker, .run = opener->run};
+      fence = Fence{.open = true, .begin = line.begin, .marker = opener->marker, .run = opener->run};
       continue;
     }
     if (view.indent_columns() >= 4) {
@@ -222,7 +225,7 @@ std::vector<ByteRange> code_ranges(std::string_view body) {
       paragraph = ByteRange{.begin = line.begin, .end = line.end};
     }
   }
-  if (fence) ranges.push_back({.begin = fence->begin, .end = body.size()});
+  if (fence.open) ranges.push_back({.begin = fence.begin, .end = body.size()});
   end_paragraph();
   std::ranges::sort(ranges, {}, &ByteRange::begin);
   return ranges;
