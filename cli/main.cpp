@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,14 +18,14 @@ constexpr int kOk = 0;
 constexpr int kFailed = 1;
 constexpr int kUsage = 2;
 
-int check(const std::vector<std::string>& files) {
-  const thm::cli::CheckSummary summary = thm::cli::check_files(files, std::cout);
+int check(const std::vector<std::string>& files, thm::cli::Implementation impl) {
+  const thm::cli::CheckSummary summary = thm::cli::check_files(files, std::cout, impl);
   std::cout << thm::cli::summary_line(summary) << std::endl;
   if (summary.unreadable) return kUsage;
   return summary.failed == 0 ? kOk : kFailed;
 }
 
-int eval(const std::string& op) {
+int eval(const std::string& op, thm::cli::Implementation impl) {
   std::string text(std::istreambuf_iterator<char>(std::cin), {});
   if (std::cin.bad()) {
     std::cerr << "thm eval: cannot read standard input\n";
@@ -41,7 +42,7 @@ int eval(const std::string& op) {
     refused = thm::json::DecodeError{.path = "/input" + repeated_keys.front(),
                                      .reason = "a key is repeated within one object"};
   }
-  const auto result = thm::cli::run_op(op, *input, std::move(refused));
+  const auto result = thm::cli::run_op(op, *input, std::move(refused), impl);
   if (!result.has_value()) {
     std::cerr << "thm eval: " << result.error() << "\n";
     return kUsage;
@@ -56,15 +57,25 @@ int main(int argc, char** argv) {
   CLI::App app{"thm: decide who answers a message, and whether a reply may start one more turn"};
   app.require_subcommand(1);
 
+  const std::map<std::string, thm::cli::Implementation> implementations{
+      {"core", thm::cli::Implementation::Core}, {"model", thm::cli::Implementation::Model}};
+  auto impl = thm::cli::Implementation::Core;
+  const auto add_impl = [&](CLI::App* command) {
+    command->add_option("--impl", impl, "Who answers: core (the library, default) or model (the reference model)")
+        ->transform(CLI::CheckedTransformer(implementations));
+  };
+
   std::vector<std::string> files;
   CLI::App* check_command = app.add_subcommand(
       "check", "Run case files (shared/spec/cases.md); ends with 'N passed, N failed'");
   check_command->add_option("FILE", files, "Case files: JSON arrays of cases")->required();
+  add_impl(check_command);
 
   std::string op;
   CLI::App* eval_command = app.add_subcommand(
       "eval", "Read one input object on stdin, print the result of OP on stdout");
   eval_command->add_option("OP", op, "Operation name, e.g. mention_dispatch")->required();
+  add_impl(eval_command);
 
   try {
     app.parse(argc, argv);
@@ -73,8 +84,8 @@ int main(int argc, char** argv) {
     return code == 0 ? kOk : kUsage;
   }
   try {
-    if (check_command->parsed()) return check(files);
-    return eval(op);
+    if (check_command->parsed()) return check(files, impl);
+    return eval(op, impl);
   } catch (const std::exception& failure) {
     std::cerr << "thm: internal error: " << failure.what() << "\n";
     return kUsage;

@@ -74,7 +74,8 @@ struct Verdict {
 };
 
 // Runs case `index` of a file; `repeated_keys` are the file's repeated-key paths.
-Verdict run_case(const Value& c, std::size_t index, const std::vector<std::string>& repeated_keys) {
+Verdict run_case(const Value& c, std::size_t index, const std::vector<std::string>& repeated_keys,
+                 Implementation impl) {
   if (auto problem = malformed(c)) return {.problem = *problem};
   // Appended rather than `"/" + ...`: g++ 12 -O3 reports a false -Wrestrict on the latter.
   std::string prefix(1, '/');
@@ -92,7 +93,7 @@ Verdict run_case(const Value& c, std::size_t index, const std::vector<std::strin
                                   .reason = "a key is repeated within one object"};
     }
   }
-  auto actual = run_op(c["op"].get<std::string>(), c["input"], std::move(refused));
+  auto actual = run_op(c["op"].get<std::string>(), c["input"], std::move(refused), impl);
   if (!actual.has_value()) return {.problem = actual.error()};
   return {.passed = matches(c["expected"], *actual), .actual = *std::move(actual)};
 }
@@ -109,7 +110,8 @@ bool matches(const Value& expected, const Value& actual) {
   return true;
 }
 
-CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& out) {
+CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& out,
+                         Implementation impl) {
   CheckSummary summary;
   for (const std::string& path : paths) {
     std::ifstream file(path, std::ios::binary);
@@ -130,7 +132,7 @@ CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& ou
     }
     for (std::size_t i = 0; i < document->size(); ++i) {
       const Value& c = (*document)[i];
-      const Verdict verdict = run_case(c, i, repeated_keys);
+      const Verdict verdict = run_case(c, i, repeated_keys, impl);
       if (verdict.passed) {
         ++summary.passed;
         continue;

@@ -4,6 +4,7 @@
 /// JSON input, compare a result with a case's `expected`, and check whole case files.
 /// Used by the `thm` tool (`thm check`, `thm eval`) and its tests.
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -14,6 +15,9 @@
 
 namespace thm::cli {
 
+/// Which implementation runs the operations: the library, or the reference model.
+enum class Implementation : std::uint8_t { Core, Model };
+
 /// The result object of `op` applied to `input` (cases.md, "Operations"): e.g.
 /// `{"decision": ...}`, or `{"error": {"variant": ..., ...}}` for a typed error, including
 /// `Decode` errors whose paths start at `/input`. `refused` is a decode error the caller
@@ -22,7 +26,8 @@ namespace thm::cli {
 /// an error message instead (the op could not run at all).
 [[nodiscard]] Result<json::Value, std::string> run_op(
     std::string_view op, const json::Value& input,
-    std::optional<json::DecodeError> refused = std::nullopt);
+    std::optional<json::DecodeError> refused = std::nullopt,
+    Implementation impl = Implementation::Core);
 
 /// The type names the `decode` operation accepts, one per `json::WireTypes` entry.
 [[nodiscard]] std::vector<std::string> wire_type_names();
@@ -41,7 +46,8 @@ struct CheckSummary {
 
 /// Runs every case of every file, printing each failure (case name, expected and actual
 /// JSON) and problems with files to `out`. Does not print the summary line.
-[[nodiscard]] CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& out);
+[[nodiscard]] CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& out,
+                                       Implementation impl = Implementation::Core);
 
 /// The closing line of `thm check`: `N passed, N failed`.
 [[nodiscard]] std::string summary_line(const CheckSummary& summary);

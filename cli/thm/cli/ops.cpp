@@ -7,117 +7,11 @@
 #include <optional>
 #include <string>
 
+#include "thm/cli/args.hpp"
 #include "thm/cli/cases.hpp"
 
 namespace thm::cli {
 namespace {
-
-using json::Value;
-
-// Reads the keys of an op's `input` object, remembering the first decode error.
-class Args {
- public:
-  // `root` is the JSON Pointer of `input` within the case; `refused` an error already
-  // found in it.
-  explicit Args(const Value& input, std::string root = "/input",
-                std::optional<json::DecodeError> refused = std::nullopt)
-      : input_(input), root_(std::move(root)), error_(std::move(refused)) {
-    if (!input.is_object()) fail(json::DecodeError{.path = root_, .reason = "expected an object"});
-  }
-
-  template <json::WireType T>
-  T wire(const char* key) {
-    const Value* value = field(key);
-    if (value == nullptr) return T{};
-    auto decoded = json::from_value<T>(*value, path(key));
-    if (!decoded.has_value()) {
-      error_ = std::move(decoded).error();
-      return T{};
-    }
-    return *std::move(decoded);
-  }
-
-  template <json::WireType T>
-  std::optional<T> nullable_wire(const char* key) {
-    const Value* value = field(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    return wire<T>(key);
-  }
-
-  template <json::WireType T>
-  std::vector<T> list(const char* key) {
-    const Value* value = field(key);
-    if (value == nullptr) return {};
-    if (!value->is_array()) {
-      error_ = json::DecodeError{.path = path(key), .reason = "expected an array"};
-      return {};
-    }
-    std::vector<T> out;
-    for (std::size_t i = 0; i < value->size(); ++i) {
-      auto decoded = json::from_value<T>((*value)[i], path(key) + "/" + std::to_string(i));
-      if (!decoded.has_value()) {
-        error_ = std::move(decoded).error();
-        return {};
-      }
-      out.push_back(*std::move(decoded));
-    }
-    return out;
-  }
-
-  template <json::WireType T>
-  std::optional<std::vector<T>> nullable_list(const char* key) {
-    const Value* value = field(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    return list<T>(key);
-  }
-
-  std::string text(const char* key) {
-    const Value* value = field(key);
-    if (value == nullptr) return {};
-    if (!value->is_string()) {
-      error_ = json::DecodeError{.path = path(key), .reason = "expected a string"};
-      return {};
-    }
-    return value->get<std::string>();
-  }
-
-  std::optional<std::string> nullable_text(const char* key) {
-    const Value* value = field(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    return text(key);
-  }
-
-  // The raw value of `key`, or null after recording a missing-key error.
-  const Value* field(const char* key) {
-    if (error_.has_value()) return nullptr;
-    const auto found = input_.find(key);
-    if (found == input_.end()) {
-      error_ = json::DecodeError{.path = path(key), .reason = std::string("required key \"") + key + "\" is missing"};
-      return nullptr;
-    }
-    return &*found;
-  }
-
-  void fail(const char* key, std::string reason) {
-    if (!error_.has_value()) error_ = json::DecodeError{.path = path(key), .reason = std::move(reason)};
-  }
-  void fail(json::DecodeError error) {
-    if (!error_.has_value()) error_ = std::move(error);
-  }
-
-  [[nodiscard]] const std::optional<json::DecodeError>& error() const { return error_; }
-
- private:
-  [[nodiscard]] std::string path(const char* key) const { return root_ + "/" + key; }
-
-  const Value& input_;
-  std::string root_;
-  std::optional<json::DecodeError> error_;
-};
-
-Value error_result(const json::DecodeError& error) { return {{"error", json::error_value(error)}}; }
-
-Value optional_id(const std::optional<std::string>& id) { return id.has_value() ? Value(*id) : Value(nullptr); }
 
 // ---- chat identity (SPEC §1.3) -------------------------------------------------------------
 
@@ -145,12 +39,6 @@ Value op_dispatch_conversation(Args& a) {
 Value mention_list(const std::vector<Mention>& mentions) {
   Value out = Value::array();
   for (const Mention& mention : mentions) out.push_back(json::to_value(mention));
-  return out;
-}
-
-Value id_list(const std::vector<std::string>& ids) {
-  Value out = Value::array();
-  for (const std::string& id : ids) out.push_back(id);
   return out;
 }
 
@@ -292,30 +180,6 @@ class ScriptedQueue final : public MentionTurnQueue {
   std::size_t calls_ = 0;
 };
 
-// `queue` is an EnqueueOutcome, or `{"fail": message}` with an optional `kind` (a
-// QueueErrorKind token, `unavailable` when absent).
-Result<EnqueueOutcome, QueueError> scripted_answer(Args& a) {
-  const Value* script = a.field("queue");
-  if (script == nullptr) return EnqueueOutcome{};
-  if (!script->is_object() || !script->contains("fail")) return a.wire<EnqueueOutcome>("queue");
-  QueueError failure{.kind = QueueErrorKind::Unavailable};
-  const Value& message = (*script)["fail"];
-  if (!message.is_string()) {
-    a.fail("queue", "\"fail\" must be a string");
-    return EnqueueOutcome{};
-  }
-  failure.message = message.get<std::string>();
-  if (const auto kind = script->find("kind"); kind != script->end()) {
-    auto decoded = json::from_value<QueueErrorKind>(*kind, "/input/queue/kind");
-    if (!decoded.has_value()) {
-      a.fail(std::move(decoded).error());
-      return EnqueueOutcome{};
-    }
-    failure.kind = *decoded;
-  }
-  return unexpected{failure};
-}
-
 Value op_dispatch_mention(Args& a) {
   const auto policy = a.wire<MentionDispatchPolicy>("policy");
   const auto input = a.wire<MentionDispatchInput>("input");
@@ -390,7 +254,35 @@ Value op_display_equal(Args& a) {
   return {{"equal", x.display == y.display}};
 }
 
+}  // namespace
+
+// `queue` is an EnqueueOutcome, or `{"fail": message}` with an optional `kind` (a
+// QueueErrorKind token, `unavailable` when absent).
+Result<EnqueueOutcome, QueueError> scripted_answer(Args& a) {
+  const Value* script = a.field("queue");
+  if (script == nullptr) return EnqueueOutcome{};
+  if (!script->is_object() || !script->contains("fail")) return a.wire<EnqueueOutcome>("queue");
+  QueueError failure{.kind = QueueErrorKind::Unavailable};
+  const Value& message = (*script)["fail"];
+  if (!message.is_string()) {
+    a.fail("queue", "\"fail\" must be a string");
+    return EnqueueOutcome{};
+  }
+  failure.message = message.get<std::string>();
+  if (const auto kind = script->find("kind"); kind != script->end()) {
+    auto decoded = json::from_value<QueueErrorKind>(*kind, "/input/queue/kind");
+    if (!decoded.has_value()) {
+      a.fail(std::move(decoded).error());
+      return EnqueueOutcome{};
+    }
+    failure.kind = *decoded;
+  }
+  return unexpected{failure};
+}
+
 // ---- decode (SPEC §6) ------------------------------------------------------------------------
+
+namespace {
 
 using Roundtrip = std::function<Result<Value, json::DecodeError>(const Value&, std::string_view)>;
 
@@ -449,7 +341,9 @@ const std::map<std::string, Roundtrip, std::less<>>& wire_types() {
   return types;
 }
 
-Value op_decode(Args& a) {
+}  // namespace
+
+Value decode_op(Args& a) {
   const std::string type = a.text("type");
   const Value* value = a.field("json");
   if (a.error()) return error_result(*a.error());
@@ -465,10 +359,9 @@ Value op_decode(Args& a) {
 
 // ---- the table -------------------------------------------------------------------------------
 
-using Op = Value (*)(Args&);
 
-const std::map<std::string, Op, std::less<>>& operations() {
-  static const std::map<std::string, Op, std::less<>> ops{
+const OpTable& core_operations() {
+  static const OpTable ops{
       {"is_general_chat", op_is_general_chat},
       {"same_conversation", op_same_conversation},
       {"dispatch_conversation", op_dispatch_conversation},
@@ -480,7 +373,7 @@ const std::map<std::string, Op, std::less<>>& operations() {
       {"may_dispatch", op_may_dispatch},
       {"display", op_display},
       {"display_equal", op_display_equal},
-      {"decode", op_decode},
+      {"decode", decode_op},
       {"resolve_mentions", op_resolve_mentions},
       {"direct_responder", op_direct_responder},
       {"mentioned_members", op_mentioned_members},
@@ -493,8 +386,6 @@ const std::map<std::string, Op, std::less<>>& operations() {
   return ops;
 }
 
-}  // namespace
-
 std::vector<std::string> wire_type_names() {
   std::vector<std::string> names;
   for (const auto& [name, decoder] : wire_types()) names.push_back(name);
@@ -502,9 +393,10 @@ std::vector<std::string> wire_type_names() {
 }
 
 Result<Value, std::string> run_op(std::string_view op, const Value& input,
-                                  std::optional<json::DecodeError> refused) {
-  const auto found = operations().find(op);
-  if (found != operations().end()) {
+                                  std::optional<json::DecodeError> refused, Implementation impl) {
+  const OpTable& operations = impl == Implementation::Core ? core_operations() : model_operations();
+  const auto found = operations.find(op);
+  if (found != operations.end()) {
     Args args(input, "/input", std::move(refused));
     return found->second(args);
   }

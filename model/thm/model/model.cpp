@@ -1,0 +1,419 @@
+// The reference model, everything but mention resolution (see mentions.cpp). Each function
+// names the SPEC rule it encodes.
+#include <algorithm>
+#include <limits>
+
+#include "thm/model/model.hpp"
+#include "thm/model/unicode.hpp"
+
+namespace thm::model {
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+Error error(std::string variant, std::vector<std::pair<std::string, std::string>> fields = {}) {
+  return Error{std::move(variant), std::move(fields)};
+}
+
+std::string ascii_lower(std::string text) {
+  for (char& c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
+  }
+  return text;
+}
+
+std::vector<Desk> all_desks(const Desks& desks) {
+  std::vector<Desk> all = desks.declared;
+  all.insert(all.end(), desks.added.begin(), desks.added.end());
+  return all;
+}
+
+bool desk_skips(const Desks& desks, const std::string& agent_id) {
+  return contains(desks.retired, agent_id) || contains(desks.tombstoned, agent_id);
+}
+
+// §1.2 base members: founding members, then membership rows; first appearance; skip
+// retired and tombstoned.
+std::vector<std::string> base_members(const Desks& desks, const Desk& desk) {
+  std::vector<std::string> candidates = desk.members;
+  for (const DeskMember& row : desks.member_additions) {
+    if (row.desk_id == desk.id) candidates.push_back(row.agent_id);
+  }
+  std::vector<std::string> base;
+  for (const std::string& agent_id : candidates) {
+    if (desk_skips(desks, agent_id)) continue;
+    if (contains(base, agent_id)) continue;
+    base.push_back(agent_id);
+  }
+  return base;
+}
+
+}  // namespace
+
+// §1.1 validation: members first (blank after trim, then duplicates), then people.
+std::optional<Error> validate_roster(const Roster& roster) {
+  std::vector<std::string> seen;
+  for (const Member& member : roster.members) {
+    if (unicode::trim(member.id).empty()) return error("EmptyRosterMemberId");
+    if (contains(seen, member.id)) return error("DuplicateRosterMemberId", {{"member_id", member.id}});
+    seen.push_back(member.id);
+  }
+  seen.clear();
+  for (const Person& person : roster.people) {
+    if (unicode::trim(person.id).empty()) return error("EmptyPersonId");
+    if (contains(seen, person.id)) return error("DuplicatePersonId", {{"person_id", person.id}});
+    seen.push_back(person.id);
+  }
+  return std::nullopt;
+}
+
+// §1.1 active: a member, neither retired nor tombstoned (exact comparison).
+bool is_active(const Roster& roster, const std::string& agent_id) {
+  bool member = false;
+  for (const Member& m : roster.members) member = member || m.id == agent_id;
+  return member && !contains(roster.retired, agent_id) && !contains(roster.tombstoned, agent_id);
+}
+
+// §1.2 validation, first error wins.
+std::optional<Error> validate_desks(const Desks& desks) {
+  const std::vector<Desk> all = all_desks(desks);
+  std::vector<std::string> ids;
+  for (const Desk& desk : all) {
+    if (desk.id.empty()) return error("EmptyDeskId");
+    if (desk.name.empty()) return error("EmptyDeskName", {{"desk_id", desk.id}});
+    if (contains(ids, desk.id)) return error("DuplicateDeskId", {{"desk_id", desk.id}});
+    ids.push_back(desk.id);
+    if (!(desk.id == "General" && desk.name == "General")) {
+      for (const std::string& identity : {desk.id, desk.name}) {
+        const std::string lower = ascii_lower(identity);
+        if (lower == "general" || lower == "main") {
+          return error("ReservedDeskIdentity", {{"identity", identity}});
+        }
+      }
+    }
+  }
+  for (const DeskMember& row : desks.member_additions) {
+    if (!contains(ids, row.desk_id)) return error("UnknownMemberDesk", {{"desk_id", row.desk_id}});
+  }
+  std::vector<std::string> ordered_desks;
+  for (const DeskOrder& order : desks.orders) {
+    if (!contains(ids, order.desk_id)) return error("UnknownOrderDesk", {{"desk_id", order.desk_id}});
+    if (contains(ordered_desks, order.desk_id)) {
+      return error("DuplicateDeskOrder", {{"desk_id", order.desk_id}});
+    }
+    ordered_desks.push_back(order.desk_id);
+    const Desk* desk = nullptr;
+    for (const Desk& d : all) {
+      if (d.id == order.desk_id && desk == nullptr) desk = &d;
+    }
+    const std::vector<std::string> base = base_members(desks, *desk);
+    std::vector<std::string> covered;
+    for (const std::string& agent_id : order.ordered) {
+      if (desk_skips(desks, agent_id)) continue;  // [v2]: stale entries are skipped first
+      if (contains(covered, agent_id)) {
+        return error("DuplicateOrderMember", {{"desk_id", order.desk_id}, {"agent_id", agent_id}});
+      }
+      if (!contains(base, agent_id)) {
+        return error("UnknownOrderMember", {{"desk_id", order.desk_id}, {"agent_id", agent_id}});
+      }
+      covered.push_back(agent_id);
+    }
+    for (const std::string& agent_id : base) {
+      if (!contains(covered, agent_id)) {
+        return error("IncompleteOrder", {{"desk_id", order.desk_id}, {"missing_agent_id", agent_id}});
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// §1.2 resolve_id: validate; exact id; else exactly one exact name.
+Answer<std::string> resolve_desk(const Desks& desks, const std::string& identity) {
+  if (auto invalid = validate_desks(desks)) return {std::nullopt, invalid};
+  const std::vector<Desk> all = all_desks(desks);
+  for (const Desk& desk : all) {
+    if (desk.id == identity) return {desk.id, std::nullopt};
+  }
+  std::vector<std::string> named;
+  for (const Desk& desk : all) {
+    if (desk.name == identity) named.push_back(desk.id);
+  }
+  if (named.empty()) return {std::nullopt, error("UnknownDesk", {{"identity", identity}})};
+  if (named.size() > 1) return {std::nullopt, error("AmbiguousDesk", {{"identity", identity}})};
+  return {named[0], std::nullopt};
+}
+
+// §1.2 effective members: the stored order without stale entries, else the base members.
+Answer<std::vector<std::string>> desk_members(const Desks& desks, const std::string& identity) {
+  const Answer<std::string> id = resolve_desk(desks, identity);
+  if (id.error) return {std::nullopt, id.error};
+  for (const DeskOrder& order : desks.orders) {
+    if (order.desk_id != *id.value) continue;
+    std::vector<std::string> members;
+    for (const std::string& agent_id : order.ordered) {
+      if (!desk_skips(desks, agent_id)) members.push_back(agent_id);
+    }
+    return {members, std::nullopt};
+  }
+  for (const Desk& desk : all_desks(desks)) {
+    if (desk.id == *id.value) return {base_members(desks, desk), std::nullopt};
+  }
+  return {std::vector<std::string>{}, std::nullopt};
+}
+
+// §1.3: absent, empty, or main/General in any ASCII case.
+bool is_general_chat(const std::optional<std::string>& chat) {
+  if (!chat) return true;
+  const std::string lower = ascii_lower(*chat);
+  return chat->empty() || lower == "main" || lower == "general";
+}
+
+// §1.3: General matches only General; otherwise exact bytes.
+bool same_conversation(const std::optional<std::string>& a, const std::optional<std::string>& b) {
+  if (is_general_chat(a) || is_general_chat(b)) return is_general_chat(a) && is_general_chat(b);
+  return *a == *b;
+}
+
+// §1.3 dispatch scope mapping.
+DispatchConversation dispatch_conversation(const Conversation& conversation) {
+  const bool general = is_general_chat(conversation.desk_id) || is_general_chat(conversation.desk_name);
+  return {general ? "General" : conversation.desk_id, conversation.thread_root};
+}
+
+// §2.2 and §2.3, rung by rung.
+Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roster,
+                            const Desks& desks, const std::vector<Candidate>& details) {
+  if (auto invalid = validate_roster(roster)) return {std::nullopt, invalid};
+  if (auto invalid = validate_desks(desks)) return {std::nullopt, invalid};
+  const auto decided = [](std::string id, std::string rung, std::string disposition = "not_applicable") {
+    Plan plan;
+    plan.decision = {std::move(id), std::move(rung), std::move(disposition)};
+    return Answer<Plan>{plan, std::nullopt};
+  };
+  const auto orchestrator = [&]() -> Answer<Plan> {
+    if (!is_active(roster, request.orchestrator_id)) {
+      return {std::nullopt, error("NoActiveResponder", {{"agent_id", request.orchestrator_id}})};
+    }
+    return decided(request.orchestrator_id, "orchestrator");
+  };
+
+  // Rung 1: an explicit mention.
+  if (auto mentioned = direct_responder(request.mentions, roster)) {
+    return decided(*mentioned, "explicit_mention");
+  }
+  // Rung 2: a named chat.
+  if (!is_general_chat(request.chat)) {
+    const Answer<std::string> desk_id = resolve_desk(desks, *request.chat);
+    if (desk_id.value) {
+      // §2.3 the desk plan.
+      const Answer<std::vector<std::string>> members = desk_members(desks, *desk_id.value);
+      std::vector<std::string> candidates;
+      for (const std::string& agent_id : *members.value) {
+        if (is_active(roster, agent_id)) candidates.push_back(agent_id);
+      }
+      if (candidates.empty()) return orchestrator();
+      bool auto_mode = false;
+      for (const Desk& desk : all_desks(desks)) {
+        if (desk.id == *desk_id.value) auto_mode = desk.auto_mode;
+      }
+      if (!auto_mode || candidates.size() == 1) return decided(candidates[0], "desk_default");
+      if (!request.selection_allowed) return decided(candidates[0], "desk_default", "disabled");
+      Plan plan;
+      plan.select = true;
+      plan.decision = {candidates[0], "desk_default", "unavailable"};
+      plan.message = request.message;
+      plan.desk_id = *desk_id.value;
+      for (const std::string& agent_id : candidates) {
+        std::vector<Candidate> found;
+        for (const Candidate& detail : details) {
+          if (detail.id == agent_id) found.push_back(detail);
+        }
+        if (found.size() > 1) {
+          return {std::nullopt, error("DuplicateSelectorCandidate", {{"agent_id", agent_id}})};
+        }
+        plan.candidates.push_back(found.empty() ? Candidate{agent_id, agent_id, "Teammate", std::nullopt}
+                                                : found[0]);
+      }
+      return {plan, std::nullopt};
+    }
+    if (desk_id.error->variant == "AmbiguousDesk") return orchestrator();
+    std::string name = *request.chat;
+    if (name.rfind("dm:", 0) == 0) name = name.substr(3);
+    if (is_active(roster, name)) return decided(name, "direct_agent");
+    std::vector<std::string> named;
+    for (const Member& member : roster.members) {
+      if (member.name && *member.name == name && is_active(roster, member.id)) named.push_back(member.id);
+    }
+    if (named.size() == 1) return decided(named[0], "direct_agent");
+  }
+  // Rung 3: the orchestrator.
+  return orchestrator();
+}
+
+// §2.5, step by step.
+std::optional<std::string> accept_selection(const std::string& output,
+                                            const std::vector<Candidate>& candidates) {
+  std::string text = unicode::trim(output);                             // 1
+  if (!text.empty() && text.back() == '.') {                            // 2
+    text.pop_back();
+    text = unicode::trim(text);  // the start is already trimmed, so this trims the end
+  }
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"' || text[0] == '`') &&
+      text.back() == text[0]) {                                         // 3
+    text = unicode::trim(text.substr(1, text.size() - 2));
+  }
+  if (text.empty()) return std::nullopt;                                // 4
+  std::vector<std::string> matches;                                     // 5
+  for (const Candidate& candidate : candidates) {
+    if (ascii_lower(candidate.id) == ascii_lower(text)) matches.push_back(candidate.id);
+  }
+  if (matches.size() != 1) return std::nullopt;
+  return matches[0];
+}
+
+// §2.6 [v3] accept_evaluation.
+std::optional<std::string> accept_evaluation(const Evaluation& evaluation,
+                                             const std::vector<Candidate>& candidates,
+                                             std::uint32_t minimum_confidence) {
+  const std::uint32_t scale = 1000000;
+  if (evaluation.confidence > scale || minimum_confidence > scale) return std::nullopt;
+  if (evaluation.confidence < minimum_confidence) return std::nullopt;
+  if (evaluation.probabilities.size() != candidates.size()) return std::nullopt;
+  std::uint64_t sum = 0;
+  for (const Candidate& candidate : candidates) {
+    int count = 0;
+    std::uint32_t probability = 0;
+    for (const auto& [id, ppm] : evaluation.probabilities) {
+      if (id == candidate.id) {
+        ++count;
+        probability = ppm;
+      }
+    }
+    if (count != 1 || probability > scale) return std::nullopt;
+    sum += probability;
+    if (sum > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;  // running sum overflow
+  }
+  bool choice_is_candidate = false;
+  std::uint32_t chosen = 0;
+  for (const Candidate& candidate : candidates) choice_is_candidate = choice_is_candidate || candidate.id == evaluation.choice;
+  if (!choice_is_candidate) return std::nullopt;
+  for (const auto& [id, ppm] : evaluation.probabilities) {
+    if (id == evaluation.choice) chosen = ppm;
+  }
+  if (sum != scale) return std::nullopt;
+  for (const auto& [id, ppm] : evaluation.probabilities) {
+    if (ppm > chosen) return std::nullopt;
+  }
+  return evaluation.choice;
+}
+
+// §2.6 settle_selection.
+Decision settle_selection(const Plan& plan, const Selector& selector) {
+  if (!plan.select) return plan.decision;
+  const auto fallback = [&](const std::string& disposition) {
+    return Decision{plan.decision.responder_id, "desk_default", disposition};
+  };
+  if (selector.kind == "absent" || selector.kind == "failed") return fallback("unavailable");
+  std::optional<std::string> accepted;
+  if (selector.kind == "text") accepted = accept_selection(selector.output, plan.candidates);
+  if (selector.kind == "evaluation") {
+    accepted = accept_evaluation(selector.evaluation, plan.candidates, selector.minimum_confidence);
+  }
+  if (!accepted) return fallback("invalid_output");
+  return {*accepted, "auto_selection", "selected"};
+}
+
+// §3.2, first match wins.
+Answer<DispatchDecision> mention_dispatch(const Policy& policy, const DispatchInput& input,
+                                          const Roster& roster) {
+  const auto none = [](const char* reason) {
+    DispatchDecision decision;
+    decision.reason = reason;
+    return Answer<DispatchDecision>{decision, std::nullopt};
+  };
+  if (!policy.enabled) return none("disabled");                                    // 1
+  if (input.hop >= policy.max_hops) return none("hop_limit_reached");              // 2
+  if (auto invalid = validate_roster(roster)) return {std::nullopt, invalid};      // 3
+  if (!is_active(roster, input.author_id)) return none("source_inactive");        // 4
+  const Mention* first = nullptr;                                                  // 5
+  for (const Mention& mention : input.mentions) {
+    if (mention.quiet || mention.target.kind != "agent") continue;
+    if (first == nullptr || mention.offset < first->offset) first = &mention;
+  }
+  if (first == nullptr) return none("no_direct_agent_mention");
+  if (first->target.id == input.author_id) return none("self_mention");            // 6
+  if (!is_active(roster, first->target.id)) return none("target_inactive");        // 7
+  if (input.hop == std::numeric_limits<std::uint32_t>::max()) return none("hop_overflow");  // 8
+  DispatchDecision decision;                                                       // 9
+  decision.request = {input.trigger_sequence, input.author_id, first->target.id,
+                      input.content,          input.conversation, input.hop + 1};
+  return {decision, std::nullopt};
+}
+
+// §4 dispatch_mention with a scripted queue.
+DispatchResult dispatch_mention(const QueueScript& queue, const Policy& policy,
+                                const DispatchInput& input, const Roster& roster) {
+  DispatchResult result;
+  const Answer<DispatchDecision> decision = mention_dispatch(policy, input, roster);
+  if (decision.error) {
+    result.error = error("Core");
+    result.core = decision.error;
+    return result;
+  }
+  if (!decision.value->reason.empty()) {
+    result.status = "not_dispatched";
+    result.reason = decision.value->reason;
+    return result;
+  }
+  result.queue_calls = 1;
+  if (queue.fail) {
+    result.error = error("Enqueue", {{"kind", queue.kind}, {"message", queue.message}});
+    return result;
+  }
+  result.status = queue.status;
+  result.reason = queue.reason;
+  return result;
+}
+
+// §7: exactly the two guards of §3.2 steps 1 and 2.
+bool may_dispatch(const DispatchContext& context) {
+  return context.policy.enabled && context.hop < context.policy.max_hops;
+}
+
+// §5: the classification table, with the model's own words for each class.
+std::optional<std::string> display(const std::string& type, const std::string& variant) {
+  const std::string shared = "no teammate is available for that";
+  const std::string off = "handoffs are off here";
+  const std::string budget = "the handoff budget is used up";
+  if (type == "NoDispatchReason") {
+    if (variant == "disabled") return off;
+    if (variant == "hop_limit_reached" || variant == "hop_overflow") return budget;
+    if (variant == "source_inactive") return "only active teammates can hand off";
+    if (variant == "self_mention") return "a handoff cannot go to its own author";
+    if (variant == "no_direct_agent_mention" || variant == "target_inactive") return shared;
+  }
+  if (type == "EnqueueRefusal") {
+    if (variant == "unauthorized" || variant == "target_unavailable") return shared;
+    if (variant == "feature_disabled") return off;
+  }
+  if (type == "ResponderRung") {
+    for (const char* rung : {"explicit_mention", "auto_selection", "desk_default", "direct_agent", "orchestrator"}) {
+      if (variant == rung) return "rung " + variant;
+    }
+  }
+  if (type == "SelectionDisposition") {
+    for (const char* d : {"not_applicable", "selected", "disabled", "unavailable", "invalid_output"}) {
+      if (variant == d) return "selection " + variant;
+    }
+  }
+  return std::nullopt;
+}
+
+// §7: the dispatch sentence is shown iff there is a context and it may dispatch.
+bool briefing_offers_dispatch(const std::optional<DispatchContext>& context) {
+  return context.has_value() && may_dispatch(*context);
+}
+
+}  // namespace thm::model
