@@ -1,0 +1,206 @@
+// Differential properties: for every operation of cases.md, the core and the reference
+// model agree on random inputs (decisions, errors, wire forms).
+#include "generators.hpp"
+
+#include "thm/bridge/bridge.hpp"
+#include "thm/mentions/code_mask.hpp"
+
+namespace thm::properties {
+namespace {
+
+using bridge::to_core;
+using bridge::to_model;
+
+RC_GTEST_PROP(Differential, ChatIdentityAgrees, ()) {
+  const auto a = *gen_chat();
+  const auto b = *gen_chat();
+  RC_ASSERT(is_general_chat(a) == model::is_general_chat(a));
+  RC_ASSERT(same_conversation(a, b) == model::same_conversation(a, b));
+  const Conversation conversation{.desk_id = a.value_or(""), .desk_name = b.value_or("x"),
+                                  .thread_root = *gen_optional(rc::gen::arbitrary<std::uint64_t>())};
+  RC_ASSERT(DispatchConversation::from(conversation) ==
+            to_core(model::dispatch_conversation(to_model(conversation))));
+}
+
+RC_GTEST_PROP(Differential, RosterValidationAgrees, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const auto core = Roster(roster).validate();
+  const auto model = model::validate_roster(to_model(roster));
+  RC_ASSERT(core.has_value() == model.has_value());
+  if (core) RC_ASSERT(bridge::to_model_error(*core) == *model);
+}
+
+RC_GTEST_PROP(Differential, DeskRulesAgree, ()) {
+  const DeskSnapshot desks = *gen_desks();
+  const auto core = DeskSet(desks).validate();
+  const auto model = model::validate_desks(to_model(desks));
+  RC_ASSERT(core.has_value() == model.has_value());
+  if (core) RC_ASSERT(bridge::to_model_error(*core) == *model);
+  const std::string identity = *rc::gen::elementOf(std::vector<std::string>{
+      "eng", "Engineering", "Shared", "ops", "Operations", "General", "missing", "bob", "Bobs"});
+  const auto core_members = DeskSet(desks).members(identity);
+  const auto model_members = model::desk_members(to_model(desks), identity);
+  RC_ASSERT(core_members.has_value() == model_members.value.has_value());
+  if (core_members) {
+    RC_ASSERT(*core_members == *model_members.value);
+  } else {
+    RC_ASSERT(bridge::to_model_error(core_members.error()) == *model_members.error);
+  }
+}
+
+RC_GTEST_PROP(Differential, ResolveMentionsAgrees, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const DeskSnapshot desks = *gen_desks(member_ids(roster));
+  const std::string body = *gen_body();
+  const MentionAuthor author = *gen_author();
+  const auto core = resolve_mentions(body, std::nullopt, author, Roster(roster), DeskSet(desks));
+  const auto model = model::resolve_mentions(body, std::nullopt, to_model(author), to_model(roster), to_model(desks));
+  RC_TAG(core.empty() ? "no mention" : "mentions");
+  RC_ASSERT(core == to_core(model));
+
+  // Revalidation: supply what was found, shuffled and mutated, plus random mentions.
+  std::vector<Mention> supplied = core;
+  for (Mention& m : supplied) {
+    if (*rc::gen::inRange(0, 4) == 0) m.target = *gen_target();
+    if (*rc::gen::inRange(0, 6) == 0) m.offset += static_cast<std::size_t>(*rc::gen::inRange(0, 3));
+    if (*rc::gen::inRange(0, 6) == 0) m.quiet = !m.quiet;
+  }
+  for (const Mention& m : *gen_mentions()) supplied.push_back(m);
+  supplied = shuffled(supplied);
+  const auto core_again = resolve_mentions(body, std::span<const Mention>(supplied), author, Roster(roster), DeskSet(desks));
+  const auto model_again = model::resolve_mentions(body, to_model(supplied), to_model(author), to_model(roster), to_model(desks));
+  RC_ASSERT(core_again == to_core(model_again));
+}
+
+RC_GTEST_PROP(Differential, CodeMaskAgrees, ()) {
+  const std::string body = *gen_body();
+  std::vector<bool> core(body.size(), false);
+  for (const detail::ByteRange& range : detail::code_ranges(body)) {
+    for (std::size_t i = range.begin; i < range.end; ++i) core[i] = true;
+  }
+  RC_ASSERT(core == model::code_mask(body));
+}
+
+RC_GTEST_PROP(Differential, ConsumersAgree, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const DeskSnapshot desks = *gen_desks(member_ids(roster));
+  const std::vector<Mention> mentions = *gen_mentions();
+  RC_ASSERT(direct_responder(mentions, Roster(roster)) == model::direct_responder(to_model(mentions), to_model(roster)));
+  const auto addressed = *gen_chat();
+  const auto responder = *gen_optional(gen_id());
+  RC_ASSERT(mentioned_members(mentions, addressed, responder, Roster(roster), DeskSet(desks)) ==
+            model::mentioned_members(to_model(mentions), addressed, responder, to_model(roster), to_model(desks)));
+}
+
+RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const DeskSnapshot desks = *gen_desks(member_ids(roster));
+  const ResponderRequest request{
+      .message = "m",
+      .chat = *gen_chat(),
+      .mentions = *gen_mentions(),
+      .orchestrator_id = *rc::gen::weightedElement<std::string>({{6, "orch"}, {1, "alice"}, {1, "ghost"}}),
+      .selection_policy = *rc::gen::element(SelectionPolicy::Allowed, SelectionPolicy::Disabled)};
+  // Half the time address an existing desk by id or name, so that desk plans are reached.
+  ResponderRequest addressed = request;
+  const auto all_desks = DeskSet(desks).desks();
+  if (!all_desks.empty() && *rc::gen::arbitrary<bool>()) {
+    const Desk* desk = *rc::gen::elementOf(all_desks);
+    addressed.chat = *rc::gen::arbitrary<bool>() ? desk->id : desk->name;
+  }
+  const auto details = *gen_candidates();
+  const auto core = responder_plan(addressed, Roster(roster), DeskSet(desks), details);
+  const auto model = model::responder_plan(to_model(addressed), to_model(roster), to_model(desks), to_model(details));
+  RC_TAG(!core ? std::string(name(core.error()))
+               : std::holds_alternative<Select>(*core) ? std::string("select")
+                                                        : std::string(name(std::get<Decided>(*core).decision.rung)));
+  RC_ASSERT(core.has_value() == model.value.has_value());
+  if (core) {
+    RC_ASSERT(*core == to_core(*model.value));
+  } else {
+    RC_ASSERT(bridge::to_model_error(core.error()) == *model.error);
+  }
+}
+
+// The desk plan on its own: an auto desk staffed from the roster, details that sometimes
+// repeat a candidate or name strangers, selection allowed or not.
+RC_GTEST_PROP(Differential, DeskPlansAgree, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const auto staff = member_ids(roster);
+  RC_PRE(!staff.empty());
+  std::vector<std::string> members;
+  const int n = *rc::gen::weightedElement<int>({{1, 1}, {3, 2}, {3, 3}, {1, 5}});
+  for (int i = 0; i < n; ++i) members.push_back(*rc::gen::elementOf(staff));
+  const DeskSnapshot desks{.declared = {{.id = "eng", .name = "Engineering", .members = members,
+                                         .responder_mode = *rc::gen::weightedElement<ResponderMode>(
+                                             {{1, ResponderMode::Lead}, {4, ResponderMode::Auto}})}}};
+  const ResponderRequest request{
+      .message = "m", .chat = "Engineering", .orchestrator_id = "orch",
+      .selection_policy = *rc::gen::weightedElement<SelectionPolicy>(
+          {{4, SelectionPolicy::Allowed}, {1, SelectionPolicy::Disabled}})};
+  std::vector<SelectorCandidate> details;
+  for (const std::string& id : *gen_ids(3)) details.push_back({.id = id, .label = "L" + id, .role = "R"});
+  if (*rc::gen::inRange(0, 4) == 0) details.push_back({.id = *rc::gen::elementOf(staff), .label = "twin", .role = "R"});
+  const auto core = responder_plan(request, Roster(roster), DeskSet(desks), details);
+  const auto model = model::responder_plan(to_model(request), to_model(roster), to_model(desks), to_model(details));
+  RC_TAG(!core ? std::string(name(core.error()))
+               : std::holds_alternative<Select>(*core) ? std::string("select")
+                                                        : std::string(name(std::get<Decided>(*core).decision.rung)));
+  RC_ASSERT(core.has_value() == model.value.has_value());
+  if (core) {
+    RC_ASSERT(*core == to_core(*model.value));
+  } else {
+    RC_ASSERT(bridge::to_model_error(core.error()) == *model.error);
+  }
+}
+
+RC_GTEST_PROP(Differential, SelectionAgrees, ()) {
+  const auto candidates = *gen_candidates();
+  const std::string output = *gen_selector_output(candidates);
+  RC_ASSERT(accept_selection(output, candidates) == model::accept_selection(output, to_model(candidates)));
+  const SelectionEvaluation evaluation = *gen_evaluation(candidates);
+  const Probability minimum{*rc::gen::inRange<std::uint32_t>(0, kProbabilityScale + 2)};
+  RC_ASSERT(accept_evaluation(evaluation, candidates, minimum) ==
+            model::accept_evaluation(to_model(evaluation), to_model(candidates), minimum.parts_per_million));
+
+  const Select plan{.request = {.message = "m", .desk_id = "eng", .candidates = candidates},
+                    .fallback = {.responder_id = "lead", .rung = ResponderRung::DeskDefault,
+                                 .disposition = SelectionDisposition::Unavailable}};
+  const SelectorResult selector = *rc::gen::elementOf(std::vector<SelectorResult>{
+      SelectorAbsent{}, SelectorFailed{}, SelectorText{output}, SelectorEvaluation{evaluation, minimum}});
+  RC_ASSERT(settle_selection(plan, selector) == to_core(model::settle_selection(to_model(ResponderPlan{plan}), to_model(selector))));
+}
+
+RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const MentionDispatchPolicy policy = *gen_policy();
+  MentionDispatchInput input = *gen_dispatch_input();
+  // Mostly a member writing inside its hop budget, so that the later steps are reached.
+  if (!roster.members.empty() && *rc::gen::inRange(0, 4) != 0) {
+    input.author_id = (*rc::gen::elementOf(roster.members)).id;
+  }
+  if (policy.max_hops > 0 && *rc::gen::inRange(0, 6) != 0) {
+    input.hop = *rc::gen::inRange<std::uint32_t>(0, std::min<std::uint32_t>(policy.max_hops, 5));
+  }
+  for (Mention& mention : input.mentions) {
+    if (!roster.members.empty() && *rc::gen::arbitrary<bool>()) {
+      mention.target = AgentTarget{(*rc::gen::elementOf(roster.members)).id};
+    }
+  }
+  const auto core = mention_dispatch(policy, input, Roster(roster));
+  const auto model = model::mention_dispatch(to_model(policy), to_model(input), to_model(roster));
+  RC_TAG(!core ? std::string(name(core.error()))
+               : std::holds_alternative<DispatchOne>(*core) ? std::string("one")
+                                                             : std::string(name(std::get<NoDispatch>(*core).reason)));
+  RC_ASSERT(core.has_value() == model.value.has_value());
+  if (core) {
+    RC_ASSERT(*core == to_core(*model.value));
+  } else {
+    RC_ASSERT(bridge::to_model_error(core.error()) == *model.error);
+  }
+  const MentionDispatchContext context{.policy = policy, .hop = input.hop};
+  RC_ASSERT(context.may_dispatch() == model::may_dispatch(to_model(context)));
+}
+
+}  // namespace
+}  // namespace thm::properties
