@@ -202,5 +202,73 @@ RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
   RC_ASSERT(context.may_dispatch() == model::may_dispatch(to_model(context)));
 }
 
+// A host queue that answers what the test scripted and counts its calls.
+class ScriptedQueue final : public MentionTurnQueue {
+ public:
+  explicit ScriptedQueue(Result<EnqueueOutcome, QueueError> answer) : answer_(std::move(answer)) {}
+  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest&) noexcept override {
+    ++calls;
+    return answer_;
+  }
+  int calls = 0;
+
+ private:
+  Result<EnqueueOutcome, QueueError> answer_;
+};
+
+RC_GTEST_PROP(Differential, DispatchMentionAgrees, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const MentionDispatchPolicy policy{.enabled = true, .max_hops = 3};
+  MentionDispatchInput input = *gen_dispatch_input();
+  input.hop = *rc::gen::inRange<std::uint32_t>(0, 4);
+  if (!roster.members.empty()) input.author_id = (*rc::gen::elementOf(roster.members)).id;
+  for (Mention& mention : input.mentions) {
+    if (!roster.members.empty() && *rc::gen::arbitrary<bool>()) {
+      mention.target = AgentTarget{(*rc::gen::elementOf(roster.members)).id};
+    }
+  }
+  const Result<EnqueueOutcome, QueueError> answer = *rc::gen::elementOf(std::vector<Result<EnqueueOutcome, QueueError>>{
+      EnqueueOutcome{Enqueued{}}, EnqueueOutcome{Already{}}, EnqueueOutcome{Refused{EnqueueRefusal::Unauthorized}},
+      EnqueueOutcome{Refused{EnqueueRefusal::FeatureDisabled}},
+      unexpected{QueueError{.kind = QueueErrorKind::Indeterminate, .message = "lost"}}});
+  ScriptedQueue queue(answer);
+  const auto core = dispatch_mention(queue, policy, input, Roster(roster));
+  const auto model = model::dispatch_mention(to_model(answer), to_model(policy), to_model(input), to_model(roster));
+  RC_TAG(core ? std::string("outcome") : std::string(name(core.error())));
+  RC_ASSERT(queue.calls == model.queue_calls);
+  RC_ASSERT(core.has_value() == !model.error.has_value());
+  if (core) {
+    RC_ASSERT(*core == bridge::to_core_outcome(model));
+  } else if (const auto* failure = std::get_if<EnqueueFailure>(&core.error())) {
+    RC_ASSERT(model.error->variant == "Enqueue");
+    RC_ASSERT(failure->error == answer.error());
+  } else {
+    RC_ASSERT(model.error->variant == "Core");
+    RC_ASSERT(bridge::to_model_error(std::get<CoreFailure>(core.error()).core) == *model.core);
+  }
+}
+
+// Enough distinct agents to pass the cap of 50 pinging mentions.
+RC_GTEST_PROP(Differential, TheMentionCapAgrees, ()) {
+  RosterSnapshot roster;
+  const int agents = *rc::gen::inRange(40, 70);
+  for (int i = 0; i < agents; ++i) roster.members.push_back({.id = "a" + std::to_string(i)});
+  std::string body;
+  const int mentions = *rc::gen::inRange(40, 90);
+  for (int i = 0; i < mentions; ++i) body += "@a" + std::to_string(*rc::gen::inRange(0, agents + 5)) + " ";
+  const DeskSnapshot desks;
+  const auto core = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  const auto model = model::resolve_mentions(body, std::nullopt, {"other", ""}, to_model(roster), to_model(desks));
+  RC_ASSERT(core == to_core(model));
+  std::size_t pinging = 0;
+  std::vector<std::string> distinct;
+  for (const Mention& m : core) {
+    pinging += m.quiet ? 0 : 1;
+    const std::string& id = std::get<AgentTarget>(m.target).id;
+    if (std::ranges::find(distinct, id) == distinct.end()) distinct.push_back(id);
+  }
+  RC_ASSERT(pinging == std::min(distinct.size(), kMentionCap));
+}
+
 }  // namespace
 }  // namespace thm::properties

@@ -125,7 +125,7 @@ Value op_briefing_text(Args& a) {
 Value op_briefing_offers_dispatch(Args& a) {
   const auto text = briefing_text(a);
   if (a.error()) return error_result(*a.error());
-  return {{"result", text->find(kDispatchSentence) != std::string::npos}};
+  return {{"result", offers_dispatch(*text)}};
 }
 
 // ---- selection (SPEC §2.5, §2.6) -----------------------------------------------------------

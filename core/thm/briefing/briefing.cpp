@@ -1,5 +1,6 @@
 #include "thm/briefing/briefing.hpp"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "thm/detail/unicode.hpp"
@@ -48,17 +49,31 @@ Result<TeamBriefing, BriefingError> TeamBriefing::from_snapshots(std::string_vie
   return briefing;
 }
 
+namespace {
+
+// Host-supplied text on one line: line breaks become spaces, so no field can add a line of
+// its own (in particular, one that reads like the dispatch sentence).
+std::string one_line(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c == '\n' || c == '\r' || c == '\v' || c == '\f') c = ' ';
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string TeamBriefing::render(bool offer_dispatch) const {
-  std::string text = "You are @" + viewer_id + ", working in the " + desk_name +
-                     " desk (desk id: " + desk_id + ").\n";
+  std::string text = "You are @" + one_line(viewer_id) + ", working in the " + one_line(desk_name) +
+                     " desk (desk id: " + one_line(desk_id) + ").\n";
   if (teammates.empty()) {
     text += "You have no teammates in this conversation.\n";
   } else {
     text += "Your teammates in this conversation:\n";
     for (const BriefedTeammate& mate : teammates) {
-      text += "- @" + mate.id + " (" + mate.label + ")";
-      if (mate.role) text += ", " + *mate.role;
-      if (mate.description) text += ": " + *mate.description;
+      text += "- @" + one_line(mate.id) + " (" + one_line(mate.label) + ")";
+      if (mate.role) text += ", " + one_line(*mate.role);
+      if (mate.description) text += ": " + one_line(*mate.description);
       text += "\n";
     }
   }
@@ -79,6 +94,15 @@ std::string TeamBriefing::render(bool offer_dispatch) const {
 }
 
 std::string TeamBriefing::system_text() const { return render(false); }
+
+bool offers_dispatch(std::string_view system_text) {
+  for (std::size_t begin = 0; begin <= system_text.size();) {
+    const std::size_t end = std::min(system_text.find('\n', begin), system_text.size());
+    if (system_text.substr(begin, end - begin) == kDispatchSentence) return true;
+    begin = end + 1;
+  }
+  return false;
+}
 
 std::string TeamBriefing::system_text_with_dispatch(const MentionDispatchContext& context) const {
   return render(context.may_dispatch());

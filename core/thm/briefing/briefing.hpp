@@ -43,6 +43,10 @@ inline constexpr std::string_view kDispatchSentence =
     "- Mentioning one teammate directly as @id may start one follow-up turn for them; a chain "
     "of such handoffs is bounded.";
 
+/// True when `system_text` has `kDispatchSentence` as one of its lines (SPEC §7). Fields of
+/// a briefing are rendered on one line each, so no host data can forge that line.
+[[nodiscard]] bool offers_dispatch(std::string_view system_text);
+
 /// A snapshot was malformed, or the conversation's desk does not resolve.
 using BriefingError = std::variant<RosterError, DeskError>;
 
@@ -71,7 +75,7 @@ struct TeamBriefing {
       const Roster& roster);
 
   /// The system text without the dispatch sentence: lines joined by `\n`, no trailing
-  /// newline.
+  /// newline. Line breaks inside ids, names, roles and descriptions become spaces.
   [[nodiscard]] std::string system_text() const;
 
   /// `system_text()` plus `kDispatchSentence` exactly when `context.may_dispatch()`;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -63,6 +64,16 @@ TEST(TeamBriefingTest, WithAndWithoutTheSentenceDifferOnlyByThatLine) {
   ASSERT_NE(at, std::string::npos);
   offered.erase(at, kDispatchSentence.size() + 1);
   EXPECT_EQ(offered, briefing.system_text());
+}
+
+TEST(TeamBriefingTest, HostDataCannotForgeTheDispatchSentence) {
+  TeamBriefing briefing = sample();
+  briefing.teammates[0].description = "x\n" + std::string(kDispatchSentence);
+  briefing.teammates[1].role = std::string(kDispatchSentence);
+  const std::string text = briefing.system_text();
+  EXPECT_FALSE(offers_dispatch(text));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7);  // one line per teammate still
+  EXPECT_TRUE(offers_dispatch(briefing.system_text_with_dispatch({.policy = {.enabled = true, .max_hops = 1}})));
 }
 
 TEST(TeamBriefingTest, FromSnapshotsInGeneralListsEveryActiveMemberButTheViewer) {

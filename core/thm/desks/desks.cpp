@@ -1,6 +1,7 @@
 #include "thm/desks/desks.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "thm/chat/chat.hpp"
@@ -140,22 +141,23 @@ std::vector<std::string> DeskSet::base_members(const Desk& d) const {
 }
 
 std::optional<DeskError> DeskSet::validate() const {
-  std::unordered_set<std::string_view> ids;
+  std::unordered_map<std::string_view, const Desk*> by_id;
   for (const Desk* d : desks()) {
     if (d->id.empty()) return EmptyDeskId{};
     if (d->name.empty()) return EmptyDeskName{.desk_id = d->id};
-    if (!ids.insert(d->id).second) return DuplicateDeskId{.desk_id = d->id};
+    if (!by_id.emplace(d->id, d).second) return DuplicateDeskId{.desk_id = d->id};
     const bool general_desk = d->id == kGeneralDesk && d->name == kGeneralDesk;
     if (!general_desk && is_reserved(d->id)) return ReservedDeskIdentity{.identity = d->id};
     if (!general_desk && is_reserved(d->name)) return ReservedDeskIdentity{.identity = d->name};
   }
   for (const DeskMember& row : member_additions_) {
-    if (!ids.contains(row.desk_id)) return UnknownMemberDesk{.desk_id = row.desk_id};
+    if (!by_id.contains(row.desk_id)) return UnknownMemberDesk{.desk_id = row.desk_id};
   }
   std::unordered_set<std::string_view> ordered_desks;
   for (const DeskOrder& order : orders_) {
-    const Desk* d = desk(order.desk_id);
-    if (d == nullptr) return UnknownOrderDesk{.desk_id = order.desk_id};
+    const auto found = by_id.find(order.desk_id);
+    if (found == by_id.end()) return UnknownOrderDesk{.desk_id = order.desk_id};
+    const Desk* d = found->second;
     if (!ordered_desks.insert(order.desk_id).second) {
       return DuplicateDeskOrder{.desk_id = order.desk_id};
     }

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -90,6 +91,26 @@ std::optional<Token> lex(std::string_view body, std::size_t at, TerminatorFinder
   return token;
 }
 
+// The token at `at` if it ends exactly at `end` (SPEC §1.5 revalidation), reading only the
+// span and the one character after it, so that checking many supplied mentions costs the
+// length of their texts, not of the body.
+std::optional<Token> lex_exactly(std::string_view body, std::size_t at, std::size_t end) {
+  Token token{.at = at, .alias_begin = at + 1, .end = end};
+  if (token.alias_begin < end && body[token.alias_begin] == '#') {
+    token.desk_only = true;
+    ++token.alias_begin;
+  }
+  if (token.alias_begin >= end) return std::nullopt;
+  if (!starts_alias(detail::decode_at(body, token.alias_begin).code_point)) return std::nullopt;
+  for (std::size_t i = token.alias_begin; i < end;) {
+    const auto c = detail::decode_at(body, i);
+    if (is_terminator(c.code_point) || body[i] == '@') return std::nullopt;
+    i += c.length;
+  }
+  if (end < body.size() && !is_terminator(detail::decode_at(body, end).code_point)) return std::nullopt;
+  return token;
+}
+
 // ---- the alias table ---------------------------------------------------------------------
 
 // A target as one hashable string: kind letter, then the id.
@@ -144,11 +165,17 @@ class AliasTable {
       if (!detail::is_blank(someone.label)) add(someone.label, PersonTarget{someone.id}, false);
     }
     std::unordered_set<std::string> slugs;  // allocated to earlier people
+    // Per base slug, the first suffix not yet found taken: slugs are only ever added, so the
+    // search for a free one resumes there instead of starting again at `_2`.
+    std::unordered_map<std::string, std::size_t> next_suffix;
     for (const Person& someone : roster.people()) {
       const std::string base = ascii_slug(someone.label);
       if (base.empty()) continue;
       std::string slug = base;
-      for (std::size_t n = 2; slugs.contains(slug); ++n) slug = base + "_" + std::to_string(n);
+      if (slugs.contains(slug)) {
+        std::size_t& n = next_suffix.try_emplace(base, 2).first->second;
+        while (slugs.contains(slug = base + "_" + std::to_string(n))) ++n;
+      }
       slugs.insert(slug);
       add(slug, PersonTarget{someone.id}, false);
     }
@@ -245,9 +272,8 @@ std::vector<Mention> revalidate(std::string_view body, std::span<const Mention> 
     if (body.substr(offset, mention.text.size()) != mention.text) continue;
     if (offset >= body.size() || body[offset] != '@') continue;
     if (is_masked(code, offset) || !opens(body, offset)) continue;
-    TerminatorFinder terminators(body);
-    const auto token = lex(body, offset, terminators);
-    if (!token || token->end != end) continue;
+    const auto token = lex_exactly(body, offset, end);
+    if (!token) continue;
 
     Mention survivor = mention;
     const auto target = aliases.match(body.substr(token->alias_begin, end - token->alias_begin),
@@ -297,6 +323,13 @@ std::vector<Mention> normalize(std::vector<Mention> mentions, const MentionAutho
   return kept;
 }
 
+// The ids of the active members, for constant-time lookups.
+std::unordered_set<std::string_view> active_ids(const Roster& roster) {
+  std::unordered_set<std::string_view> ids;
+  for (const RosterMember* member : roster.active_members()) ids.insert(member->id);
+  return ids;
+}
+
 // The indices of `mentions` in offset order, ties in list order.
 std::vector<std::size_t> reading_order(std::span<const Mention> mentions) {
   std::vector<std::size_t> order(mentions.size());
@@ -322,10 +355,11 @@ std::vector<Mention> resolve_mentions(std::string_view body,
 std::optional<std::string> direct_responder(std::span<const Mention> mentions,
                                             const Roster& roster) {
   if (roster.validate()) return std::nullopt;
+  const std::unordered_set<std::string_view> active = active_ids(roster);
   const Mention* first = nullptr;
   for (const Mention& mention : mentions) {
     const auto* agent = std::get_if<AgentTarget>(&mention.target);
-    if (mention.quiet || agent == nullptr || !roster.is_active(agent->id)) continue;
+    if (mention.quiet || agent == nullptr || !active.contains(agent->id)) continue;
     if (first == nullptr || mention.offset < first->offset) first = &mention;
   }
   if (first == nullptr) return std::nullopt;
@@ -337,17 +371,23 @@ std::vector<std::string> mentioned_members(std::span<const Mention> mentions,
                                            std::optional<std::string_view> responder,
                                            const Roster& roster, const DeskSet& desks) {
   if (roster.validate() || desks.validate()) return {};
+  const std::unordered_set<std::string_view> active = active_ids(roster);
   std::vector<std::string> members;
   std::unordered_set<std::string> added;
   const auto add = [&](const std::string& agent_id) {
-    if (responder == agent_id || !roster.is_active(agent_id)) return;
+    if (responder == agent_id || !active.contains(agent_id)) return;
     if (added.insert(agent_id).second) members.push_back(agent_id);
   };
+  // Only first appearances count, so each desk and @everyone is expanded once: a message of
+  // many repeats costs its length, not its length times the roster.
+  std::unordered_set<std::string_view> expanded;
   const auto add_desk = [&](std::string_view identity) {
+    if (!expanded.insert(identity).second) return;
     if (auto desk_members = desks.members(identity)) {
       for (const std::string& agent_id : *desk_members) add(agent_id);
     }
   };
+  bool everyone_expanded = false;
   for (const std::size_t i : reading_order(mentions)) {
     std::visit(overloaded{
                    [&](const AgentTarget& t) { add(t.id); },
@@ -355,7 +395,7 @@ std::vector<std::string> mentioned_members(std::span<const Mention> mentions,
                    [&](const EveryoneTarget&) {
                      if (addressed_desk && !is_general_chat(addressed_desk)) {
                        add_desk(*addressed_desk);
-                     } else {
+                     } else if (!std::exchange(everyone_expanded, true)) {
                        for (const RosterMember* member : roster.active_members()) add(member->id);
                      }
                    },

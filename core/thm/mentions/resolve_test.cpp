@@ -243,6 +243,29 @@ TEST(ResolveMentionsTest, HostileBodiesAreHandledWhole) {
   EXPECT_TRUE(found.back().quiet);
 }
 
+TEST(RevalidateMentionsTest, ManySuppliedMentionsOfALongTokenAreEachCheckedAlone) {
+  // Each check reads only its own span: 2000 stale copies over a 200 kB token complete.
+  const RosterSnapshot roster{.members = {{.id = "a"}}};
+  const DeskSnapshot desks;
+  const std::string body = "@a" + std::string(200'000, 'b');
+  const std::vector<Mention> supplied(2000, agent("a", "@a", 0));
+  EXPECT_TRUE(resolve_mentions(body, std::span<const Mention>(supplied), OtherAuthor{}, Roster(roster),
+                               DeskSet(desks))
+                  .empty());
+  const std::string ok = "@a b";
+  EXPECT_EQ(resolve_mentions(ok, std::span<const Mention>(supplied), OtherAuthor{}, Roster(roster), DeskSet(desks)),
+            (std::vector<Mention>{agent("a", "@a", 0)}));
+}
+
+TEST(ResolveMentionsTest, ManyPeopleWithOneLabelGetDistinctSlugs) {
+  RosterSnapshot roster;
+  for (int i = 0; i < 3000; ++i) roster.people.push_back({.id = "p" + std::to_string(i), .label = "Ada"});
+  const DeskSnapshot desks;
+  const auto found = resolve_mentions("@ada_3000", std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_EQ(found[0].target, MentionTarget{PersonTarget{"p2999"}});
+}
+
 TEST(RevalidateMentionsTest, AnEmptySuppliedListSuppressesExtraction) {
   const Team team;
   EXPECT_TRUE(team.revalidate("@alice", {}).empty());
@@ -293,6 +316,21 @@ TEST(DirectResponderTest, FirstNonQuietActiveAgentInReadingOrder) {
   EXPECT_EQ(direct_responder({}, Roster(roster)), std::nullopt);
   const RosterSnapshot broken{.members = {{.id = ""}}};
   EXPECT_EQ(direct_responder(mentions, Roster(broken)), std::nullopt);
+}
+
+TEST(MentionedMembersTest, RepeatsAreExpandedOnceWhateverTheirNumber) {
+  RosterSnapshot roster;
+  for (int i = 0; i < 300; ++i) roster.members.push_back({.id = "a" + std::to_string(i)});
+  for (int i = 0; i < 150; ++i) roster.retired.push_back("a" + std::to_string(2 * i));
+  const DeskSnapshot desks{.declared = {{.id = "eng", .name = "Engineering", .members = {"a1", "a3"}}}};
+  std::vector<Mention> mentions;
+  for (std::size_t i = 0; i < 50'000; ++i) {
+    mentions.push_back({.target = i % 2 == 0 ? MentionTarget{EveryoneTarget{}} : MentionTarget{DeskTarget{"eng"}},
+                        .text = "@x", .offset = i});
+  }
+  const auto members = mentioned_members(mentions, std::nullopt, "a1", Roster(roster), DeskSet(desks));
+  ASSERT_EQ(members.size(), 149U);
+  EXPECT_EQ(members.front(), "a3");
 }
 
 TEST(MentionedMembersTest, ExpandsDesksAndEveryoneDedupesAndExcludesTheResponder) {
