@@ -251,23 +251,45 @@ RC_GTEST_PROP(Differential, DispatchMentionAgrees, ()) {
 // Enough distinct agents to pass the cap of 50 pinging mentions.
 RC_GTEST_PROP(Differential, TheMentionCapAgrees, ()) {
   RosterSnapshot roster;
-  const int agents = *rc::gen::inRange(40, 70);
-  for (int i = 0; i < agents; ++i) roster.members.push_back({.id = "a" + std::to_string(i)});
+  std::vector<std::string> ids;
+  for (int i = 0; i < 60; ++i) ids.push_back("a" + std::to_string(i));
+  for (const std::string& id : ids) roster.members.push_back({.id = id});
+  // Every agent at least once (so more than 50 distinct targets), plus repeats and strangers.
+  std::vector<std::string> named = ids;
+  for (int i = *rc::gen::inRange(0, 20); i > 0; --i) named.push_back(*rc::gen::elementOf(ids));
+  named.push_back("ghost");
   std::string body;
-  const int mentions = *rc::gen::inRange(40, 90);
-  for (int i = 0; i < mentions; ++i) body += "@a" + std::to_string(*rc::gen::inRange(0, agents + 5)) + " ";
+  for (const std::string& id : shuffled(named)) body += "@" + id + " ";
   const DeskSnapshot desks;
   const auto core = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
   const auto model = model::resolve_mentions(body, std::nullopt, {"other", ""}, to_model(roster), to_model(desks));
   RC_ASSERT(core == to_core(model));
   std::size_t pinging = 0;
-  std::vector<std::string> distinct;
-  for (const Mention& m : core) {
-    pinging += m.quiet ? 0 : 1;
-    const std::string& id = std::get<AgentTarget>(m.target).id;
-    if (std::ranges::find(distinct, id) == distinct.end()) distinct.push_back(id);
+  for (const Mention& m : core) pinging += m.quiet ? 0 : 1;
+  RC_ASSERT(pinging == kMentionCap);
+}
+
+// SPEC §2.2: an ambiguous desk name goes straight to the orchestrator, even when an agent
+// has that name or id.
+RC_GTEST_PROP(Differential, AnAmbiguousDeskNameSkipsTheDirectAgentRung, ()) {
+  RosterSnapshot roster{.members = {{.id = "orch"}, {.id = "alice"}}};
+  if (*rc::gen::arbitrary<bool>()) {
+    roster.members.push_back({.id = "Shared"});
+  } else {
+    roster.members.push_back({.id = "sam", .name = "Shared"});
   }
-  RC_ASSERT(pinging == std::min(distinct.size(), kMentionCap));
+  const DeskSnapshot desks{.declared = {{.id = "d1", .name = "Shared", .members = *gen_ids(2)},
+                                        {.id = "d2", .name = "Shared", .members = *gen_ids(2)}}};
+  const ResponderRequest request{.message = "m", .chat = *rc::gen::element<std::string>("Shared", "dm:Shared"),
+                                 .orchestrator_id = "orch"};
+  const auto core = responder_plan(request, Roster(roster), DeskSet(desks), {});
+  const auto model = model::responder_plan(to_model(request), to_model(roster), to_model(desks), {});
+  RC_ASSERT(core.has_value() && model.value.has_value());
+  RC_ASSERT(*core == to_core(*model.value));
+  if (request.chat == "Shared") {
+    const ResponderPlan orchestrator = Decided{{.responder_id = "orch", .rung = ResponderRung::Orchestrator}};
+    RC_ASSERT(*core == orchestrator);
+  }
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace thm::properties {
 // non-ASCII letters whose lower-casing changes length.
 inline const std::vector<std::string> kIds{
     "alice", "Alice", "bob", "b", "ba", "eng", "Engineering", "here", "everyone", "chief-khaliq",
-    "chief", "a_1", "orch", "\u0130", "i\u0307", "\u039F\u03A3", "\u6771\u4EAC", "x"};
+    "chief", "a_1", "orch", "\u0130", "i\u0307", "\u039F\u03A3", "\u6771\u4EAC", "x", "a@b"};
 
 inline rc::Gen<std::string> gen_id() { return rc::gen::elementOf(kIds); }
 
@@ -64,7 +64,7 @@ inline rc::Gen<RosterSnapshot> gen_roster() {
     for (const std::string& id : ids) {
       const bool taken = std::ranges::any_of(roster.members, [&](const RosterMember& m) { return m.id == id; });
       if (taken && !allow_invalid) continue;
-      const auto name = *gen_optional(rc::gen::elementOf(std::vector<std::string>{"Alice", "Bob", "Alice A", " ", "Eng", "here", "\u0130"}));
+      const auto name = *gen_optional(rc::gen::elementOf(std::vector<std::string>{"Alice", "Bob", "Alice A", " ", "Eng", "here", "\u0130", "Shared"}));
       roster.members.push_back({.id = id, .name = name});
     }
     const std::vector<std::string> labels{"Ada", "Ada", "Ada 2", "Ada Lovelace", "Pat", "  Chief--Researcher  ", "\u6771\u4EAC", "bob", "Eng"};
@@ -199,7 +199,8 @@ inline rc::Gen<std::string> gen_body() {
   static const std::vector<std::string> fragments{
       " ", " ", "\n", "\n\n", "\r\n", "\t", "\v", "\f", "\u00A0", "\u2028", "(", "[", "{", ")",
       ",", ".", ";", ":", "!", "?", "'", "\"", "-", "/", "#", "_", "x", "1", "\u00E9", "\u3000",
-      "`", "``", "```", "```\n", "~~~\n", "    ", "\\", "\\`", "# ", "---\n", "***\n", "===\n",
+      "`", "``", "```", "```\n", "````\n", "~~~\n", "~~~~\n", "    ", "\\", "\\`", "# ", "---\n",
+      "***\n", "===\n",
       "- ", "> ", "1. ", "@", "@@", "@#", "x@", "mail a@b.com", "@everyone", "@here", "@channel",
       "@eng", "@#eng", "@#Engineering", "@ada", "@ada_2", "@ada_2_2", "@pat", "@chief_researcher",
       "@\u6771\u4EAC", "@i\u0307", "@\u03BF\u03C2", "@\uFF42ob", "@b\u043Eb", "@bob\u0301"};

@@ -51,6 +51,33 @@ RC_GTEST_PROP(Selection, AnOutputMatchingTwoCandidatesIsRejected, ()) {
   RC_ASSERT(accept_selection(*gen_selector_output(candidates), candidates) == std::nullopt);
 }
 
+// SPEC §2.5: only ASCII letters fold; any other letter must match exactly.
+RC_GTEST_PROP(Selection, CaseFoldingIsAsciiOnly, ()) {
+  const auto& [id, other_case] = *rc::gen::elementOf(std::vector<std::pair<std::string, std::string>>{
+      {"\u00E9lodie", "\u00C9lodie"}, {"i\u0307", "\u0130"}, {"stra\u00DFe", "STRASSE"},
+      {"\u03C3ofia", "\u03A3ofia"}, {"\u00E5sa", "\u00C5SA"}});
+  const std::vector<SelectorCandidate> candidates{{.id = id}, {.id = "bob"}};
+  RC_ASSERT(accept_selection(id, candidates) == std::optional<std::string>(id));
+  RC_ASSERT(accept_selection(other_case, candidates) == std::nullopt);
+}
+
+// SPEC §2.6: a choice may tie with the most probable entries.
+RC_GTEST_PROP(Selection, AChoiceThatTiesTheMostProbableIsAccepted, ()) {
+  const auto candidates = word_candidates();
+  RC_PRE(candidates.size() >= 2);
+  const std::size_t tied = *rc::gen::inRange<std::size_t>(2, candidates.size() + 1);
+  const std::uint32_t share = kProbabilityScale / static_cast<std::uint32_t>(tied);
+  SelectionEvaluation e{.choice = candidates[*rc::gen::inRange<std::size_t>(0, tied)].id, .confidence = {kProbabilityScale}};
+  std::uint32_t left = kProbabilityScale;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const std::uint32_t p = i < tied ? share : 0;
+    left -= p;
+    e.probabilities.push_back({.candidate_id = candidates[i].id, .probability = {p}});
+  }
+  RC_PRE(left == 0);  // shares that divide the scale exactly
+  RC_ASSERT(accept_evaluation(e, candidates, {0}) == std::optional<std::string>(e.choice));
+}
+
 RC_GTEST_PROP(Selection, EvaluationsNotSummingToTheScaleAreRejected, ()) {
   const auto candidates = word_candidates();
   RC_PRE(!candidates.empty());
