@@ -110,6 +110,35 @@ RC_GTEST_PROP(Mentions, ResolvedMentionsAreTheBodysOwnUnmaskedTokens, ()) {
             resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks)));
 }
 
+// SPEC §1.5 opener: a mention starts only at byte 0 or after ASCII whitespace (not vertical
+// tab) or one of ( [ {.
+RC_GTEST_PROP(Mentions, OnlyTheOpenerBytesOpen, ()) {
+  const RosterSnapshot roster{.members = {{.id = "bob"}}};
+  const DeskSnapshot desks;
+  const char before = *rc::gen::elementOf(std::string(" \t\n\f\r([{\v;,.-x1@)]}`'\"\\/#_"));
+  const std::string body = std::string("a") + before + "@bob";
+  const bool opens = std::string(" \t\n\f\r([{").find(before) != std::string::npos;
+  const auto found = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  RC_ASSERT(found.size() == (opens ? 1U : 0U));
+}
+
+// SPEC §1.5 fences: a closer needs the same marker and a run at least as long as the opener.
+RC_GTEST_PROP(Mentions, AFenceClosesOnlyWithALongEnoughRunOfItsMarker, ()) {
+  const RosterSnapshot roster{.members = {{.id = "bob"}}};
+  const DeskSnapshot desks;
+  const char marker = *rc::gen::element('`', '~');
+  const char closer_marker = *rc::gen::weightedElement<char>({{4, marker}, {1, marker == '`' ? '~' : '`'}});
+  const auto open_run = *rc::gen::inRange<std::size_t>(3, 7);
+  const auto close_run = *rc::gen::inRange<std::size_t>(3, 8);
+  const std::string indent(*rc::gen::inRange<std::size_t>(0, 4), ' ');
+  const std::string tail = *rc::gen::element<std::string>("", " ", "\t ");
+  const std::string body = std::string(open_run, marker) + "\n@bob\n" + indent +
+                           std::string(close_run, closer_marker) + tail + "\n@bob";
+  const bool closes = closer_marker == marker && close_run >= open_run;
+  const auto found = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  RC_ASSERT(found.size() == (closes ? 1U : 0U));
+}
+
 // ---- wire forms -----------------------------------------------------------------------------
 
 template <json::WireType T>
