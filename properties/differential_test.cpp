@@ -202,6 +202,28 @@ RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
   RC_ASSERT(context.may_dispatch() == model::may_dispatch(to_model(context)));
 }
 
+RC_GTEST_PROP(Differential, BriefingTeammatesAgree, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const DeskSnapshot desks = *gen_desks(member_ids(roster));
+  const auto chat = *gen_chat();
+  const Conversation conversation{.desk_id = chat.value_or(""), .desk_name = (*gen_chat()).value_or("Desk")};
+  const std::string viewer = *gen_id();
+  const auto core = TeamBriefing::from_snapshots(viewer, conversation, DeskSet(desks), Roster(roster));
+  const auto model = model::brief(viewer, to_model(conversation), to_model(desks), to_model(roster));
+  RC_TAG(core ? (core->teammates.empty() ? "no teammates" : "teammates") : std::string(name(core.error())));
+  RC_ASSERT(core.has_value() == model.value.has_value());
+  if (!core) {
+    const model::Error error = std::visit([](const auto& e) { return bridge::to_model_error(e); }, core.error());
+    RC_ASSERT(error == *model.error);
+    return;
+  }
+  RC_ASSERT(core->desk_id == model.value->desk_id);
+  RC_ASSERT(core->desk_name == model.value->desk_name);
+  std::vector<std::pair<std::string, std::string>> teammates;
+  for (const BriefedTeammate& mate : core->teammates) teammates.emplace_back(mate.id, mate.label);
+  RC_ASSERT(teammates == model.value->teammates);
+}
+
 // A host queue that answers what the test scripted and counts its calls.
 class ScriptedQueue final : public MentionTurnQueue {
  public:

@@ -411,6 +411,43 @@ std::optional<std::string> display(const std::string& type, const std::string& v
   return std::nullopt;
 }
 
+// §7 from_snapshots: validate both; General lists every active member, a desk its active
+// effective members; the viewer and repeats are dropped; the label is the name, else the id.
+Answer<Briefing> brief(const std::string& viewer_id, const Conversation& conversation,
+                       const Desks& desks, const Roster& roster) {
+  if (auto invalid = validate_roster(roster)) return {std::nullopt, invalid};
+  if (auto invalid = validate_desks(desks)) return {std::nullopt, invalid};
+  Briefing briefing;
+  std::vector<std::string> candidates;
+  if (is_general_chat(conversation.desk_id) || is_general_chat(conversation.desk_name)) {
+    briefing.desk_id = "General";
+    briefing.desk_name = "General";
+    for (const Member& member : roster.members) candidates.push_back(member.id);
+  } else {
+    const Answer<std::string> id = resolve_desk(desks, conversation.desk_id);
+    if (id.error) return {std::nullopt, id.error};
+    briefing.desk_id = *id.value;
+    for (const Desk& desk : all_desks(desks)) {
+      if (desk.id == *id.value) {
+        briefing.desk_name = desk.name;
+        break;
+      }
+    }
+    candidates = *desk_members(desks, *id.value).value;
+  }
+  std::vector<std::string> listed{viewer_id};
+  for (const std::string& id : candidates) {
+    if (!is_active(roster, id) || contains(listed, id)) continue;
+    listed.push_back(id);
+    std::string label = id;
+    for (const Member& member : roster.members) {
+      if (member.id == id && member.name && !unicode::trim(*member.name).empty()) label = *member.name;
+    }
+    briefing.teammates.emplace_back(id, label);
+  }
+  return {briefing, std::nullopt};
+}
+
 // §7: the dispatch sentence is shown iff there is a context and it may dispatch.
 bool briefing_offers_dispatch(const std::optional<DispatchContext>& context) {
   return context.has_value() && may_dispatch(*context);

@@ -236,6 +236,16 @@ bool may_dispatch(const DispatchContext& context);
 /// The model's own words: they pin which sentences are shared, never the core's text.
 std::optional<std::string> display(const std::string& type, const std::string& variant);
 
+/// Who a briefing lists (§7 `TeamBriefing::from_snapshots`): the desk it names and the
+/// teammates as (id, label) pairs.
+struct Briefing {
+  std::string desk_id;
+  std::string desk_name;
+  std::vector<std::pair<std::string, std::string>> teammates;
+};
+Answer<Briefing> brief(const std::string& viewer_id, const Conversation& conversation,
+                       const Desks& desks, const Roster& roster);
+
 /// Whether a briefing shows the dispatch sentence (§7): only with a context that may dispatch.
 bool briefing_offers_dispatch(const std::optional<DispatchContext>& context);
 
