@@ -11,6 +11,19 @@ namespace {
 using bridge::to_core;
 using bridge::to_model;
 
+// Core and model planned the same, or refused with the same error; tags the outcome.
+void expect_same_plan(const Result<ResponderPlan, ResponderError>& core, const model::Answer<model::Plan>& model) {
+  RC_TAG(!core ? std::string(name(core.error()))
+               : std::holds_alternative<Select>(*core) ? std::string("select")
+                                                        : std::string(name(std::get<Decided>(*core).decision.rung)));
+  RC_ASSERT(core.has_value() == model.value.has_value());
+  if (core) {
+    RC_ASSERT(*core == to_core(*model.value));
+  } else {
+    RC_ASSERT(bridge::to_model_error(core.error()) == *model.error);
+  }
+}
+
 RC_GTEST_PROP(Differential, ChatIdentityAgrees, ()) {
   const auto a = *gen_chat();
   const auto b = *gen_chat();
@@ -111,15 +124,7 @@ RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
   const auto details = *gen_candidates();
   const auto core = responder_plan(addressed, Roster(roster), DeskSet(desks), details);
   const auto model = model::responder_plan(to_model(addressed), to_model(roster), to_model(desks), to_model(details));
-  RC_TAG(!core ? std::string(name(core.error()))
-               : std::holds_alternative<Select>(*core) ? std::string("select")
-                                                        : std::string(name(std::get<Decided>(*core).decision.rung)));
-  RC_ASSERT(core.has_value() == model.value.has_value());
-  if (core) {
-    RC_ASSERT(*core == to_core(*model.value));
-  } else {
-    RC_ASSERT(bridge::to_model_error(core.error()) == *model.error);
-  }
+  expect_same_plan(core, model);
 }
 
 // The desk plan on its own: an auto desk staffed from the roster, details that sometimes
@@ -143,15 +148,7 @@ RC_GTEST_PROP(Differential, DeskPlansAgree, ()) {
   if (*rc::gen::inRange(0, 4) == 0) details.push_back({.id = *rc::gen::elementOf(staff), .label = "twin", .role = "R"});
   const auto core = responder_plan(request, Roster(roster), DeskSet(desks), details);
   const auto model = model::responder_plan(to_model(request), to_model(roster), to_model(desks), to_model(details));
-  RC_TAG(!core ? std::string(name(core.error()))
-               : std::holds_alternative<Select>(*core) ? std::string("select")
-                                                        : std::string(name(std::get<Decided>(*core).decision.rung)));
-  RC_ASSERT(core.has_value() == model.value.has_value());
-  if (core) {
-    RC_ASSERT(*core == to_core(*model.value));
-  } else {
-    RC_ASSERT(bridge::to_model_error(core.error()) == *model.error);
-  }
+  expect_same_plan(core, model);
 }
 
 RC_GTEST_PROP(Differential, SelectionAgrees, ()) {

@@ -129,6 +129,23 @@ inline Value id_list(const std::vector<std::string>& ids) {
   return out;
 }
 
+/// The `display_equal` operation (cases.md) for either implementation: reads `a` and `b`,
+/// each `{"type", "variant"}`, renders both with `display(Args&) -> std::string` (which
+/// records a decode error for an unknown type or variant) and compares the sentences.
+template <class Display>
+Value display_equal(Args& a, Display display) {
+  const Value* first = a.field("a");
+  const Value* second = a.field("b");
+  if (a.error()) return error_result(*a.error());
+  Args first_args(*first, "/input/a");
+  Args second_args(*second, "/input/b");
+  const std::string x = display(first_args);
+  const std::string y = display(second_args);
+  if (first_args.error()) return error_result(*first_args.error());
+  if (second_args.error()) return error_result(*second_args.error());
+  return {{"equal", x == y}};
+}
+
 /// An operation: reads its input through `Args`, returns its result object.
 using Op = Value (*)(Args&);
 using OpTable = std::map<std::string, Op, std::less<>>;

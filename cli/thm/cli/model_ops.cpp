@@ -186,16 +186,7 @@ Value op_display(Args& a) {
 }
 
 Value op_display_equal(Args& a) {
-  const Value* first = a.field("a");
-  const Value* second = a.field("b");
-  if (a.error()) return error_result(*a.error());
-  Args first_args(*first, "/input/a");
-  Args second_args(*second, "/input/b");
-  const auto x = sentence_of(first_args);
-  const auto y = sentence_of(second_args);
-  if (first_args.error()) return error_result(*first_args.error());
-  if (second_args.error()) return error_result(*second_args.error());
-  return {{"equal", *x == *y}};
+  return display_equal(a, [](Args& one) { return sentence_of(one).value_or(""); });
 }
 
 Value op_briefing_offers_dispatch(Args& a) {
