@@ -1,9 +1,9 @@
 # Run as: cmake -DSHARED=<shared/cases> -DCOPIES=<model/cases> -P check_case_copies.cmake
-# Fails unless every shared case file has a byte-identical copy (issue 2: the copies in
-# model/cases must not drift from shared/cases).
+# Fails unless every *.json file in SHARED has a byte-identical copy in COPIES, so that the
+# copies of shared/cases and shared/corpus kept in model/ cannot drift.
 file(GLOB shared_files RELATIVE "${SHARED}" "${SHARED}/*.json")
 if(NOT shared_files)
-  message(FATAL_ERROR "no case files found in ${SHARED}")
+  message(FATAL_ERROR "no json files found in ${SHARED}")
 endif()
 set(problems "")
 foreach(name IN LISTS shared_files)
@@ -18,7 +18,7 @@ foreach(name IN LISTS shared_files)
   endif()
 endforeach()
 if(problems)
-  message(FATAL_ERROR "case copies have drifted:${problems}\nrefresh them with: cp ${SHARED}/*.json ${COPIES}/")
+  message(FATAL_ERROR "copies have drifted:${problems}\nrefresh them with: cp ${SHARED}/*.json ${COPIES}/")
 endif()
 list(LENGTH shared_files count)
-message(STATUS "${count} case files match ${SHARED}")
+message(STATUS "${count} files match ${SHARED}")
