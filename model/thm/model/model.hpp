@@ -70,15 +70,22 @@ struct Answer {
   std::optional<Error> error;
 };
 
+/// §1.1: the first structural error of the roster, or nothing.
 std::optional<Error> validate_roster(const Roster& roster);
+/// §1.1: a member that is neither retired nor tombstoned.
 bool is_active(const Roster& roster, const std::string& agent_id);
+/// §1.2: the first structural error of the desks, or nothing.
 std::optional<Error> validate_desks(const Desks& desks);
+/// §1.2 `resolve_id`: the canonical desk id of an id or unique name.
 Answer<std::string> resolve_desk(const Desks& desks, const std::string& identity);
+/// §1.2: the effective members of a desk.
 Answer<std::vector<std::string>> desk_members(const Desks& desks, const std::string& identity);
 
 // ---- §1.3 chat identity ----------------------------------------------------------------------
 
+/// §1.3: one of the four General spellings.
 bool is_general_chat(const std::optional<std::string>& chat);
+/// §1.3: General matches only General; otherwise exact bytes.
 bool same_conversation(const std::optional<std::string>& a, const std::optional<std::string>& b);
 
 struct Conversation {
@@ -91,6 +98,7 @@ struct DispatchConversation {
   std::optional<std::uint64_t> thread_root;
   bool operator==(const DispatchConversation&) const = default;
 };
+/// §1.3: the canonical dispatch scope of a conversation.
 DispatchConversation dispatch_conversation(const Conversation& conversation);
 
 // ---- §1.4, §1.5 mentions ---------------------------------------------------------------------
@@ -112,10 +120,13 @@ struct Author {
   std::string id;
 };
 
+/// §1.5: extraction (or revalidation of `supplied`) and normalization.
 std::vector<Mention> resolve_mentions(const std::string& body,
                                       const std::optional<std::vector<Mention>>& supplied,
                                       const Author& author, const Roster& roster, const Desks& desks);
+/// §1.5 consumers: the first non-quiet mention of an active agent.
 std::optional<std::string> direct_responder(const std::vector<Mention>& mentions, const Roster& roster);
+/// §1.5 consumers: the active agents a message brings in.
 std::vector<std::string> mentioned_members(const std::vector<Mention>& mentions,
                                            const std::optional<std::string>& addressed_desk,
                                            const std::optional<std::string>& responder,
@@ -153,9 +164,11 @@ struct Plan {
   std::string desk_id;
   std::vector<Candidate> candidates;
 };
+/// §2.2, §2.3: the responder ladder.
 Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roster,
                             const Desks& desks, const std::vector<Candidate>& details);
 
+/// §2.5: a free-text selector answer, normalized and matched ASCII case-insensitively.
 std::optional<std::string> accept_selection(const std::string& output,
                                             const std::vector<Candidate>& candidates);
 
@@ -164,6 +177,7 @@ struct Evaluation {
   std::vector<std::pair<std::string, std::uint32_t>> probabilities;  // candidate id, ppm
   std::uint32_t confidence = 0;
 };
+/// §2.6 [v3]: a typed selector answer.
 std::optional<std::string> accept_evaluation(const Evaluation& evaluation,
                                              const std::vector<Candidate>& candidates,
                                              std::uint32_t minimum_confidence);
@@ -174,6 +188,7 @@ struct Selector {
   Evaluation evaluation;
   std::uint32_t minimum_confidence = 0;
 };
+/// §2.6: the decision once the selector (if any) has answered.
 Decision settle_selection(const Plan& plan, const Selector& selector);
 
 // ---- §3 mention_dispatch, §4 dispatch_mention ----------------------------------------------------
@@ -203,6 +218,7 @@ struct DispatchDecision {
   std::string reason;  // empty when one request is admitted
   TurnRequest request;
 };
+/// §3.2: may a committed reply start one child turn?
 Answer<DispatchDecision> mention_dispatch(const Policy& policy, const DispatchInput& input,
                                           const Roster& roster);
 
@@ -221,6 +237,7 @@ struct DispatchResult {
   std::optional<Error> core;
   int queue_calls = 0;
 };
+/// §4: `mention_dispatch`, then at most one call of the scripted queue.
 DispatchResult dispatch_mention(const QueueScript& queue, const Policy& policy,
                                 const DispatchInput& input, const Roster& roster);
 
@@ -228,6 +245,7 @@ struct DispatchContext {
   Policy policy;
   std::uint32_t hop = 0;
 };
+/// §7: the first two guards of §3.2.
 bool may_dispatch(const DispatchContext& context);
 
 // ---- §5 wording, §7 briefing -------------------------------------------------------------------
