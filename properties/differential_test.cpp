@@ -221,20 +221,6 @@ RC_GTEST_PROP(Differential, BriefingTeammatesAgree, ()) {
   RC_ASSERT(teammates == model.value->teammates);
 }
 
-// A host queue that answers what the test scripted and counts its calls.
-class ScriptedQueue final : public MentionTurnQueue {
- public:
-  explicit ScriptedQueue(Result<EnqueueOutcome, QueueError> answer) : answer_(std::move(answer)) {}
-  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest&) noexcept override {
-    ++calls;
-    return answer_;
-  }
-  int calls = 0;
-
- private:
-  Result<EnqueueOutcome, QueueError> answer_;
-};
-
 RC_GTEST_PROP(Differential, DispatchMentionAgrees, ()) {
   const RosterSnapshot roster = *gen_roster();
   const MentionDispatchPolicy policy{.enabled = true, .max_hops = 3};
@@ -250,11 +236,11 @@ RC_GTEST_PROP(Differential, DispatchMentionAgrees, ()) {
       EnqueueOutcome{Enqueued{}}, EnqueueOutcome{Already{}}, EnqueueOutcome{Refused{EnqueueRefusal::Unauthorized}},
       EnqueueOutcome{Refused{EnqueueRefusal::FeatureDisabled}},
       unexpected{QueueError{.kind = QueueErrorKind::Indeterminate, .message = "lost"}}});
-  ScriptedQueue queue(answer);
+  bridge::ScriptedQueue queue(answer);
   const auto core = dispatch_mention(queue, policy, input, Roster(roster));
   const auto model = model::dispatch_mention(to_model(answer), to_model(policy), to_model(input), to_model(roster));
   RC_TAG(core ? std::string("outcome") : std::string(name(core.error())));
-  RC_ASSERT(queue.calls == model.queue_calls);
+  RC_ASSERT(queue.calls() == model.queue_calls);
   RC_ASSERT(core.has_value() == !model.error.has_value());
   if (core) {
     RC_ASSERT(*core == bridge::to_core_outcome(model));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "thm/bridge/bridge.hpp"
 #include "thm/cli/args.hpp"
 #include "thm/cli/cases.hpp"
 
@@ -164,29 +165,13 @@ Value op_mention_dispatch(Args& a) {
   return {{"decision", json::to_value(*decision)}};
 }
 
-// The queue a `dispatch_mention` case scripts: it answers one fixed outcome or failure
-// and counts its calls.
-class ScriptedQueue final : public MentionTurnQueue {
- public:
-  explicit ScriptedQueue(Result<EnqueueOutcome, QueueError> answer) : answer_(std::move(answer)) {}
-  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest&) noexcept override {
-    ++calls_;
-    return answer_;
-  }
-  [[nodiscard]] std::size_t calls() const { return calls_; }
-
- private:
-  Result<EnqueueOutcome, QueueError> answer_;
-  std::size_t calls_ = 0;
-};
-
 Value op_dispatch_mention(Args& a) {
   const auto policy = a.wire<MentionDispatchPolicy>("policy");
   const auto input = a.wire<MentionDispatchInput>("input");
   const auto roster = a.wire<RosterSnapshot>("roster");
   auto answer = scripted_answer(a);
   if (a.error()) return {{"error", json::error_value(*a.error())}, {"queue_calls", 0}};
-  ScriptedQueue queue(std::move(answer));
+  bridge::ScriptedQueue queue(std::move(answer));
   const auto outcome = dispatch_mention(queue, policy, input, Roster(roster));
   Value result = outcome.has_value() ? Value{{"outcome", json::to_value(*outcome)}}
                                      : Value{{"error", json::error_value(outcome.error())}};

@@ -75,18 +75,26 @@ class TerminatorFinder {
   std::size_t found_ = 0;
 };
 
-// SPEC §1.5 `mention_token` at the `@` at `at`: nothing when no alias starts there or the
-// run contains another `@`.
-std::optional<Token> lex(std::string_view body, std::size_t at, TerminatorFinder& terminators) {
+// SPEC §1.5 token steps 1-2 at the `@` at `at`: desk-only after `@#`, and an alias that
+// starts with a letter, digit or `_` before `limit`. The end is left to the caller.
+std::optional<Token> token_head(std::string_view body, std::size_t at, std::size_t limit) {
   Token token{.at = at, .alias_begin = at + 1};
-  if (token.alias_begin < body.size() && body[token.alias_begin] == '#') {
+  if (token.alias_begin < limit && body[token.alias_begin] == '#') {
     token.desk_only = true;
     ++token.alias_begin;
   }
-  if (token.alias_begin >= body.size()) return std::nullopt;
+  if (token.alias_begin >= limit) return std::nullopt;
   if (!starts_alias(detail::decode_at(body, token.alias_begin).code_point)) return std::nullopt;
-  token.end = terminators.from(token.alias_begin);
-  const std::string_view alias = body.substr(token.alias_begin, token.end - token.alias_begin);
+  return token;
+}
+
+// SPEC §1.5 `mention_token` at the `@` at `at`: nothing when no alias starts there or the
+// run contains another `@`.
+std::optional<Token> lex(std::string_view body, std::size_t at, TerminatorFinder& terminators) {
+  auto token = token_head(body, at, body.size());
+  if (!token) return std::nullopt;
+  token->end = terminators.from(token->alias_begin);
+  const std::string_view alias = body.substr(token->alias_begin, token->end - token->alias_begin);
   if (alias.find('@') != std::string_view::npos) return std::nullopt;
   return token;
 }
@@ -95,19 +103,15 @@ std::optional<Token> lex(std::string_view body, std::size_t at, TerminatorFinder
 // span and the one character after it, so that checking many supplied mentions costs the
 // length of their texts, not of the body.
 std::optional<Token> lex_exactly(std::string_view body, std::size_t at, std::size_t end) {
-  Token token{.at = at, .alias_begin = at + 1, .end = end};
-  if (token.alias_begin < end && body[token.alias_begin] == '#') {
-    token.desk_only = true;
-    ++token.alias_begin;
-  }
-  if (token.alias_begin >= end) return std::nullopt;
-  if (!starts_alias(detail::decode_at(body, token.alias_begin).code_point)) return std::nullopt;
-  for (std::size_t i = token.alias_begin; i < end;) {
+  auto token = token_head(body, at, end);
+  if (!token) return std::nullopt;
+  for (std::size_t i = token->alias_begin; i < end;) {
     const auto c = detail::decode_at(body, i);
     if (is_terminator(c.code_point) || body[i] == '@') return std::nullopt;
     i += c.length;
   }
   if (end < body.size() && !is_terminator(detail::decode_at(body, end).code_point)) return std::nullopt;
+  token->end = end;
   return token;
 }
 

@@ -41,6 +41,24 @@ ResponderPlan to_core(const model::Plan& plan);
 MentionDispatchDecision to_core(const model::DispatchDecision& decision);
 MentionDispatchOutcome to_core_outcome(const model::DispatchResult& result);
 
+/// The core side of a scripted host queue (cases.md `dispatch_mention`): it answers one
+/// fixed outcome or failure to every call and counts the calls. `to_model(answer)` is the
+/// same script for the model.
+class ScriptedQueue final : public MentionTurnQueue {
+ public:
+  explicit ScriptedQueue(Result<EnqueueOutcome, QueueError> answer) : answer_(std::move(answer)) {}
+  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest&) noexcept override {
+    ++calls_;
+    return answer_;
+  }
+  /// How many times `enqueue_once` was called.
+  [[nodiscard]] int calls() const noexcept { return calls_; }
+
+ private:
+  Result<EnqueueOutcome, QueueError> answer_;
+  int calls_ = 0;
+};
+
 /// The case-file name of a core error and its fields, in the model's error shape.
 model::Error to_model_error(const RosterError& error);
 model::Error to_model_error(const DeskError& error);
