@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const std::size_t split = input.find('\0');
   const std::string_view ids = input.substr(0, split);
-  const std::string output(split == std::string_view::npos ? std::string_view{} : input.substr(split + 1));
+  const std::string output(split == std::string_view::npos ? std::string_view{}
+                                                           : input.substr(split + 1));
   std::vector<thm::SelectorCandidate> candidates;
   for (std::size_t begin = 0; begin <= ids.size() && candidates.size() < 8;) {
     const std::size_t end = std::min(ids.find('\n', begin), ids.size());
@@ -26,6 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& candidate : candidates) found = found || candidate.id == *accepted;
     THM_FUZZ_CHECK(found);
   }
-  THM_FUZZ_CHECK(accepted == thm::model::accept_selection(output, thm::bridge::to_model(candidates)));
+  THM_FUZZ_CHECK(accepted ==
+                 thm::model::accept_selection(output, thm::bridge::to_model(candidates)));
   return 0;
 }

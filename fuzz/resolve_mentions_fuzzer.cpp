@@ -1,38 +1,56 @@
-// resolve_mentions on arbitrary bodies, valid and invalid UTF-8, against a fixed small team.
+// resolve_mentions on arbitrary bodies, valid and invalid UTF-8, against a small roster, desk
+// set, author and (sometimes) host-supplied mentions drawn from the input's last bytes
+// (`Draw`); the rest is the body, so a plain text seed is read mostly as body.
 // Invariants: never crashes; each mention's text is the body slice at its offset, on UTF-8
 // boundaries, outside code, offsets strictly increasing; at most kMentionCap non-quiet;
 // core and model agree.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "draw.hpp"
 #include "fuzz_check.hpp"
 #include "thm/bridge/bridge.hpp"
 #include "thm/mentions/code_mask.hpp"
 
 namespace {
 
-const thm::RosterSnapshot& team() {
-  static const thm::RosterSnapshot roster{
-      .members = {{.id = "alice", .name = "Alice"}, {.id = "bob"}, {.id = "b"}, {.id = "chief-khaliq"},
-                  {.id = "\u0130x"}, {.id = "old"}},
-      .people = {{.id = "p1", .label = "Ada Lovelace"}, {.id = "p2", .label = "Ada"}},
-      .retired = {"old"}};
-  return roster;
-}
-
-const thm::DeskSnapshot& desks() {
-  static const thm::DeskSnapshot snapshot{.declared = {{.id = "eng", .name = "Engineering", .members = {"alice"}}}};
-  return snapshot;
+// Moves each drawn mention onto an `@` of the body (the k-th, cyclically) and takes its text
+// from there, so supplied mentions often match a real token rather than never.
+void snap_to_body(std::vector<thm::Mention>& supplied, const std::string& body) {
+  std::vector<std::size_t> signs;
+  for (std::size_t at = body.find('@'); at != std::string::npos; at = body.find('@', at + 1))
+    signs.push_back(at);
+  if (signs.empty()) return;
+  for (auto& m : supplied) {
+    m.offset = signs[m.offset % signs.size()];
+    m.text = body.substr(m.offset, m.text.size());
+  }
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string body(reinterpret_cast<const char*>(data), size);
-  const thm::Roster roster(team());
-  const thm::DeskSet desk_set(desks());
-  const auto mentions = thm::resolve_mentions(body, std::nullopt, thm::OtherAuthor{}, roster, desk_set);
+  FuzzedDataProvider bytes(data, size);
+  thm::fuzz::Draw draw(bytes);
+  const thm::RosterSnapshot team = draw.roster();
+  const thm::DeskSnapshot desks = draw.desks();
+  std::optional<std::vector<thm::Mention>> supplied;
+  if (draw.count(3) == 0) supplied = draw.mentions();
+  thm::MentionAuthor author = thm::OtherAuthor{};
+  if (draw.coin())
+    author = draw.coin() ? thm::MentionAuthor(thm::AgentAuthor{draw.name()})
+                         : thm::PersonAuthor{draw.name()};
+  const std::string body = draw.rest();
+  if (supplied) snap_to_body(*supplied, body);
+  const thm::Roster roster(team);
+  const thm::DeskSet desk_set(desks);
+  const auto mentions = thm::resolve_mentions(
+      body, supplied ? std::optional<std::span<const thm::Mention>>(*supplied) : std::nullopt,
+      author, roster, desk_set);
   const auto code = thm::detail::code_ranges(body);
   std::size_t pinging = 0;
   for (std::size_t i = 0; i < mentions.size(); ++i) {
@@ -45,8 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     pinging += m.quiet ? 0 : 1;
   }
   THM_FUZZ_CHECK(pinging <= thm::kMentionCap);
-  const auto model = thm::model::resolve_mentions(body, std::nullopt, {"other", ""}, thm::bridge::to_model(team()),
-                                                  thm::bridge::to_model(desks()));
+  const auto model = thm::model::resolve_mentions(
+      body, supplied ? std::optional(thm::bridge::to_model(*supplied)) : std::nullopt,
+      thm::bridge::to_model(author), thm::bridge::to_model(team), thm::bridge::to_model(desks));
   THM_FUZZ_CHECK(mentions == thm::bridge::to_core(model));
   return 0;
 }
