@@ -70,6 +70,9 @@ enum class QueueErrorKind : std::uint8_t {
   /// The step may or may not have committed (e.g. the connection dropped during commit);
   /// retrying the same request is the way to learn which.
   Indeterminate,
+  /// The request is outside what the store accepts (content or an id longer than its
+  /// declared limit); nothing was written, and retrying the same request cannot succeed.
+  InvalidRequest,
   /// Anything else the host could not classify.
   Internal,
 };
@@ -77,7 +80,7 @@ enum class QueueErrorKind : std::uint8_t {
 /// Every `QueueErrorKind`, in declaration order.
 inline constexpr std::array kAllQueueErrorKinds{
     QueueErrorKind::Unavailable, QueueErrorKind::TriggerMissing, QueueErrorKind::TriggerMismatch,
-    QueueErrorKind::Indeterminate, QueueErrorKind::Internal};
+    QueueErrorKind::Indeterminate, QueueErrorKind::InvalidRequest, QueueErrorKind::Internal};
 
 /// An unexpected host failure from `enqueue_once` (SPEC §4): its kind and the host's own
 /// message, both preserved by `dispatch_mention`.
@@ -176,6 +179,7 @@ using DispatchMentionError = std::variant<CoreFailure, EnqueueFailure>;
     case QueueErrorKind::TriggerMissing: return "trigger_missing";
     case QueueErrorKind::TriggerMismatch: return "trigger_mismatch";
     case QueueErrorKind::Indeterminate: return "indeterminate";
+    case QueueErrorKind::InvalidRequest: return "invalid_request";
     case QueueErrorKind::Internal: return "internal";
   }
   detail::unreachable();

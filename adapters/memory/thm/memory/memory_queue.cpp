@@ -1,0 +1,237 @@
+#include "thm/memory/memory_queue.hpp"
+
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace thm::memory {
+namespace {
+
+QueueError error(QueueErrorKind kind, std::string message) {
+  return QueueError{kind, std::move(message)};
+}
+
+}  // namespace
+
+std::string_view name(TurnState state) noexcept {
+  switch (state) {
+    case TurnState::Pending:
+      return "pending";
+    case TurnState::Completed:
+      return "completed";
+    case TurnState::Failed:
+      return "failed";
+    case TurnState::Dead:
+      return "dead";
+  }
+  detail::unreachable();
+}
+
+class MemoryQueue::KeyLocks::Guard {
+ public:
+  Guard(KeyLocks& owner, std::map<std::string, Entry>::iterator entry)
+      : owner_(owner), entry_(entry) {
+    entry_->second.mutex.lock();
+  }
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+  ~Guard() {
+    entry_->second.mutex.unlock();
+    const std::scoped_lock guard(owner_.mutex_);
+    if (--entry_->second.users == 0) owner_.entries_.erase(entry_);
+  }
+
+ private:
+  KeyLocks& owner_;
+  std::map<std::string, Entry>::iterator entry_;
+};
+
+MemoryQueue::KeyLocks::Guard MemoryQueue::KeyLocks::lock(const std::string& key) {
+  std::map<std::string, Entry>::iterator entry;
+  {
+    const std::scoped_lock guard(mutex_);
+    entry = entries_.try_emplace(key).first;
+    ++entry->second.users;
+  }
+  return Guard(*this, entry);  // guaranteed copy elision: the guard is built in place
+}
+
+MemoryQueue::MemoryQueue(Limits limits) : limits_(limits) {}
+
+Result<EnqueueOutcome, QueueError> MemoryQueue::enqueue_once(
+    const MentionTurnRequest& request) noexcept {
+  const auto too_long = [this](const std::string& id) { return id.size() > limits_.max_id_bytes; };
+  if (request.content.size() > limits_.max_content_bytes) {
+    return unexpected{error(QueueErrorKind::InvalidRequest,
+                            "content is longer than the store's limit of " +
+                                std::to_string(limits_.max_content_bytes) + " bytes")};
+  }
+  if (too_long(request.source_id) || too_long(request.target_id) ||
+      too_long(request.conversation.desk_id)) {
+    return unexpected{
+        error(QueueErrorKind::InvalidRequest, "an id is longer than the store's limit of " +
+                                                  std::to_string(limits_.max_id_bytes) + " bytes")};
+  }
+
+  const std::string key = turn_key(request).encoded();
+  const auto rolled_back = [](HookPoint point) {
+    return unexpected{error(QueueErrorKind::Unavailable,
+                            "the step was rolled back at " + std::string(name(point)))};
+  };
+
+  // Begin: calls under one key run one after another from here to the commit.
+  const KeyLocks::Guard key_guard = key_locks_.lock(key);
+  if (!pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+
+  const std::shared_lock state_guard(state_mutex_);
+  if (auto mismatch = verify_trigger(request, key)) return unexpected{*std::move(mismatch)};
+  if (auto refusal = revalidate_policy(request)) return Refused{*refusal};
+  if (!pass(HookPoint::AfterValidateReads, request))
+    return rolled_back(HookPoint::AfterValidateReads);
+
+  // The idempotency decision. No other call under this key can insert until we release the
+  // key lock, so what we find here is what the commit below will find.
+  std::uint64_t child_id = 0;
+  {
+    const std::scoped_lock table_guard(table_mutex_);
+    if (records_.contains(key)) return Already{};
+    child_id = next_child_id_++;
+  }
+  if (!pass(HookPoint::AfterIdempotencyStatement, request))
+    return rolled_back(HookPoint::AfterIdempotencyStatement);
+  Staged staged{.record = {key, child_id}, .child = {child_id, key, request, TurnState::Pending}};
+  if (!pass(HookPoint::AfterChildInsert, request)) return rolled_back(HookPoint::AfterChildInsert);
+  if (!pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
+  {
+    const std::scoped_lock table_guard(table_mutex_);
+    records_.emplace(staged.record.key, staged.record.child_id);
+    children_.emplace(child_id, std::move(staged.child));
+  }
+  if (!pass(HookPoint::AfterCommitBeforeReturn, request)) {
+    return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
+  }
+  return Enqueued{};
+}
+
+std::optional<QueueError> MemoryQueue::verify_trigger(const MentionTurnRequest& request,
+                                                      const std::string& key) const {
+  const auto stored = replies_.find(key);
+  if (stored == replies_.end()) {
+    return error(QueueErrorKind::TriggerMissing, "no committed reply under key " + key);
+  }
+  const CommittedReply& reply = stored->second;
+  const auto mismatch = [&key](const char* what) {
+    return error(QueueErrorKind::TriggerMismatch,
+                 std::string("the request's ") + what +
+                     " differs from the committed reply under key " + key);
+  };
+  if (reply.author_id != request.source_id) return mismatch("source");
+  if (reply.content != request.content) return mismatch("content");
+  if (reply.hop == std::numeric_limits<std::uint32_t>::max() ||
+      request.child_hop != reply.hop + 1) {
+    return mismatch("child hop");
+  }
+  return std::nullopt;
+}
+
+std::optional<EnqueueRefusal> MemoryQueue::revalidate_policy(
+    const MentionTurnRequest& request) const {
+  if (!policy_.enabled || request.child_hop > policy_.max_hops)
+    return EnqueueRefusal::FeatureDisabled;
+  if (forbidden_.contains({request.source_id, request.target_id}))
+    return EnqueueRefusal::Unauthorized;
+  if (!available_.contains(request.target_id)) return EnqueueRefusal::TargetUnavailable;
+  return std::nullopt;
+}
+
+bool MemoryQueue::pass(HookPoint point, const MentionTurnRequest& request) const {
+  std::shared_ptr<const Hook> hook;
+  {
+    const std::scoped_lock guard(hook_mutex_);
+    hook = hook_;
+  }
+  return !hook || (*hook)(point, request);
+}
+
+void MemoryQueue::commit_reply(CommittedReply reply) {
+  std::string key = turn_key(reply.conversation, {reply.sequence}).encoded();
+  const std::unique_lock guard(state_mutex_);
+  replies_.insert_or_assign(std::move(key), std::move(reply));
+}
+
+void MemoryQueue::set_policy(MentionDispatchPolicy policy) {
+  const std::unique_lock guard(state_mutex_);
+  policy_ = policy;
+}
+
+void MemoryQueue::set_authorized(const std::string& source_id, const std::string& target_id,
+                                 bool authorized) {
+  const std::unique_lock guard(state_mutex_);
+  if (authorized) {
+    forbidden_.erase({source_id, target_id});
+  } else {
+    forbidden_.emplace(source_id, target_id);
+  }
+}
+
+void MemoryQueue::set_available(const std::string& agent_id, bool available) {
+  const std::unique_lock guard(state_mutex_);
+  if (available) {
+    available_.insert(agent_id);
+  } else {
+    available_.erase(agent_id);
+  }
+}
+
+void MemoryQueue::set_hook(Hook hook) {
+  auto installed = hook ? std::make_shared<const Hook>(std::move(hook)) : nullptr;
+  const std::scoped_lock guard(hook_mutex_);
+  hook_ = std::move(installed);
+}
+
+bool MemoryQueue::settle(std::uint64_t id, TurnState state) {
+  const std::scoped_lock guard(table_mutex_);
+  const auto child = children_.find(id);
+  if (child == children_.end()) return false;
+  child->second.state = state;
+  return true;
+}
+
+bool MemoryQueue::remove(std::uint64_t id) {
+  const std::scoped_lock guard(table_mutex_);
+  return children_.erase(id) == 1;
+}
+
+std::size_t MemoryQueue::prune() {
+  const std::scoped_lock guard(table_mutex_);
+  return std::erase_if(children_,
+                       [](const auto& entry) { return entry.second.state != TurnState::Pending; });
+}
+
+std::vector<IdempotencyRecord> MemoryQueue::records() const {
+  const std::scoped_lock guard(table_mutex_);
+  std::vector<IdempotencyRecord> out;
+  out.reserve(records_.size());
+  for (const auto& [key, child_id] : records_) out.push_back({key, child_id});
+  return out;
+}
+
+std::vector<ChildTurn> MemoryQueue::children() const {
+  const std::scoped_lock guard(table_mutex_);
+  std::vector<ChildTurn> out;
+  out.reserve(children_.size());
+  for (const auto& entry : children_) out.push_back(entry.second);
+  return out;
+}
+
+std::optional<ChildTurn> MemoryQueue::child_for(const TurnKey& key) const {
+  const std::scoped_lock guard(table_mutex_);
+  const auto record = records_.find(key.encoded());
+  if (record == records_.end()) return std::nullopt;
+  const auto child = children_.find(record->second);
+  if (child == children_.end()) return std::nullopt;
+  return child->second;
+}
+
+}  // namespace thm::memory

@@ -1,0 +1,180 @@
+#pragma once
+/// \file
+/// `thm::memory::MemoryQueue`: an in-process host store that keeps the whole host contract of
+/// SPEC §4. It holds committed replies, the live dispatch policy, an authorization rule,
+/// target availability, idempotency records and child turns; `enqueue_once` is one atomic
+/// step over all of them. It is the reference the conformance suite is proven against, and
+/// a usable queue for hosts that keep their turns in memory (tests, single-process tools).
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "thm/core.hpp"
+
+namespace thm::memory {
+
+/// An agent reply the host has committed: the row `enqueue_once` re-reads and verifies a
+/// request against (SPEC §4). `hop` is the reply's own depth in its chain, as the host
+/// stored it, so the child's hop is derived from the store, not the caller (SPEC §3.5).
+struct CommittedReply {
+  DispatchConversation conversation{};
+  Sequence sequence = 0;
+  std::string author_id{};
+  std::string content{};
+  std::uint32_t hop = 0;
+  friend bool operator==(const CommittedReply&, const CommittedReply&) = default;
+};
+
+/// Where a child turn is in its life. Every state keeps its idempotency record.
+enum class TurnState : std::uint8_t { Pending, Completed, Failed, Dead };
+
+/// The wire-style token of `state`, e.g. `pending`.
+[[nodiscard]] std::string_view name(TurnState state) noexcept;
+
+/// One child turn row: its store-assigned id (from 1, never reused), its encoded key, the
+/// request exactly as accepted, and its state.
+struct ChildTurn {
+  std::uint64_t id = 0;
+  std::string key{};
+  MentionTurnRequest request{};
+  TurnState state = TurnState::Pending;
+  friend bool operator==(const ChildTurn&, const ChildTurn&) = default;
+};
+
+/// One idempotency record: the encoded `TurnKey` and the child it admitted. Records live in
+/// their own table and outlive their child (queue-conformance.md §5.1).
+struct IdempotencyRecord {
+  std::string key{};
+  std::uint64_t child_id = 0;
+  friend bool operator==(const IdempotencyRecord&, const IdempotencyRecord&) = default;
+};
+
+/// The largest request the store accepts; a larger one is `QueueErrorKind::InvalidRequest`
+/// and writes nothing. Byte counts.
+struct Limits {
+  std::size_t max_content_bytes = std::size_t{1} << 20;
+  /// Applies to `source_id`, `target_id` and the conversation's `desk_id` each.
+  std::size_t max_id_bytes = 1024;
+};
+
+/// A test hook: called at each `HookPoint` of every `enqueue_once` with the request, from the
+/// calling thread; it may block. Returning false fails the step there: before
+/// `AfterCommitBeforeReturn` everything rolls back and the caller gets `Unavailable`; at
+/// `AfterCommitBeforeReturn` the step has committed and the caller gets `Indeterminate`.
+using Hook = std::function<bool(HookPoint, const MentionTurnRequest&)>;
+
+/// The in-memory host queue. Thread-safe: every member may be called from any thread.
+///
+/// `enqueue_once` (SPEC §4), in order, all inside one step:
+///  1. a request over `Limits` → `InvalidRequest`;
+///  2. take the key's own lock (calls with the same `TurnKey` run one after another; calls
+///     under other keys never wait for them, except on a brief table lock);
+///  3. re-read the committed reply under the same key: none → `TriggerMissing`; an author,
+///     content or hop (`child_hop != hop + 1`) that differs → `TriggerMismatch`; decided
+///     before the idempotency lookup, so a mismatching duplicate never gets `Already`;
+///  4. revalidate live policy: disabled, or `child_hop > max_hops` → `Refused{FeatureDisabled}`;
+///     source not authorized for target → `Refused{Unauthorized}`; target not available →
+///     `Refused{TargetUnavailable}`;
+///  5. a record for the key → `Already`; else insert record and child together → `Enqueued`.
+/// Refusals and errors write nothing. Replies, policy, authorization and availability stay
+/// locked (shared) from step 3 to the insert, so a concurrent change waits for the step.
+class MemoryQueue final : public MentionTurnQueue {
+ public:
+  /// An empty store: no replies, dispatch disabled, every pair authorized, no agent available.
+  explicit MemoryQueue(Limits limits = {});
+
+  /// The one atomic enqueue step above. Never throws (allocation failure ends the process).
+  [[nodiscard]] Result<EnqueueOutcome, QueueError> enqueue_once(
+      const MentionTurnRequest& request) noexcept override;
+
+  // ---- the host's own writes ----------------------------------------------------------------
+  /// Stores `reply` under `turn_key(reply.conversation, {reply.sequence})`, replacing an
+  /// earlier reply there (an edit). Waits for enqueue steps that have read the old one.
+  void commit_reply(CommittedReply reply);
+  /// The live dispatch policy every enqueue revalidates.
+  void set_policy(MentionDispatchPolicy policy);
+  /// Allows or forbids `source_id` to hand turns to `target_id`; all pairs start allowed.
+  void set_authorized(const std::string& source_id, const std::string& target_id, bool authorized);
+  /// Marks `agent_id` available (or not) as a target; all agents start unavailable.
+  void set_available(const std::string& agent_id, bool available);
+  /// Installs a test hook (see `Hook`); an empty function removes it.
+  void set_hook(Hook hook);
+
+  // ---- child turn lifecycle -------------------------------------------------------------------
+  /// Moves child `id` to `state`; false when no such child exists. The record stays.
+  bool settle(std::uint64_t id, TurnState state);
+  /// Deletes child `id` (archiving it elsewhere is the host's business); its record stays,
+  /// so the key keeps answering `Already`. False when no such child exists.
+  bool remove(std::uint64_t id);
+  /// Maintenance: deletes every child that is no longer `Pending`. Records are kept for the
+  /// store's lifetime (the contract's retention period, for a store that lives in memory).
+  /// Returns how many children it deleted.
+  std::size_t prune();
+
+  // ---- inspection (raw rows, in key or id order) -----------------------------------------
+  /// Every idempotency record.
+  [[nodiscard]] std::vector<IdempotencyRecord> records() const;
+  /// Every child turn.
+  [[nodiscard]] std::vector<ChildTurn> children() const;
+  /// The child admitted under `key`, if its record exists and the child was not removed.
+  [[nodiscard]] std::optional<ChildTurn> child_for(const TurnKey& key) const;
+
+ private:
+  // One mutex per key while any call holds or waits for it: exact, so two keys never
+  // share a lock by accident of hashing.
+  class KeyLocks {
+   public:
+    class Guard;
+    [[nodiscard]] Guard lock(const std::string& key);
+
+   private:
+    struct Entry {
+      std::mutex mutex;
+      std::size_t users = 0;
+    };
+    std::mutex mutex_;
+    std::map<std::string, Entry> entries_;
+  };
+
+  struct Staged {
+    IdempotencyRecord record;
+    ChildTurn child;
+  };
+
+  std::optional<QueueError> verify_trigger(const MentionTurnRequest& request,
+                                           const std::string& key) const;
+  std::optional<EnqueueRefusal> revalidate_policy(const MentionTurnRequest& request) const;
+  bool pass(HookPoint point, const MentionTurnRequest& request) const;
+
+  const Limits limits_;
+  KeyLocks key_locks_;
+
+  // Replies, policy, authorization and availability: shared while an enqueue reads them.
+  mutable std::shared_mutex state_mutex_;
+  std::unordered_map<std::string, CommittedReply> replies_;
+  MentionDispatchPolicy policy_{};
+  std::set<std::pair<std::string, std::string>> forbidden_;
+  std::set<std::string> available_;
+
+  // Records and children: held only for a lookup or an insert.
+  mutable std::mutex table_mutex_;
+  std::map<std::string, std::uint64_t> records_;
+  std::map<std::uint64_t, ChildTurn> children_;
+  std::uint64_t next_child_id_ = 1;
+
+  mutable std::mutex hook_mutex_;
+  std::shared_ptr<const Hook> hook_;
+};
+
+}  // namespace thm::memory

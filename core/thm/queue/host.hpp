@@ -1,0 +1,91 @@
+#pragma once
+/// \file
+/// What a host queue needs beyond the port (SPEC §3.3, §4; queue-conformance.md §5.7, §6):
+/// the canonical idempotency key of a child turn and the named points of the host's
+/// enqueue transaction, where a conformance check may pause or fail it.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "thm/chat/chat.hpp"
+#include "thm/detail/enum_names.hpp"
+#include "thm/detail/unreachable.hpp"
+#include "thm/dispatch/types.hpp"
+
+namespace thm {
+
+/// The idempotency scope of a child turn (SPEC §3.3): the canonical conversation and the
+/// trigger sequence. At most one child turn exists per `TurnKey`.
+struct TurnKey {
+  /// `desk_id` is `"General"` for every General spelling (SPEC §1.3); other desk ids are
+  /// exact bytes, case kept; `thread_root` absent is the desk's channel, distinct from
+  /// every thread.
+  DispatchConversation conversation{};
+  Sequence trigger_sequence = 0;
+
+  /// An injective byte string for storing the key in one column or map: equal keys give
+  /// equal strings and different keys different ones, whatever bytes the desk id holds
+  /// (the desk id is length-prefixed; NUL and invalid UTF-8 are kept verbatim). Shape:
+  /// `v1/<desk byte length>:<desk id>/<c | t<root>>/<sequence>`, numbers in decimal, e.g.
+  /// `v1/3:eng/t42/17`. Its length is the desk id's plus at most 48 bytes.
+  [[nodiscard]] std::string encoded() const;
+
+  friend bool operator==(const TurnKey&, const TurnKey&) = default;
+};
+
+/// The key of `conversation` and `key` with the General spellings folded (SPEC §1.3, §3.3),
+/// so a host that forgot `DispatchConversation::from` still keys every alias alike.
+[[nodiscard]] TurnKey turn_key(const DispatchConversation& conversation, DispatchKey key);
+/// The key of the child turn `request` would start: `turn_key(request.conversation, request.key)`.
+[[nodiscard]] TurnKey turn_key(const MentionTurnRequest& request);
+
+/// The six points of a host's enqueue transaction (queue-conformance.md §6) at which a
+/// conformance check may pause the call or make it fail. A failure at any point before
+/// `AfterCommitBeforeReturn` must roll back everything; at `AfterCommitBeforeReturn` the
+/// step has committed and only the answer is lost (the caller sees `Indeterminate`).
+enum class HookPoint : std::uint8_t {
+  AfterBegin,
+  AfterValidateReads,
+  AfterIdempotencyStatement,
+  AfterChildInsert,
+  BeforeCommit,
+  AfterCommitBeforeReturn,
+};
+
+/// Every `HookPoint`, in transaction order.
+inline constexpr std::array kAllHookPoints{HookPoint::AfterBegin,
+                                           HookPoint::AfterValidateReads,
+                                           HookPoint::AfterIdempotencyStatement,
+                                           HookPoint::AfterChildInsert,
+                                           HookPoint::BeforeCommit,
+                                           HookPoint::AfterCommitBeforeReturn};
+
+/// The snake_case token of `point`, e.g. `before_commit`.
+[[nodiscard]] constexpr std::string_view name(HookPoint point) noexcept {
+  switch (point) {
+    case HookPoint::AfterBegin:
+      return "after_begin";
+    case HookPoint::AfterValidateReads:
+      return "after_validate_reads";
+    case HookPoint::AfterIdempotencyStatement:
+      return "after_idempotency_statement";
+    case HookPoint::AfterChildInsert:
+      return "after_child_insert";
+    case HookPoint::BeforeCommit:
+      return "before_commit";
+    case HookPoint::AfterCommitBeforeReturn:
+      return "after_commit_before_return";
+  }
+  detail::unreachable();
+}
+
+/// The point whose token is `token`, or nothing.
+[[nodiscard]] constexpr std::optional<HookPoint> hook_point_from_name(
+    std::string_view token) noexcept {
+  return detail::enum_from_name(token, kAllHookPoints);
+}
+
+}  // namespace thm
