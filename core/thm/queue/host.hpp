@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,20 @@ struct TurnKey {
 /// The key of the child turn `request` would start: `turn_key(request.conversation, request.key)`.
 [[nodiscard]] TurnKey turn_key(const MentionTurnRequest& request);
 
+/// An agent reply the host has committed: the row a host's `enqueue_once` re-reads and
+/// verifies a request against (SPEC §4): the same conversation and sequence, `author_id` as
+/// the request's source, the same content, and `child_hop == hop + 1`. `hop` is the reply's
+/// own depth in its chain as the host stored it, so the child's hop comes from the store,
+/// not from the caller (SPEC §3.5).
+struct CommittedReply {
+  DispatchConversation conversation{};
+  Sequence sequence = 0;
+  std::string author_id{};
+  std::string content{};
+  std::uint32_t hop = 0;
+  friend bool operator==(const CommittedReply&, const CommittedReply&) = default;
+};
+
 /// The six points of a host's enqueue transaction (queue-conformance.md §6) at which a
 /// conformance check may pause the call or make it fail. A failure at any point before
 /// `AfterCommitBeforeReturn` must roll back everything; at `AfterCommitBeforeReturn` the
@@ -62,6 +77,12 @@ inline constexpr std::array kAllHookPoints{HookPoint::AfterBegin,
                                            HookPoint::AfterChildInsert,
                                            HookPoint::BeforeCommit,
                                            HookPoint::AfterCommitBeforeReturn};
+
+/// A test hook a host queue calls at each `HookPoint` of every enqueue step, from the calling
+/// thread, with the request; it may block. Returning false makes the step fail there: roll
+/// back and answer an error (`Unavailable`), or, at `AfterCommitBeforeReturn`, answer
+/// `Indeterminate` although the step committed.
+using TransactionHook = std::function<bool(HookPoint, const MentionTurnRequest&)>;
 
 /// The snake_case token of `point`, e.g. `before_commit`.
 [[nodiscard]] constexpr std::string_view name(HookPoint point) noexcept {

@@ -146,7 +146,7 @@ std::optional<EnqueueRefusal> MemoryQueue::revalidate_policy(
 }
 
 bool MemoryQueue::pass(HookPoint point, const MentionTurnRequest& request) const {
-  std::shared_ptr<const Hook> hook;
+  std::shared_ptr<const TransactionHook> hook;
   {
     const std::scoped_lock guard(hook_mutex_);
     hook = hook_;
@@ -184,8 +184,8 @@ void MemoryQueue::set_available(const std::string& agent_id, bool available) {
   }
 }
 
-void MemoryQueue::set_hook(Hook hook) {
-  auto installed = hook ? std::make_shared<const Hook>(std::move(hook)) : nullptr;
+void MemoryQueue::set_hook(TransactionHook hook) {
+  auto installed = hook ? std::make_shared<const TransactionHook>(std::move(hook)) : nullptr;
   const std::scoped_lock guard(hook_mutex_);
   hook_ = std::move(installed);
 }

@@ -24,18 +24,6 @@
 
 namespace thm::memory {
 
-/// An agent reply the host has committed: the row `enqueue_once` re-reads and verifies a
-/// request against (SPEC §4). `hop` is the reply's own depth in its chain, as the host
-/// stored it, so the child's hop is derived from the store, not the caller (SPEC §3.5).
-struct CommittedReply {
-  DispatchConversation conversation{};
-  Sequence sequence = 0;
-  std::string author_id{};
-  std::string content{};
-  std::uint32_t hop = 0;
-  friend bool operator==(const CommittedReply&, const CommittedReply&) = default;
-};
-
 /// Where a child turn is in its life. Every state keeps its idempotency record.
 enum class TurnState : std::uint8_t { Pending, Completed, Failed, Dead };
 
@@ -67,12 +55,6 @@ struct Limits {
   /// Applies to `source_id`, `target_id` and the conversation's `desk_id` each.
   std::size_t max_id_bytes = 1024;
 };
-
-/// A test hook: called at each `HookPoint` of every `enqueue_once` with the request, from the
-/// calling thread; it may block. Returning false fails the step there: before
-/// `AfterCommitBeforeReturn` everything rolls back and the caller gets `Unavailable`; at
-/// `AfterCommitBeforeReturn` the step has committed and the caller gets `Indeterminate`.
-using Hook = std::function<bool(HookPoint, const MentionTurnRequest&)>;
 
 /// The in-memory host queue. Thread-safe: every member may be called from any thread.
 ///
@@ -108,8 +90,8 @@ class MemoryQueue final : public MentionTurnQueue {
   void set_authorized(const std::string& source_id, const std::string& target_id, bool authorized);
   /// Marks `agent_id` available (or not) as a target; all agents start unavailable.
   void set_available(const std::string& agent_id, bool available);
-  /// Installs a test hook (see `Hook`); an empty function removes it.
-  void set_hook(Hook hook);
+  /// Installs a test hook (see `TransactionHook`); an empty function removes it.
+  void set_hook(TransactionHook hook);
 
   // ---- child turn lifecycle -------------------------------------------------------------------
   /// Moves child `id` to `state`; false when no such child exists. The record stays.
@@ -174,7 +156,7 @@ class MemoryQueue final : public MentionTurnQueue {
   std::uint64_t next_child_id_ = 1;
 
   mutable std::mutex hook_mutex_;
-  std::shared_ptr<const Hook> hook_;
+  std::shared_ptr<const TransactionHook> hook_;
 };
 
 }  // namespace thm::memory

@@ -1,0 +1,94 @@
+// The in-memory reference queue against the suite, through direct calls: every check passes
+// or is skipped for a stated reason, and the counts show the checks did real work.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "thm/conformance/suite.hpp"
+#include "thm/memory/harness.hpp"
+
+namespace thm::conformance {
+namespace {
+
+class MemoryConformance : public ::testing::TestWithParam<Check> {};
+
+TEST_P(MemoryConformance, PassesOrSkipsWithAReason) {
+  memory::MemoryHarness harness;
+  const CheckReport report = run_check(GetParam().id, harness, Options{.seed = 11, .repeat = 10});
+  EXPECT_EQ(report.id, GetParam().id);
+  if (report.verdict == Verdict::Skip) {
+    EXPECT_FALSE(report.reason.empty());
+    EXPECT_EQ(report.id, "EQ-04");  // the only check that cannot apply to a store without SQL
+    return;
+  }
+  EXPECT_EQ(name(report.verdict), "pass") << report.reason;
+  EXPECT_GT(report.counts.attempts, 0U);
+  EXPECT_EQ(report.counts.lost + report.counts.duplicated + report.counts.unexpected, 0U);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCheck, MemoryConformance,
+                         ::testing::ValuesIn(checks().begin(), checks().end()),
+                         [](const auto& param_info) {
+                           std::string id(param_info.param.id);
+                           std::erase(id, '-');
+                           return id;
+                         });
+
+TEST(Suite, ChecksAreTheEnqueueHalfInOrder) {
+  std::vector<std::string> ids;
+  for (const Check& check : checks()) ids.emplace_back(check.id);
+  const std::vector<std::string> expected{"EQ-01", "EQ-02", "EQ-03", "EQ-04", "EQ-05", "EQ-06",
+                                          "EQ-07", "EQ-08", "EQ-09", "EQ-10", "EQ-11", "EQ-12",
+                                          "EQ-13", "EQ-20", "EQ-21", "EQ-22"};
+  EXPECT_EQ(ids, expected);
+}
+
+TEST(Suite, AnUnknownIdIsAFailingReportNotACrash) {
+  memory::MemoryHarness harness;
+  const CheckReport report = run_check("EQ-99", harness, {});
+  EXPECT_EQ(report.verdict, Verdict::Fail);
+  EXPECT_NE(report.reason.find("no check"), std::string::npos);
+}
+
+TEST(Suite, RaceCountsFollowTheRepeatCount) {
+  memory::MemoryHarness harness;
+  const CheckReport report =
+      run_check("EQ-01", harness, Options{.seed = 3, .repeat = 4, .short_mode = true});
+  ASSERT_EQ(report.verdict, Verdict::Pass) << report.reason;
+  EXPECT_EQ(report.counts.attempts, 4U * (2 + 8));
+  EXPECT_EQ(report.counts.enqueued, 4U * 2);
+  EXPECT_EQ(report.counts.already, 4U * (1 + 7));
+  EXPECT_EQ(report.counts.children, 4U * 2);
+}
+
+// A harness whose every call throws: each check fails (or skips) with the harness's message.
+class ThrowingHarness final : public Harness {
+ public:
+  std::string name() const override { return "throwing"; }
+  Capabilities capabilities() const override { return {.hooks = true}; }
+  void reset() override { throw std::runtime_error("store is down"); }
+  std::unique_ptr<Session> open_session() override { throw std::runtime_error("store is down"); }
+  void commit_reply(const CommittedReply&) override {}
+  void set_policy(MentionDispatchPolicy) override {}
+  void set_authorized(const std::string&, const std::string&, bool) override {}
+  void set_available(const std::string&, bool) override {}
+  void set_hook(TransactionHook) override {}
+  void settle(std::uint64_t, Settlement) override {}
+  void run_maintenance() override {}
+  std::vector<RecordRow> records() override { return {}; }
+  std::vector<ChildRow> children() override { return {}; }
+};
+
+TEST(Suite, HarnessExceptionsBecomeFailingReports) {
+  ThrowingHarness harness;
+  for (const CheckReport& report : run_suite(harness, Options{.repeat = 1, .short_mode = true})) {
+    if (report.verdict == Verdict::Skip) continue;
+    EXPECT_EQ(report.verdict, Verdict::Fail) << report.id;
+    EXPECT_NE(report.reason.find("store is down"), std::string::npos)
+        << report.id << ": " << report.reason;
+  }
+}
+
+}  // namespace
+}  // namespace thm::conformance

@@ -1,0 +1,84 @@
+#pragma once
+/// \file
+/// The conformance suite as a GoogleTest typed test suite, one test per EQ check. A host
+/// instantiates it for its harness type in one file:
+///
+///     #include "thm/conformance/gtest.hpp"
+///     INSTANTIATE_TYPED_TEST_SUITE_P(MyQueue, QueueConformance, ::testing::Types<MyHarness>);
+///
+/// `MyHarness` derives from `thm::conformance::Harness` and is default-constructible; each
+/// test builds a fresh one. A skipped check is reported with GTEST_SKIP and its reason; a
+/// failed one with its reason, seed and counts. Knobs come from the environment:
+/// `THM_CONFORMANCE_SEED` (default 1), `THM_CONFORMANCE_REPEAT` (default 25) and
+/// `THM_CONFORMANCE_SHORT=1`. Link `thm::conformance` and GoogleTest.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "thm/conformance/suite.hpp"
+
+namespace thm::conformance {
+
+/// The suite's options read from the environment (see the file comment).
+inline Options options_from_environment() {
+  Options options;
+  if (const char* seed = std::getenv("THM_CONFORMANCE_SEED"))
+    options.seed = std::strtoull(seed, nullptr, 10);
+  if (const char* repeat = std::getenv("THM_CONFORMANCE_REPEAT"))
+    options.repeat = std::atoi(repeat);
+  if (const char* quick = std::getenv("THM_CONFORMANCE_SHORT"))
+    options.short_mode = std::string_view(quick) == "1";
+  return options;
+}
+
+/// The typed fixture: `check(id)` runs one check against a fresh `H`.
+template <class H>
+class QueueConformance : public ::testing::Test {
+ protected:
+  void check(std::string_view id) {
+    H harness;
+    const Options options = options_from_environment();
+    const CheckReport report = run_check(id, harness, options);
+    if (report.verdict == Verdict::Skip) GTEST_SKIP() << report.id << " skipped: " << report.reason;
+    const Counts& c = report.counts;
+    EXPECT_EQ(name(report.verdict), "pass")
+        << report.id << " (" << report.title << ") failed: " << report.reason << "\n  seed "
+        << report.seed << "; attempts " << c.attempts << ", enqueued " << c.enqueued << ", already "
+        << c.already << ", refused " << c.refused << ", errors " << c.errors << ", indeterminate "
+        << c.indeterminate << ", children " << c.children << ", lost " << c.lost << ", duplicated "
+        << c.duplicated << ", unexpected " << c.unexpected;
+  }
+};
+
+TYPED_TEST_SUITE_P(QueueConformance);
+
+TYPED_TEST_P(QueueConformance, EQ01_RaceOnOneKey) { this->check("EQ-01"); }
+TYPED_TEST_P(QueueConformance, EQ02_PauseFirstCallerBeforeCommit) { this->check("EQ-02"); }
+TYPED_TEST_P(QueueConformance, EQ03_FirstCallerRollsBack) { this->check("EQ-03"); }
+TYPED_TEST_P(QueueConformance, EQ04_UniqueConstraint) { this->check("EQ-04"); }
+TYPED_TEST_P(QueueConformance, EQ05_AnswerOnReplay) { this->check("EQ-05"); }
+TYPED_TEST_P(QueueConformance, EQ06_IndeterminateThenRetry) { this->check("EQ-06"); }
+TYPED_TEST_P(QueueConformance, EQ07_Accounting) { this->check("EQ-07"); }
+TYPED_TEST_P(QueueConformance, EQ08_ForcedRollbackLeavesNothing) { this->check("EQ-08"); }
+TYPED_TEST_P(QueueConformance, EQ09_RefusedLeavesNothing) { this->check("EQ-09"); }
+TYPED_TEST_P(QueueConformance, EQ10_SessionSurvivesEveryAnswer) { this->check("EQ-10"); }
+TYPED_TEST_P(QueueConformance, EQ11_MismatchMatrix) { this->check("EQ-11"); }
+TYPED_TEST_P(QueueConformance, EQ12_PolicyInsideTheTransaction) { this->check("EQ-12"); }
+TYPED_TEST_P(QueueConformance, EQ13_StoredReplyEditedConcurrently) { this->check("EQ-13"); }
+TYPED_TEST_P(QueueConformance, EQ20_CanonicalKeys) { this->check("EQ-20"); }
+TYPED_TEST_P(QueueConformance, EQ21_LargeAndAdversarialInputs) { this->check("EQ-21"); }
+TYPED_TEST_P(QueueConformance, EQ22_RecordOutlivesChild) { this->check("EQ-22"); }
+
+REGISTER_TYPED_TEST_SUITE_P(QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirstCallerBeforeCommit,
+                            EQ03_FirstCallerRollsBack, EQ04_UniqueConstraint, EQ05_AnswerOnReplay,
+                            EQ06_IndeterminateThenRetry, EQ07_Accounting,
+                            EQ08_ForcedRollbackLeavesNothing, EQ09_RefusedLeavesNothing,
+                            EQ10_SessionSurvivesEveryAnswer, EQ11_MismatchMatrix,
+                            EQ12_PolicyInsideTheTransaction, EQ13_StoredReplyEditedConcurrently,
+                            EQ20_CanonicalKeys, EQ21_LargeAndAdversarialInputs,
+                            EQ22_RecordOutlivesChild);
+
+}  // namespace thm::conformance

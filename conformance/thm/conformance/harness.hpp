@@ -1,0 +1,127 @@
+#pragma once
+/// \file
+/// The harness a host implements so the conformance suite can drive its queue
+/// (queue-conformance.md §8): independent sessions, the host's own writes (committed
+/// replies, policy, authorization, availability), child lifecycle, a raw inspector, optional
+/// hook points and declared capabilities.
+///
+/// Harness members may throw; a check that meets an exception reports `fail` with the
+/// exception's message ("harness error: ..."). Sessions' `enqueue_once` answers exactly as
+/// the host's `MentionTurnQueue` would.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "thm/core.hpp"
+
+namespace thm::conformance {
+
+/// What a harness declares it can do (queue-conformance.md §8). Checks that need a missing
+/// capability are skipped with the reason.
+struct Capabilities {
+  /// `set_hook` works: the store calls the hook at every `HookPoint` (EQ-02, 03, 06, 08, 12, 13).
+  bool hooks = false;
+  /// A read of the committed reply holds it until commit, or writers are serialised (EQ-13).
+  bool row_locking = false;
+  /// `reopen` closes and reopens the store, keeping what was committed (EQ-05, EQ-07).
+  bool persistent = false;
+  /// `unique_key_index` reports the idempotency table's unique index (EQ-04).
+  bool sql_schema = false;
+  /// The largest content and id the store accepts, in bytes, if it has a limit (EQ-21).
+  std::optional<std::size_t> max_content_bytes{};
+  std::optional<std::size_t> max_id_bytes{};
+};
+
+/// One idempotency record as stored: the encoded key (`TurnKey::encoded()` or the host's own
+/// injective encoding) and the child it admitted.
+struct RecordRow {
+  std::string key{};
+  std::uint64_t child_id = 0;
+  friend bool operator==(const RecordRow&, const RecordRow&) = default;
+};
+
+/// One child turn as stored: its id, the same key as its record, the request as accepted
+/// (every byte), and the host's name for its state (e.g. `pending`).
+struct ChildRow {
+  std::uint64_t id = 0;
+  std::string key{};
+  MentionTurnRequest request{};
+  std::string state{};
+  friend bool operator==(const ChildRow&, const ChildRow&) = default;
+};
+
+/// How EQ-22 ends a child's life before checking that its record still answers `Already`.
+enum class Settlement : std::uint8_t { Complete, Fail, DeadLetter, Delete };
+
+/// One independent connection to the store: its own connection or handle, never a shared
+/// pool of one (queue-conformance.md EQ-01).
+class Session {
+ public:
+  virtual ~Session() = default;
+  /// The host's `MentionTurnQueue::enqueue_once` over this session.
+  virtual Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) = 0;
+
+ protected:
+  Session() = default;
+  Session(const Session&) = default;
+  Session& operator=(const Session&) = default;
+};
+
+/// The host's side of the suite. One harness is used by one check at a time; sessions it
+/// opens are used from many threads at once, one thread per session.
+class Harness {
+ public:
+  virtual ~Harness() = default;
+
+  /// A short name for reports, e.g. `memory`.
+  [[nodiscard]] virtual std::string name() const = 0;
+  [[nodiscard]] virtual Capabilities capabilities() const = 0;
+
+  /// Empties the store: no replies, records or children; dispatch disabled; every pair
+  /// authorized; no agent available; no hook. Called before every check run. Sessions
+  /// opened earlier are closed by the suite before it resets.
+  virtual void reset() = 0;
+  /// A new independent session.
+  [[nodiscard]] virtual std::unique_ptr<Session> open_session() = 0;
+
+  // ---- the host's own writes, each committed before it returns ----------------------------
+  /// Stores (or, for an existing conversation and sequence, edits) a committed reply.
+  virtual void commit_reply(const CommittedReply& reply) = 0;
+  virtual void set_policy(MentionDispatchPolicy policy) = 0;
+  virtual void set_authorized(const std::string& source_id, const std::string& target_id,
+                              bool authorized) = 0;
+  virtual void set_available(const std::string& agent_id, bool available) = 0;
+  /// Installs a hook every later enqueue step calls (only with `capabilities().hooks`); an
+  /// empty function removes it.
+  virtual void set_hook(TransactionHook hook) = 0;
+
+  // ---- lifecycle -----------------------------------------------------------------------------
+  /// Ends child `child_id` the given way (complete, fail, dead-letter or delete/archive).
+  virtual void settle(std::uint64_t child_id, Settlement how) = 0;
+  /// Runs the host's maintenance and pruning, as it would in production.
+  virtual void run_maintenance() = 0;
+  /// Closes and reopens the store (only with `capabilities().persistent`).
+  virtual void reopen() {}
+
+  // ---- inspector: raw rows, read outside any enqueue -----------------------------------------
+  [[nodiscard]] virtual std::vector<RecordRow> records() = 0;
+  [[nodiscard]] virtual std::vector<ChildRow> children() = 0;
+  /// The columns of the idempotency table's unique index, and whether it is partial (only
+  /// with `capabilities().sql_schema`).
+  struct UniqueIndex {
+    std::vector<std::string> columns{};
+    bool partial = false;
+  };
+  [[nodiscard]] virtual std::optional<UniqueIndex> unique_key_index() { return std::nullopt; }
+
+ protected:
+  Harness() = default;
+  Harness(const Harness&) = default;
+  Harness& operator=(const Harness&) = default;
+};
+
+}  // namespace thm::conformance
