@@ -1,16 +1,16 @@
-// The `thm` command-line tool: run case files, evaluate one operation from JSON.
-#include <nlohmann/json.hpp>
-
+// The `thm` command-line tool: run case files, evaluate one operation from JSON, run the
+// queue conformance suite.
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "thm/cli/cases.hpp"
+#include "thm/cli/conformance.hpp"
 
 namespace {
 
@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
       {"core", thm::cli::Implementation::Core}, {"model", thm::cli::Implementation::Model}};
   auto impl = thm::cli::Implementation::Core;
   const auto add_impl = [&](CLI::App* command) {
-    command->add_option("--impl", impl, "Who answers: core (the library, default) or model (the reference model)")
+    command
+        ->add_option("--impl", impl,
+                     "Who answers: core (the library, default) or model (the reference model)")
         ->transform(CLI::CheckedTransformer(implementations));
   };
 
@@ -77,6 +79,34 @@ int main(int argc, char** argv) {
   eval_command->add_option("OP", op, "Operation name, e.g. mention_dispatch")->required();
   add_impl(eval_command);
 
+  thm::cli::ConformanceRequest suite;
+  std::string report_path;
+  CLI::App* conformance_command =
+      app.add_subcommand("conformance",
+                         "Run the host queue conformance suite against a queue; a table by EQ id, "
+                         "exit 1 on any failure");
+  conformance_command
+      ->add_option("--queue", suite.queue, "The queue under test: memory (the in-memory reference)")
+      ->capture_default_str();
+  conformance_command
+      ->add_option("--seed", suite.seed, "Seed of the first run; run k uses seed + k")
+      ->capture_default_str();
+  conformance_command
+      ->add_option("--repeat", suite.repeat, "How often each race repeats within a run")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  conformance_command
+      ->add_option("--runs", suite.runs,
+                   "How many times the whole suite runs, each with its own seed")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  conformance_command->add_flag("--short", suite.short_mode,
+                                "Smaller races and schedules, for a quick look");
+  conformance_command->add_option("--check", suite.only,
+                                  "Run only this check (repeatable), e.g. --check EQ-01");
+  conformance_command->add_option("--report", report_path,
+                                  "Also write the report as JSON to this file");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -85,6 +115,10 @@ int main(int argc, char** argv) {
   }
   try {
     if (check_command->parsed()) return check(files, impl);
+    if (conformance_command->parsed()) {
+      if (!report_path.empty()) suite.report_path = report_path;
+      return thm::cli::run_conformance(suite, std::cout, std::cerr);
+    }
     return eval(op, impl);
   } catch (const std::exception& failure) {
     std::cerr << "thm: internal error: " << failure.what() << "\n";

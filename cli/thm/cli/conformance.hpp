@@ -1,0 +1,38 @@
+#pragma once
+/// \file
+/// `thm conformance`: run the host queue conformance suite (queue-conformance.md) against a
+/// queue named on the command line, print progress and a table, write a JSON report.
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace thm::cli {
+
+/// What `thm conformance` was asked to do.
+struct ConformanceRequest {
+  /// Which queue: `memory` (the in-memory reference queue).
+  std::string queue = "memory";
+  /// The seed of the first run; run k (from 0) uses `seed + k`.
+  std::uint64_t seed = 1;
+  /// How often each race is repeated within one run (queue-conformance.md R).
+  int repeat = 25;
+  /// How many times the whole suite runs, each with its own seed.
+  int runs = 1;
+  bool short_mode = false;
+  /// Only these check ids (e.g. `EQ-01`); empty means every check.
+  std::vector<std::string> only{};
+  /// Where to write the JSON report, if anywhere.
+  std::optional<std::string> report_path{};
+};
+
+/// Runs the request: one progress line per check on `progress`, then the table (counts
+/// summed over runs; a check fails if any run failed it, reported with that run's seed and
+/// reason) on `out`, and the JSON report. Returns 0 when every check passed or was
+/// skipped, 1 when one failed, 2 for a bad request (unknown queue or check id, unwritable
+/// report), with the reason on `progress`.
+int run_conformance(const ConformanceRequest& request, std::ostream& out, std::ostream& progress);
+
+}  // namespace thm::cli

@@ -1,0 +1,66 @@
+#pragma once
+/// \file
+/// Deliberately broken in-memory host queues ("mutants", queue-conformance.md §7), each a
+/// conformance `Harness`. Each one copies the reference `MemoryQueue` and breaks exactly one
+/// rule of the host contract (SPEC §4), so the project's own tests can assert that the suite
+/// rejects it. Test code only: never link a mutant into a host.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "thm/conformance/harness.hpp"
+
+namespace thm::conformance::mutants {
+
+/// One broken rule of the host contract, named after its mutant in queue-conformance.md §7.
+/// M2 (catching a unique violation without a savepoint) and M7–M9 (leases and attempts)
+/// need a SQL store or a lease API and have no in-memory counterpart here.
+enum class Flaw : std::uint8_t {
+  /// M1: the record is looked up, the table released, and record and child inserted later
+  /// at commit; no lock on the key is held across the step.
+  CheckThenInsert,
+  /// M3: a caller that finds the key's lock held answers `Already` at once.
+  TryLockAlready,
+  /// M4: the record is committed on its own at the idempotency statement, before the child;
+  /// a rollback after it leaves the record behind.
+  AutocommitRecord,
+  /// M5: the child is committed on its own before the record; a rollback after it leaves an
+  /// orphan child.
+  ChildBeforeRecord,
+  /// M6: a duplicate is answered `Enqueued` (and writes no second child).
+  UpsertReportsEnqueued,
+  /// M10: the key is the raw desk id, the thread root (0 for the channel) and the sequence
+  /// joined by `|`: no General folding, no channel-kind tag, no length prefix.
+  AliasUnawareKey,
+  /// M11: the key is cut to 24 bytes of `TurnKey::encoded()`, and content over 64 KiB is a
+  /// raw-looking `Internal` store error although the declared limit is 1 MiB.
+  TruncatedKey,
+  /// M12: the reply and the policy are read before the step begins, into a snapshot, and
+  /// only the reply's existence is checked, so the request's content, source and hop are
+  /// trusted.
+  RevalidationOutsideTransaction,
+  /// M13: a refusal stores an idempotency record with no child, so the key answers
+  /// `Already` from then on.
+  RefusalCached,
+  /// M14: only records whose child is still pending count as duplicates, and settling a
+  /// child by deletion or pruning deletes its record too.
+  LiveStateDedup,
+  /// M15: no key lock and no held state lock: validation, lookup and insert each lock their
+  /// table on their own.
+  NoMutex,
+};
+
+/// Every `Flaw`, in declaration order.
+[[nodiscard]] std::span<const Flaw> all_flaws() noexcept;
+
+/// The mutant's label for reports and test names, e.g. `M1 check-then-insert, no key lock`.
+[[nodiscard]] std::string_view name(Flaw flaw) noexcept;
+
+/// A fresh harness over a store with `flaw`. It declares what `MemoryHarness` declares
+/// (hooks, row locking, the default limits) so that no check is skipped for want of a
+/// capability; its `name()` is `mutant ` followed by `name(flaw)`.
+[[nodiscard]] std::unique_ptr<Harness> broken_harness(Flaw flaw);
+
+}  // namespace thm::conformance::mutants
