@@ -129,12 +129,5 @@ void check(const PlanCase& c) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  if (text.starts_with('{')) {
-    if (const auto c = from_case_input(text)) check(*c);
-    return 0;
-  }
-  FuzzedDataProvider bytes(data, size);
-  check(drawn(bytes));
-  return 0;
+  return thm::fuzz::run_structured(data, size, from_case_input, drawn, check);
 }

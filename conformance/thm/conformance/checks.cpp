@@ -544,19 +544,25 @@ void eq08_forced_rollback_leaves_nothing(Run& run) {
   }
 }
 
-void eq09_refused_leaves_nothing(Run& run) {
-  struct Condition {
-    EnqueueRefusal refusal;
-    std::function<void(bool)> set;
-  };
-  const std::vector<Condition> conditions{
+// The three live conditions a host revalidates, each with the refusal it causes when off.
+struct PolicyControl {
+  EnqueueRefusal refusal;
+  std::function<void(bool)> set;
+};
+
+std::vector<PolicyControl> policy_controls(Run& run) {
+  return {
       {EnqueueRefusal::FeatureDisabled,
-       [&](bool on) { run.harness.set_policy({.enabled = on, .max_hops = 1000}); }},
+       [&run](bool on) { run.harness.set_policy({.enabled = on, .max_hops = 1000}); }},
       {EnqueueRefusal::Unauthorized,
-       [&](bool on) { run.harness.set_authorized(kSource, kTarget, on); }},
-      {EnqueueRefusal::TargetUnavailable, [&](bool on) { run.harness.set_available(kTarget, on); }},
+       [&run](bool on) { run.harness.set_authorized(kSource, kTarget, on); }},
+      {EnqueueRefusal::TargetUnavailable,
+       [&run](bool on) { run.harness.set_available(kTarget, on); }},
   };
-  for (const auto& condition : conditions) {
+}
+
+void eq09_refused_leaves_nothing(Run& run) {
+  for (const auto& condition : policy_controls(run)) {
     run.fresh();
     const auto request = run.trigger(1);
     const std::string what = std::string(name(condition.refusal));
@@ -652,19 +658,8 @@ void eq11_mismatch_matrix(Run& run) {
 }
 
 void eq12_policy_inside_the_transaction(Run& run) {
-  struct Control {
-    EnqueueRefusal refusal;
-    std::function<void(bool)> set;
-  };
-  const std::vector<Control> controls{
-      {EnqueueRefusal::FeatureDisabled,
-       [&](bool on) { run.harness.set_policy({.enabled = on, .max_hops = 1000}); }},
-      {EnqueueRefusal::Unauthorized,
-       [&](bool on) { run.harness.set_authorized(kSource, kTarget, on); }},
-      {EnqueueRefusal::TargetUnavailable, [&](bool on) { run.harness.set_available(kTarget, on); }},
-  };
   if (run.capabilities.hooks) {
-    for (const auto& control : controls) {
+    for (const auto& control : policy_controls(run)) {
       run.fresh();
       const auto request = run.trigger(1);
       auto session = run.harness.open_session();
