@@ -94,18 +94,18 @@ int main(int argc, char** argv) {
   conformance_command
       ->add_option("--repeat", suite.repeat, "How often each race repeats within a run")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1'000'000));
   conformance_command
       ->add_option("--runs", suite.runs,
                    "How many times the whole suite runs, each with its own seed")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1'000'000));
   conformance_command->add_flag("--short", suite.short_mode,
                                 "Smaller races and schedules, for a quick look");
   conformance_command->add_option("--check", suite.only,
                                   "Run only this check (repeatable), e.g. --check EQ-01");
-  conformance_command->add_option("--report", report_path,
-                                  "Also write the report as JSON to this file");
+  const CLI::Option* report_option = conformance_command->add_option(
+      "--report", report_path, "Also write the report as JSON to this file");
 
   try {
     app.parse(argc, argv);
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   try {
     if (check_command->parsed()) return check(files, impl);
     if (conformance_command->parsed()) {
-      if (!report_path.empty()) suite.report_path = report_path;
+      if (report_option->count() > 0) suite.report_path = report_path;
       return thm::cli::run_conformance(suite, std::cout, std::cerr);
     }
     return eval(op, impl);

@@ -30,7 +30,14 @@ constexpr std::array kAllFlaws{Flaw::CheckThenInsert,
                                Flaw::RevalidationOutsideTransaction,
                                Flaw::RefusalCached,
                                Flaw::LiveStateDedup,
-                               Flaw::NoMutex};
+                               Flaw::NoMutex,
+                               Flaw::IgnoresHopBudget,
+                               Flaw::AlreadyBeforePolicy,
+                               Flaw::TargetOnlyAuthorization,
+                               Flaw::DeskCutShort,
+                               Flaw::EnqueuedWithoutChild,
+                               Flaw::InspectorWaitsForSteps,
+                               Flaw::ThrowingPolicyWrites};
 
 // The limits every mutant declares: `thm::memory::Limits`' defaults, so a check sends the
 // same sizes it sends the reference.
@@ -88,6 +95,7 @@ class BrokenStore {
     replies_.insert_or_assign(std::move(key), reply);
   }
   void set_policy(MentionDispatchPolicy policy) {
+    if (flaw_ == Flaw::ThrowingPolicyWrites) throw std::runtime_error("policy store is down");
     const std::unique_lock guard(state_mutex_);
     policy_ = policy;
   }
@@ -118,12 +126,14 @@ class BrokenStore {
   void prune();
 
   std::vector<RecordRow> records() const {
+    const auto steps = wait_for_steps();
     const std::scoped_lock guard(table_mutex_);
     std::vector<RecordRow> out;
     for (const auto& [key, child_id] : records_) out.push_back({key, child_id});
     return out;
   }
   std::vector<ChildRow> children() const {
+    const auto steps = wait_for_steps();
     const std::scoped_lock guard(table_mutex_);
     std::vector<ChildRow> out;
     for (const auto& [id, child] : children_) {
@@ -144,6 +154,11 @@ class BrokenStore {
   }
   // The key of the idempotency record, the child row and the key lock.
   std::string idempotency_key(const MentionTurnRequest& request) const {
+    if (flaw_ == Flaw::DeskCutShort) {
+      DispatchConversation cut = request.conversation;
+      cut.desk_id.resize(std::min<std::size_t>(cut.desk_id.size(), 64));
+      return turn_key(cut, request.key).encoded();
+    }
     std::string key = reply_key(request.conversation, request.key.trigger_sequence);
     if (flaw_ == Flaw::TruncatedKey) key.resize(std::min(key.size(), kTruncatedKeyBytes));
     return key;
@@ -161,6 +176,12 @@ class BrokenStore {
     auto& slot = key_locks_[key];
     if (!slot) slot = std::make_unique<std::mutex>();
     return *slot;  // never erased: a store lives for one check run
+  }
+
+  // R6: the inspector waits until no step is open.
+  std::unique_lock<std::shared_mutex> wait_for_steps() const {
+    if (flaw_ != Flaw::InspectorWaitsForSteps) return {};
+    return std::unique_lock(steps_mutex_);
   }
 
   std::optional<QueueError> check_limits(const MentionTurnRequest& request) const;
@@ -189,6 +210,8 @@ class BrokenStore {
 
   mutable std::mutex hook_mutex_;
   std::shared_ptr<const TransactionHook> hook_;
+
+  mutable std::shared_mutex steps_mutex_;  // R6 only: held (shared) by every open step
 };
 
 Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(const MentionTurnRequest& request) {
@@ -212,9 +235,16 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(const MentionTurnRe
   }
 
   // Begin.
+  std::shared_lock<std::shared_mutex> open_step;
+  if (flaw_ == Flaw::InspectorWaitsForSteps) open_step = std::shared_lock(steps_mutex_);
   std::unique_lock<std::mutex> key_guard;
   if (holds_key_lock()) {
-    if (flaw_ == Flaw::TryLockAlready) {
+    if (flaw_ == Flaw::InspectorWaitsForSteps) {
+      key_guard = std::unique_lock(key_mutex(key), std::try_to_lock);
+      if (!key_guard.owns_lock()) {
+        return unexpected{error(QueueErrorKind::Unavailable, "the key is busy")};  // R6
+      }
+    } else if (flaw_ == Flaw::TryLockAlready) {
       key_guard = std::unique_lock(key_mutex(key), std::try_to_lock);
       if (!key_guard.owns_lock()) return Already{};  // M3: the holder may still roll back
     } else {
@@ -228,6 +258,10 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(const MentionTurnRe
     std::shared_lock reads(state_mutex_);
     if (auto mismatch = verify_trigger(request, stored_at)) {
       return unexpected{*std::move(mismatch)};
+    }
+    if (flaw_ == Flaw::AlreadyBeforePolicy) {
+      const std::scoped_lock table_guard(table_mutex_);
+      if (records_.contains(key)) return Already{};  // R2: before the policy
     }
     if (auto refusal = revalidate_policy(request)) {
       if (flaw_ == Flaw::RefusalCached) {
@@ -281,7 +315,9 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(const MentionTurnRe
   {
     const std::scoped_lock table_guard(table_mutex_);
     if (flaw_ != Flaw::AutocommitRecord) records_.insert_or_assign(key, child_id);
-    if (flaw_ != Flaw::ChildBeforeRecord) children_.emplace(child_id, std::move(child));
+    if (flaw_ != Flaw::ChildBeforeRecord && flaw_ != Flaw::EnqueuedWithoutChild) {
+      children_.emplace(child_id, std::move(child));  // R5 loses it
+    }
   }
   if (!pass(HookPoint::AfterCommitBeforeReturn, request)) {
     return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
@@ -326,8 +362,13 @@ std::optional<QueueError> BrokenStore::verify_trigger(const MentionTurnRequest& 
 
 std::optional<EnqueueRefusal> BrokenStore::revalidate_policy(
     const MentionTurnRequest& request) const {
-  if (!policy_.enabled || request.child_hop > policy_.max_hops) {
-    return EnqueueRefusal::FeatureDisabled;
+  const bool over_budget =
+      flaw_ != Flaw::IgnoresHopBudget && request.child_hop > policy_.max_hops;  // R1
+  if (!policy_.enabled || over_budget) return EnqueueRefusal::FeatureDisabled;
+  if (flaw_ == Flaw::TargetOnlyAuthorization) {  // R3
+    for (const auto& [source, target] : forbidden_) {
+      if (target == request.target_id) return EnqueueRefusal::Unauthorized;
+    }
   }
   if (forbidden_.contains({request.source_id, request.target_id})) {
     return EnqueueRefusal::Unauthorized;
@@ -467,6 +508,20 @@ std::string_view name(Flaw flaw) noexcept {
       return "M14 dedup on live states only, pruning deletes records";
     case Flaw::NoMutex:
       return "M15 no key lock and no state lock";
+    case Flaw::IgnoresHopBudget:
+      return "R1 live max_hops not revalidated";
+    case Flaw::AlreadyBeforePolicy:
+      return "R2 Already decided before policy";
+    case Flaw::TargetOnlyAuthorization:
+      return "R3 authorization by target alone";
+    case Flaw::DeskCutShort:
+      return "R4 desk id cut to 64 bytes in the key";
+    case Flaw::EnqueuedWithoutChild:
+      return "R5 Enqueued without a child";
+    case Flaw::InspectorWaitsForSteps:
+      return "R6 busy key answers Unavailable, inspector waits for open steps";
+    case Flaw::ThrowingPolicyWrites:
+      return "R7 policy writes throw";
   }
   detail::unreachable();
 }

@@ -50,6 +50,24 @@ enum class Flaw : std::uint8_t {
   /// M15: no key lock and no held state lock: validation, lookup and insert each lock their
   /// table on their own.
   NoMutex,
+
+  // Found in review, beyond §7: store flaws that passed the first version of the suite.
+  /// R1: the live `max_hops` is not revalidated; only `enabled` is.
+  IgnoresHopBudget,
+  /// R2: an existing record answers `Already` before policy is revalidated.
+  AlreadyBeforePolicy,
+  /// R3: authorization looks at the target alone: forbidding one pair forbids every source.
+  TargetOnlyAuthorization,
+  /// R4: the idempotency key keeps only the first 64 bytes of the desk id.
+  DeskCutShort,
+  /// R5: the commit writes the record but loses the child, yet answers `Enqueued`.
+  EnqueuedWithoutChild,
+  // Harness behaviours the suite must survive: fail, never hang or crash.
+  /// R6: a caller that finds its key busy answers `Unavailable`, and the inspector waits for
+  /// every open step (as a single-connection SQL inspector would).
+  InspectorWaitsForSteps,
+  /// R7: `set_policy` throws, as a client library does when the store is down.
+  ThrowingPolicyWrites,
 };
 
 /// Every `Flaw`, in declaration order.

@@ -1,5 +1,7 @@
 // Every mutant of queue-conformance.md §7 that has an in-memory form must fail the checks that
-// section lists for it: each bold check itself, and at least one of the others.
+// section lists for it: each bold check itself, and at least one of the others. R1–R7 are
+// flaws a review found the first version of the suite passing (or hanging, or crashing on);
+// each now has the check that catches it.
 
 #include <gtest/gtest.h>
 
@@ -43,6 +45,13 @@ const std::vector<Expectation>& expectations() {
       {Flaw::RefusalCached, {{"EQ-09", true}}},
       {Flaw::LiveStateDedup, {{"EQ-22", true}}},
       {Flaw::NoMutex, {{"EQ-01", true}}},
+      {Flaw::IgnoresHopBudget, {{"EQ-09", true}}},
+      {Flaw::AlreadyBeforePolicy, {{"EQ-09", true}}},
+      {Flaw::TargetOnlyAuthorization, {{"EQ-09", true}}},
+      {Flaw::DeskCutShort, {{"EQ-20", true}, {"EQ-21", true}}},
+      {Flaw::EnqueuedWithoutChild, {{"EQ-05", true}, {"EQ-11", true}}},
+      {Flaw::InspectorWaitsForSteps, {{"EQ-02", true}, {"EQ-03", true}}},
+      {Flaw::ThrowingPolicyWrites, {{"EQ-09", true}, {"EQ-12", true}}},
   };
   return table;
 }

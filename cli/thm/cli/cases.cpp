@@ -1,10 +1,9 @@
 #include "thm/cli/cases.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
@@ -21,7 +20,8 @@ bool same_number(const Value& expected, const Value& actual) {
     return expected.is_number_float() && actual.is_number_float() &&
            expected.get<double>() == actual.get<double>();
   }
-  const auto value = [](const Value& v) -> std::pair<bool, std::uint64_t> {  // {negative, magnitude}
+  const auto value =
+      [](const Value& v) -> std::pair<bool, std::uint64_t> {  // {negative, magnitude}
     if (v.is_number_unsigned()) return {false, v.get<std::uint64_t>()};
     const auto signed_value = v.get<std::int64_t>();
     if (signed_value >= 0) return {false, static_cast<std::uint64_t>(signed_value)};

@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -27,7 +26,8 @@ Value run(std::string_view op, const std::string& input) {
 }
 
 TEST(MatchesTest, StructuralEqualityIgnoresKeyOrder) {
-  EXPECT_TRUE(matches(parsed(R"({"a":1,"b":[1,{"c":null}]})"), parsed(R"({"b":[1,{"c":null}],"a":1})")));
+  EXPECT_TRUE(
+      matches(parsed(R"({"a":1,"b":[1,{"c":null}]})"), parsed(R"({"b":[1,{"c":null}],"a":1})")));
   EXPECT_FALSE(matches(parsed(R"({"a":1})"), parsed(R"({"a":1,"b":2})")));
   EXPECT_FALSE(matches(parsed(R"({"a":[1,2]})"), parsed(R"({"a":[2,1]})")));
   EXPECT_FALSE(matches(parsed(R"({"a":1})"), parsed(R"({"a":"1"})")));
@@ -44,9 +44,12 @@ TEST(MatchesTest, OnlyTheExpectedKeysOfAnErrorAreCompared) {
 }
 
 TEST(MatchesTest, IntegersCompareExactlyNeverThroughADouble) {
-  EXPECT_TRUE(matches(parsed(R"({"v":18446744073709551615})"), parsed(R"({"v":18446744073709551615})")));
-  EXPECT_FALSE(matches(parsed(R"({"v":18446744073709551615})"), parsed(R"({"v":18446744073709551614})")));
-  EXPECT_FALSE(matches(parsed(R"({"v":18446744073709551615.0})"), parsed(R"({"v":18446744073709551614})")));
+  EXPECT_TRUE(
+      matches(parsed(R"({"v":18446744073709551615})"), parsed(R"({"v":18446744073709551615})")));
+  EXPECT_FALSE(
+      matches(parsed(R"({"v":18446744073709551615})"), parsed(R"({"v":18446744073709551614})")));
+  EXPECT_FALSE(
+      matches(parsed(R"({"v":18446744073709551615.0})"), parsed(R"({"v":18446744073709551614})")));
   EXPECT_FALSE(matches(parsed(R"({"v":2.0})"), parsed(R"({"v":2})")));
   EXPECT_FALSE(matches(parsed(R"({"v":-1})"), parsed(R"({"v":18446744073709551615})")));
   EXPECT_TRUE(matches(parsed(R"({"v":-0})"), parsed(R"({"v":0})")));
@@ -60,12 +63,26 @@ TEST(RunOpTest, UnknownOpsCannotRun) {
 }
 
 TEST(RunOpTest, EveryOperationOfTheCaseFormatRuns) {
-  for (const char* op :
-       {"resolve_mentions", "direct_responder", "mentioned_members", "is_general_chat",
-        "same_conversation", "dispatch_conversation", "validate_desks", "desk_members",
-        "responder_plan", "accept_selection", "accept_evaluation", "settle_selection",
-        "mention_dispatch", "dispatch_mention", "display", "display_equal", "may_dispatch",
-        "briefing_text", "briefing_offers_dispatch", "decode"}) {
+  for (const char* op : {"resolve_mentions",
+                         "direct_responder",
+                         "mentioned_members",
+                         "is_general_chat",
+                         "same_conversation",
+                         "dispatch_conversation",
+                         "validate_desks",
+                         "desk_members",
+                         "responder_plan",
+                         "accept_selection",
+                         "accept_evaluation",
+                         "settle_selection",
+                         "mention_dispatch",
+                         "dispatch_mention",
+                         "display",
+                         "display_equal",
+                         "may_dispatch",
+                         "briefing_text",
+                         "briefing_offers_dispatch",
+                         "decode"}) {
     const auto result = run_op(op, parsed("{}"));
     ASSERT_TRUE(result.has_value()) << op;
     EXPECT_EQ((*result)["error"]["variant"], "Decode") << op;  // every op needs some key
@@ -77,7 +94,10 @@ TEST(RunOpTest, AnInputRefusedBeforehandStillNeedsAKnownOpAndKeepsTheOpsShape) {
   EXPECT_FALSE(run_op("no_such_op", parsed("{}"), repeated).has_value());
   const auto result = run_op("dispatch_mention", parsed("{}"), repeated);
   ASSERT_TRUE(result.has_value());
-  EXPECT_EQ(*result, parsed(R"({"error":{"variant":"Decode","path":"/input/policy/max_hops","reason":"repeated"},"queue_calls":0})"));
+  EXPECT_EQ(
+      *result,
+      parsed(
+          R"({"error":{"variant":"Decode","path":"/input/policy/max_hops","reason":"repeated"},"queue_calls":0})"));
 }
 
 TEST(RunOpTest, EveryWireTypeCanBeDecodedByName) {
@@ -95,8 +115,9 @@ TEST(RunOpTest, InputsAreDecodedFirstWithPathsFromInput) {
   EXPECT_EQ(result["error"]["path"], "/input/policy/max_hops");
   EXPECT_EQ(run("is_general_chat", "{}")["error"]["path"], "/input/chat");
   EXPECT_EQ(run("is_general_chat", "[]")["error"]["path"], "/input");
-  EXPECT_EQ(run("decode", R"({"type":"DispatchKey","json":{"trigger_sequence":1.0}})")["error"]["path"],
-            "/input/json/trigger_sequence");
+  EXPECT_EQ(
+      run("decode", R"({"type":"DispatchKey","json":{"trigger_sequence":1.0}})")["error"]["path"],
+      "/input/json/trigger_sequence");
   EXPECT_EQ(run("decode", R"({"type":"Nope","json":{}})")["error"]["path"], "/input/type");
 }
 
@@ -105,9 +126,14 @@ TEST(RunOpTest, DispatchMentionCountsScriptedQueueCalls) {
       R"("policy":{"enabled":true,"max_hops":2},"input":{"key":{"trigger_sequence":9},"conversation":{"desk_id":"eng","thread_root":4},"author_id":"alice","content":"@bob","mentions":[{"target":{"kind":"agent","id":"bob"},"text":"@bob","offset":0}],"hop":0},"roster":{"members":[{"id":"alice","name":null},{"id":"bob","name":null}],"people":[],"retired":[],"tombstoned":[]})";
   EXPECT_EQ(run("dispatch_mention", "{" + base + R"(,"queue":{"status":"already"}})"),
             parsed(R"({"outcome":{"status":"already"},"queue_calls":1})"));
-  const Value failed = run("dispatch_mention", "{" + base + R"(,"queue":{"fail":"down","kind":"indeterminate"}})");
-  EXPECT_EQ(failed, parsed(R"({"error":{"variant":"Enqueue","kind":"indeterminate","message":"down"},"queue_calls":1})"));
-  const Value bad_kind = run("dispatch_mention", "{" + base + R"(,"queue":{"fail":"down","kind":"odd"}})");
+  const Value failed =
+      run("dispatch_mention", "{" + base + R"(,"queue":{"fail":"down","kind":"indeterminate"}})");
+  EXPECT_EQ(
+      failed,
+      parsed(
+          R"({"error":{"variant":"Enqueue","kind":"indeterminate","message":"down"},"queue_calls":1})"));
+  const Value bad_kind =
+      run("dispatch_mention", "{" + base + R"(,"queue":{"fail":"down","kind":"odd"}})");
   EXPECT_EQ(bad_kind["error"]["path"], "/input/queue/kind");
   EXPECT_EQ(bad_kind["queue_calls"], 0);
 }
@@ -118,9 +144,11 @@ TEST(RunOpTest, DisplayRendersBothForms) {
   EXPECT_EQ(shown["display"], std::string(to_string(NoDispatchReason::Disabled)));
   EXPECT_EQ(run("display", R"({"type":"EnqueueRefusal","variant":"disabled"})")["error"]["path"],
             "/input/variant");
-  EXPECT_EQ(run("display_equal", R"({"a":{"type":"ResponderRung","variant":"orchestrator"},"b":{"type":"X","variant":"y"}})")
-                ["error"]["path"],
-            "/input/b/type");
+  EXPECT_EQ(
+      run("display_equal",
+          R"({"a":{"type":"ResponderRung","variant":"orchestrator"},"b":{"type":"X","variant":"y"}})")
+          ["error"]["path"],
+      "/input/b/type");
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -151,8 +179,9 @@ TEST(CheckFilesTest, CountsPassesFailuresAndMalformedCases) {
 }
 
 TEST(CheckFilesTest, RepeatedInputKeysWithAnUnknownOpFail) {
-  const std::string path = write_temp("thm_cases_unknown_repeated.json",
-                                      R"([{"name":"u","op":"no_such_op","input":{"a":1,"a":2},"expected":{"error":{"variant":"Decode"}}}])");
+  const std::string path = write_temp(
+      "thm_cases_unknown_repeated.json",
+      R"([{"name":"u","op":"no_such_op","input":{"a":1,"a":2},"expected":{"error":{"variant":"Decode"}}}])");
   std::ostringstream out;
   const CheckSummary summary = check_files({path}, out);
   EXPECT_EQ(summary.failed, 1U);
@@ -160,9 +189,10 @@ TEST(CheckFilesTest, RepeatedInputKeysWithAnUnknownOpFail) {
 }
 
 TEST(CheckFilesTest, DeeplyNestedCasesAreRefusedWithoutCrashing) {
-  const std::string path = write_temp(
-      "thm_cases_deep.json", R"([{"name":"d","op":"is_general_chat","input":{"chat":null},"expected":)" +
-                                 std::string(100'000, '[') + std::string(100'000, ']') + "}]");
+  const std::string path =
+      write_temp("thm_cases_deep.json",
+                 R"([{"name":"d","op":"is_general_chat","input":{"chat":null},"expected":)" +
+                     std::string(100'000, '[') + std::string(100'000, ']') + "}]");
   std::ostringstream out;
   const CheckSummary summary = check_files({path}, out);
   EXPECT_TRUE(summary.unreadable);
@@ -177,11 +207,13 @@ TEST(CheckFilesTest, ADirectoryCannotBeRead) {
 }
 
 TEST(CheckFilesTest, UnreadableOrNonArrayFilesAreReportedAndTheRestStillRun) {
-  const std::string good = write_temp("thm_cases_good.json",
-                                      R"([{"name":"p","op":"may_dispatch","input":{"context":{"policy":{"enabled":true,"max_hops":1},"hop":0}},"expected":{"result":true}}])");
+  const std::string good = write_temp(
+      "thm_cases_good.json",
+      R"([{"name":"p","op":"may_dispatch","input":{"context":{"policy":{"enabled":true,"max_hops":1},"hop":0}},"expected":{"result":true}}])");
   const std::string object = write_temp("thm_cases_object.json", R"({"name":"x"})");
   std::ostringstream out;
-  const CheckSummary summary = check_files({testing::TempDir() + "no_such_file.json", object, good}, out);
+  const CheckSummary summary =
+      check_files({testing::TempDir() + "no_such_file.json", object, good}, out);
   EXPECT_TRUE(summary.unreadable);
   EXPECT_EQ(summary.passed, 1U);
   EXPECT_EQ(summary.failed, 0U);

@@ -62,8 +62,9 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   std::vector<std::string> ids = request.only;
   for (const auto& id : ids) {
     if (!known_check(id)) {
-      progress << "thm conformance: no check '" << id
-               << "'; checks are EQ-01 … EQ-13 and EQ-20 … EQ-22\n";
+      progress << "thm conformance: no check '" << id << "'; checks are";
+      for (const auto& check : conformance::checks()) progress << ' ' << check.id;
+      progress << "\n";
       return kUsage;
     }
   }
@@ -73,6 +74,17 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   if (request.runs < 1 || request.repeat < 1) {
     progress << "thm conformance: --runs and --repeat must be at least 1\n";
     return kUsage;
+  }
+
+  // Open the report first, so an unwritable path is known before a long run, not after.
+  std::ofstream report_file;
+  if (request.report_path) {
+    if (!request.report_path->empty())
+      report_file.open(*request.report_path, std::ios::binary | std::ios::trunc);
+    if (!report_file.is_open()) {
+      progress << "thm conformance: cannot write the report to '" << *request.report_path << "'\n";
+      return kUsage;
+    }
   }
 
   std::vector<conformance::CheckReport> totals;
@@ -104,15 +116,16 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
       << std::setprecision(1) << took.count() << " s\n";
   conformance::print_table(out, totals);
 
+  const int verdict = conformance::passed(totals) ? kOk : kFailed;
   if (request.report_path) {
-    std::ofstream file(*request.report_path, std::ios::binary | std::ios::trunc);
-    file << conformance::to_json(harness->name(), totals);
-    if (!file) {
-      progress << "thm conformance: cannot write the report to " << *request.report_path << "\n";
-      return kUsage;
+    report_file << conformance::to_json(harness->name(), totals);
+    report_file.close();  // flushes: a full disk shows up here, not never
+    if (!report_file) {
+      progress << "thm conformance: cannot write the report to '" << *request.report_path << "'\n";
+      return verdict == kFailed ? kFailed : kUsage;  // a failed check outranks a lost report
     }
   }
-  return conformance::passed(totals) ? kOk : kFailed;
+  return verdict;
 }
 
 }  // namespace thm::cli

@@ -43,7 +43,8 @@ Value op_same_conversation(Args& a) {
 Value op_dispatch_conversation(Args& a) {
   const auto conversation = a.wire<Conversation>("conversation");
   if (a.error()) return error_result(*a.error());
-  return {{"conversation", json::to_value(to_core(model::dispatch_conversation(to_model(conversation))))}};
+  return {{"conversation",
+           json::to_value(to_core(model::dispatch_conversation(to_model(conversation))))}};
 }
 
 Value op_resolve_mentions(Args& a) {
@@ -63,7 +64,8 @@ Value op_direct_responder(Args& a) {
   const auto mentions = a.list<Mention>("mentions");
   const auto roster = a.wire<RosterSnapshot>("roster");
   if (a.error()) return error_result(*a.error());
-  return {{"responder_id", optional_id(model::direct_responder(to_model(mentions), to_model(roster)))}};
+  return {
+      {"responder_id", optional_id(model::direct_responder(to_model(mentions), to_model(roster)))}};
 }
 
 Value op_mentioned_members(Args& a) {
@@ -73,8 +75,9 @@ Value op_mentioned_members(Args& a) {
   const auto roster = a.wire<RosterSnapshot>("roster");
   const auto desks = a.wire<DeskSnapshot>("desks");
   if (a.error()) return error_result(*a.error());
-  return {{"members", id_list(model::mentioned_members(to_model(mentions), addressed_desk, responder,
-                                                       to_model(roster), to_model(desks)))}};
+  return {
+      {"members", id_list(model::mentioned_members(to_model(mentions), addressed_desk, responder,
+                                                   to_model(roster), to_model(desks)))}};
 }
 
 Value op_validate_desks(Args& a) {
@@ -100,7 +103,8 @@ Value op_responder_plan(Args& a) {
   const auto desks = a.wire<DeskSnapshot>("desks");
   const auto details = a.list<SelectorCandidate>("candidate_details");
   if (a.error()) return error_result(*a.error());
-  const auto plan = model::responder_plan(to_model(request), to_model(roster), to_model(desks), to_model(details));
+  const auto plan = model::responder_plan(to_model(request), to_model(roster), to_model(desks),
+                                          to_model(details));
   if (plan.error) return {{"error", model_error(*plan.error)}};
   return {{"plan", json::to_value(to_core(*plan.value))}};
 }
@@ -117,15 +121,17 @@ Value op_accept_evaluation(Args& a) {
   const auto candidates = a.list<SelectorCandidate>("candidates");
   const auto minimum = a.wire<Probability>("minimum_confidence");
   if (a.error()) return error_result(*a.error());
-  return {{"accepted", optional_id(model::accept_evaluation(to_model(evaluation), to_model(candidates),
-                                                            minimum.parts_per_million))}};
+  return {
+      {"accepted", optional_id(model::accept_evaluation(to_model(evaluation), to_model(candidates),
+                                                        minimum.parts_per_million))}};
 }
 
 Value op_settle_selection(Args& a) {
   const auto plan = a.wire<ResponderPlan>("plan");
   const auto selector = a.wire<SelectorResult>("selector");
   if (a.error()) return error_result(*a.error());
-  return {{"decision", json::to_value(to_core(model::settle_selection(to_model(plan), to_model(selector))))}};
+  return {{"decision",
+           json::to_value(to_core(model::settle_selection(to_model(plan), to_model(selector))))}};
 }
 
 Value op_mention_dispatch(Args& a) {
@@ -133,7 +139,8 @@ Value op_mention_dispatch(Args& a) {
   const auto input = a.wire<MentionDispatchInput>("input");
   const auto roster = a.wire<RosterSnapshot>("roster");
   if (a.error()) return error_result(*a.error());
-  const auto decision = model::mention_dispatch(to_model(policy), to_model(input), to_model(roster));
+  const auto decision =
+      model::mention_dispatch(to_model(policy), to_model(input), to_model(roster));
   if (decision.error) return {{"error", model_error(*decision.error)}};
   return {{"decision", json::to_value(to_core(*decision.value))}};
 }
@@ -144,8 +151,8 @@ Value op_dispatch_mention(Args& a) {
   const auto roster = a.wire<RosterSnapshot>("roster");
   const auto answer = scripted_answer(a);
   if (a.error()) return {{"error", json::error_value(*a.error())}, {"queue_calls", 0}};
-  const model::DispatchResult result =
-      model::dispatch_mention(to_model(answer), to_model(policy), to_model(input), to_model(roster));
+  const model::DispatchResult result = model::dispatch_mention(to_model(answer), to_model(policy),
+                                                               to_model(input), to_model(roster));
   Value out;
   if (result.error) {
     out["error"] = model_error(*result.error);

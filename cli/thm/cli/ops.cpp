@@ -1,9 +1,8 @@
 // One function per operation of cases.md. Each decodes its input with the wire decoder
 // first (SPEC §0.8), so a refused value is a `Decode` error result, never a decision.
-#include <nlohmann/json.hpp>
-
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -70,8 +69,8 @@ Value op_mentioned_members(Args& a) {
   const auto roster = a.wire<RosterSnapshot>("roster");
   const auto desks = a.wire<DeskSnapshot>("desks");
   if (a.error()) return error_result(*a.error());
-  return {{"members", id_list(mentioned_members(mentions, addressed_desk, responder,
-                                                Roster(roster), DeskSet(desks)))}};
+  return {{"members", id_list(mentioned_members(mentions, addressed_desk, responder, Roster(roster),
+                                                DeskSet(desks)))}};
 }
 
 // ---- desks (SPEC §1.2) -----------------------------------------------------------------------
@@ -334,7 +333,6 @@ Value decode_op(Args& a) {
 }
 
 // ---- the table -------------------------------------------------------------------------------
-
 
 const OpTable& core_operations() {
   static const OpTable ops{

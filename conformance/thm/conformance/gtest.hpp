@@ -4,7 +4,9 @@
 /// instantiates it for its harness type in one file:
 ///
 ///     #include "thm/conformance/gtest.hpp"
+///     namespace thm::conformance {  // the macro needs the suite's own namespace
 ///     INSTANTIATE_TYPED_TEST_SUITE_P(MyQueue, QueueConformance, ::testing::Types<MyHarness>);
+///     }
 ///
 /// `MyHarness` derives from `thm::conformance::Harness` and is default-constructible; each
 /// test builds a fresh one. A skipped check is reported with GTEST_SKIP and its reason; a
@@ -14,7 +16,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,13 +27,33 @@
 
 namespace thm::conformance {
 
-/// The suite's options read from the environment (see the file comment).
-inline Options options_from_environment() {
+/// The suite's options read from the environment (see the file comment), or a message
+/// naming the variable that does not hold a whole number in range.
+inline Result<Options, std::string> options_from_environment() {
   Options options;
-  if (const char* seed = std::getenv("THM_CONFORMANCE_SEED"))
-    options.seed = std::strtoull(seed, nullptr, 10);
-  if (const char* repeat = std::getenv("THM_CONFORMANCE_REPEAT"))
-    options.repeat = std::atoi(repeat);
+  // The variable's value; `least - 1` when it is not a whole number in [least, most].
+  const auto number = [](const char* variable, long long least,
+                         long long most) -> std::optional<long long> {
+    const char* text = std::getenv(variable);
+    if (text == nullptr) return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    const long long value = std::strtoll(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < least || value > most)
+      return least - 1;
+    return value;
+  };
+  if (const auto seed = number("THM_CONFORMANCE_SEED", 0, std::numeric_limits<long long>::max())) {
+    if (*seed < 0)
+      return unexpected{std::string("THM_CONFORMANCE_SEED must be a whole number >= 0")};
+    options.seed = static_cast<std::uint64_t>(*seed);
+  }
+  if (const auto repeat = number("THM_CONFORMANCE_REPEAT", 1, 1'000'000)) {
+    if (*repeat < 1)
+      return unexpected{
+          std::string("THM_CONFORMANCE_REPEAT must be a whole number from 1 to 1000000")};
+    options.repeat = static_cast<int>(*repeat);
+  }
   if (const char* quick = std::getenv("THM_CONFORMANCE_SHORT"))
     options.short_mode = std::string_view(quick) == "1";
   return options;
@@ -39,9 +64,10 @@ template <class H>
 class QueueConformance : public ::testing::Test {
  protected:
   void check(std::string_view id) {
+    const auto options = options_from_environment();
+    if (!options) FAIL() << options.error();
     H harness;
-    const Options options = options_from_environment();
-    const CheckReport report = run_check(id, harness, options);
+    const CheckReport report = run_check(id, harness, *options);
     if (report.verdict == Verdict::Skip) GTEST_SKIP() << report.id << " skipped: " << report.reason;
     const Counts& c = report.counts;
     EXPECT_EQ(name(report.verdict), "pass")

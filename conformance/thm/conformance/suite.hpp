@@ -40,8 +40,9 @@ struct Counts {
   friend bool operator==(const Counts&, const Counts&) = default;
 };
 
-/// One report entry: `id` like `EQ-01`; `reason` says why it failed or was skipped (empty
-/// on a pass); `seed` is the one the run used, so a failure can be replayed.
+/// One report entry: `id` like `EQ-01`; `reason` says why it failed or was skipped, or, on
+/// a pass, what the check could not show with this harness (empty when nothing); `seed` is
+/// the one the run used, so a failure can be replayed.
 struct CheckReport {
   std::string id{};
   std::string title{};

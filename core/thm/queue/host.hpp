@@ -81,7 +81,9 @@ inline constexpr std::array kAllHookPoints{HookPoint::AfterBegin,
 /// A test hook a host queue calls at each `HookPoint` of every enqueue step, from the calling
 /// thread, with the request; it may block. Returning false makes the step fail there: roll
 /// back and answer an error (`Unavailable`), or, at `AfterCommitBeforeReturn`, answer
-/// `Indeterminate` although the step committed.
+/// `Indeterminate` although the step committed. It runs while the step holds the store's
+/// locks, so it must not call back into the same store, and it must not throw (the port is
+/// `noexcept`).
 using TransactionHook = std::function<bool(HookPoint, const MentionTurnRequest&)>;
 
 /// The snake_case token of `point`, e.g. `before_commit`.
