@@ -5,6 +5,7 @@
 /// enqueue transaction, where a conformance check may pause or fail it.
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -56,6 +57,39 @@ struct CommittedReply {
   std::uint32_t hop = 0;
   friend bool operator==(const CommittedReply&, const CommittedReply&) = default;
 };
+
+/// A point in a store's own time, in milliseconds since the Unix epoch. Lease expiries are
+/// computed and compared in it by the store; callers never pass one in (queue-conformance.md
+/// §5.6, EQ-16).
+using StoreTime = std::chrono::sys_time<std::chrono::milliseconds>;
+
+/// A claim on one child turn (queue-conformance.md §6 D): the child, the token every later
+/// `renew`, `complete` or `fail` must present, the expiry the store computed on its own
+/// clock, the attempt this claim is (1 for the first), and the request to run.
+struct Lease {
+  std::uint64_t child_id = 0;
+  std::string token{};
+  StoreTime expires_at{};
+  std::uint32_t attempt = 0;
+  MentionTurnRequest request{};
+  friend bool operator==(const Lease&, const Lease&) = default;
+};
+
+/// Why a lease operation was refused: the token is not the child's current live lease
+/// (expired, superseded by a later claim, already completed or failed, or never issued), or
+/// the duration is not positive.
+enum class LeaseError : std::uint8_t { StaleToken, InvalidDuration };
+
+/// The snake_case token of `error`, e.g. `stale_token`.
+[[nodiscard]] constexpr std::string_view name(LeaseError error) noexcept {
+  switch (error) {
+    case LeaseError::StaleToken:
+      return "stale_token";
+    case LeaseError::InvalidDuration:
+      return "invalid_duration";
+  }
+  detail::unreachable();
+}
 
 /// The six points of a host's enqueue transaction (queue-conformance.md §6) at which a
 /// conformance check may pause the call or make it fail. A failure at any point before

@@ -57,7 +57,12 @@ MemoryQueue::KeyLocks::Guard MemoryQueue::KeyLocks::lock(const std::string& key)
   return Guard(*this, entry);  // guaranteed copy elision: the guard is built in place
 }
 
-MemoryQueue::MemoryQueue(Limits limits) : limits_(limits) {}
+StoreTime system_store_clock() {
+  return std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
+}
+
+MemoryQueue::MemoryQueue(Limits limits, StoreClock clock)
+    : limits_(limits), clock_(std::move(clock)) {}
 
 Result<EnqueueOutcome, QueueError> MemoryQueue::enqueue_once(
     const MentionTurnRequest& request) noexcept {
@@ -152,6 +157,74 @@ bool MemoryQueue::pass(HookPoint point, const MentionTurnRequest& request) const
     hook = hook_;
   }
   return !hook || (*hook)(point, request);
+}
+
+Result<std::optional<Lease>, LeaseError> MemoryQueue::claim(std::chrono::milliseconds duration) {
+  if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const std::scoped_lock guard(table_mutex_);
+  const StoreTime now = clock_();
+  for (auto& [id, child] : children_) {
+    if (child.state != TurnState::Pending) continue;
+    if (child.lease_expires_at && *child.lease_expires_at > now) continue;  // held
+    if (child.attempts >= limits_.max_attempts) {
+      child.state = TurnState::Dead;
+      continue;
+    }
+    ++child.attempts;
+    child.lease_token = std::to_string(id) + "." + std::to_string(child.attempts);
+    child.lease_expires_at = now + duration;
+    return std::optional<Lease>(Lease{.child_id = id,
+                                      .token = child.lease_token,
+                                      .expires_at = *child.lease_expires_at,
+                                      .attempt = child.attempts,
+                                      .request = child.request});
+  }
+  return std::optional<Lease>();
+}
+
+ChildTurn* MemoryQueue::leased_child(const std::string& token, StoreTime now) {
+  const auto dot = token.find('.');
+  if (dot == std::string::npos) return nullptr;
+  std::uint64_t id = 0;
+  for (const char c : token.substr(0, dot)) {
+    if (c < '0' || c > '9') return nullptr;
+    id = id * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  const auto child = children_.find(id);
+  if (child == children_.end()) return nullptr;
+  ChildTurn& turn = child->second;
+  const bool live = turn.state == TurnState::Pending && turn.lease_token == token &&
+                    turn.lease_expires_at && *turn.lease_expires_at > now;
+  return live ? &turn : nullptr;
+}
+
+Result<StoreTime, LeaseError> MemoryQueue::renew(const std::string& token,
+                                                 std::chrono::milliseconds duration) {
+  if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const std::scoped_lock guard(table_mutex_);
+  const StoreTime now = clock_();
+  ChildTurn* child = leased_child(token, now);
+  if (child == nullptr) return unexpected{LeaseError::StaleToken};
+  child->lease_expires_at = now + duration;
+  return *child->lease_expires_at;
+}
+
+Result<TurnState, LeaseError> MemoryQueue::complete(const std::string& token) {
+  const std::scoped_lock guard(table_mutex_);
+  ChildTurn* child = leased_child(token, clock_());
+  if (child == nullptr) return unexpected{LeaseError::StaleToken};
+  child->state = TurnState::Completed;
+  child->lease_expires_at.reset();
+  return child->state;
+}
+
+Result<TurnState, LeaseError> MemoryQueue::fail(const std::string& token) {
+  const std::scoped_lock guard(table_mutex_);
+  ChildTurn* child = leased_child(token, clock_());
+  if (child == nullptr) return unexpected{LeaseError::StaleToken};
+  child->lease_expires_at.reset();
+  if (child->attempts >= limits_.max_attempts) child->state = TurnState::Failed;
+  return child->state;
 }
 
 void MemoryQueue::commit_reply(CommittedReply reply) {

@@ -6,6 +6,7 @@
 /// step over all of them. It is the reference the conformance suite is proven against, and
 /// a usable queue for hosts that keep their turns in memory (tests, single-process tools).
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -24,7 +25,9 @@
 
 namespace thm::memory {
 
-/// Where a child turn is in its life. Every state keeps its idempotency record.
+/// Where a child turn is in its life. A `Pending` child may be claimed when it holds no
+/// live lease; `Failed` is a child its last holder failed with no attempts left, `Dead` one
+/// whose attempts ran out without an answer. Every state keeps its idempotency record.
 enum class TurnState : std::uint8_t { Pending, Completed, Failed, Dead };
 
 /// The wire-style token of `state`, e.g. `pending`.
@@ -37,6 +40,11 @@ struct ChildTurn {
   std::string key{};
   MentionTurnRequest request{};
   TurnState state = TurnState::Pending;
+  /// Claims made so far, incremented by the claim itself (queue-conformance.md EQ-18).
+  std::uint32_t attempts = 0;
+  /// The current or last lease: its token and the expiry the store computed.
+  std::string lease_token{};
+  std::optional<StoreTime> lease_expires_at{};
   friend bool operator==(const ChildTurn&, const ChildTurn&) = default;
 };
 
@@ -48,12 +56,20 @@ struct IdempotencyRecord {
   friend bool operator==(const IdempotencyRecord&, const IdempotencyRecord&) = default;
 };
 
+/// The store's clock. The default reads the system clock; tests inject one they can move.
+using StoreClock = std::function<StoreTime()>;
+
+/// `std::chrono::system_clock::now()`, in milliseconds.
+[[nodiscard]] StoreTime system_store_clock();
+
 /// The largest request the store accepts; a larger one is `QueueErrorKind::InvalidRequest`
 /// and writes nothing. Byte counts.
 struct Limits {
   std::size_t max_content_bytes = std::size_t{1} << 20;
   /// Applies to `source_id`, `target_id` and the conversation's `desk_id` each.
   std::size_t max_id_bytes = 1024;
+  /// Claims a child may receive; a child whose attempts are spent is `Dead`, not claimable.
+  std::uint32_t max_attempts = 3;
 };
 
 /// The in-memory host queue. Thread-safe: every member may be called from any thread.
@@ -74,7 +90,8 @@ struct Limits {
 class MemoryQueue final : public MentionTurnQueue {
  public:
   /// An empty store: no replies, dispatch disabled, every pair authorized, no agent available.
-  explicit MemoryQueue(Limits limits = {});
+  /// Lease expiries are computed and compared on `clock`.
+  explicit MemoryQueue(Limits limits = {}, StoreClock clock = system_store_clock);
 
   /// The one atomic enqueue step above. Never throws (allocation failure ends the process).
   [[nodiscard]] Result<EnqueueOutcome, QueueError> enqueue_once(
@@ -92,6 +109,25 @@ class MemoryQueue final : public MentionTurnQueue {
   void set_available(const std::string& agent_id, bool available);
   /// Installs a test hook (see `TransactionHook`); an empty function removes it.
   void set_hook(TransactionHook hook);
+
+  // ---- leases (queue-conformance.md §5.6, EQ-14…EQ-19) ------------------------------------
+  /// Claims the oldest `Pending` child with no live lease, for `duration` of store time: the
+  /// store increments its attempts and sets `expires_at = now + duration` on its own clock,
+  /// in one step, so concurrent claimers never share a lease. A child found with its attempts
+  /// spent becomes `Dead` and is skipped. Nothing when no child is claimable;
+  /// `InvalidDuration` for a duration that is not positive.
+  [[nodiscard]] Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration);
+  /// Extends the live lease `token` to `now + duration` and returns the expiry as stored.
+  /// `StaleToken` when `token` is not the child's current unexpired lease.
+  [[nodiscard]] Result<StoreTime, LeaseError> renew(const std::string& token,
+                                                    std::chrono::milliseconds duration);
+  /// Marks the leased child `Completed` and returns that state. `StaleToken` as for `renew`.
+  [[nodiscard]] Result<TurnState, LeaseError> complete(const std::string& token);
+  /// Gives the leased child back and returns its new state: `Pending` and claimable at once
+  /// while attempts remain, else `Failed`. `StaleToken` as for `renew`.
+  [[nodiscard]] Result<TurnState, LeaseError> fail(const std::string& token);
+  /// The store's current time.
+  [[nodiscard]] StoreTime now() const { return clock_(); }
 
   // ---- child turn lifecycle -------------------------------------------------------------------
   /// Moves child `id` to `state`; false when no such child exists. The record stays.
@@ -139,7 +175,11 @@ class MemoryQueue final : public MentionTurnQueue {
   std::optional<EnqueueRefusal> revalidate_policy(const MentionTurnRequest& request) const;
   bool pass(HookPoint point, const MentionTurnRequest& request) const;
 
+  // The child holding the live lease `token` at `now`, or null. Needs `table_mutex_`.
+  ChildTurn* leased_child(const std::string& token, StoreTime now);
+
   const Limits limits_;
+  const StoreClock clock_;
   KeyLocks key_locks_;
 
   // Replies, policy, authorization and availability: shared while an enqueue reads them.

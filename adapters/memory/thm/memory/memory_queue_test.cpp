@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <future>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -172,6 +175,133 @@ TEST(MemoryQueue, APausedKeyDoesNotBlockOtherKeys) {
   EXPECT_EQ(s.queue.enqueue_once(second_request), EnqueueOutcome{Enqueued{}});
   release.set_value();
   EXPECT_EQ(first.get(), EnqueueOutcome{Enqueued{}});
+}
+
+// ---- leases -----------------------------------------------------------------------------------
+
+using namespace std::chrono_literals;
+
+// A store clock the test moves by hand; starts at 2030-01-01T00:00:00Z.
+struct ManualClock {
+  std::shared_ptr<std::atomic<std::int64_t>> millis =
+      std::make_shared<std::atomic<std::int64_t>>(1'893'456'000'000);
+  StoreClock clock() const {
+    return [m = millis] { return StoreTime(std::chrono::milliseconds(m->load())); };
+  }
+  void advance(std::chrono::milliseconds by) const { *millis += by.count(); }
+  StoreTime now() const { return StoreTime(std::chrono::milliseconds(millis->load())); }
+};
+
+struct LeasedStore {
+  ManualClock time;
+  MemoryQueue queue{Limits{.max_attempts = 2}, time.clock()};
+  explicit LeasedStore(int children = 1) {
+    queue.set_policy({.enabled = true, .max_hops = 3});
+    queue.set_available("bob", true);
+    for (int i = 1; i <= children; ++i) {
+      const CommittedReply reply{.conversation = {.desk_id = "eng"},
+                                 .sequence = static_cast<Sequence>(i),
+                                 .author_id = "alice",
+                                 .content = "@bob " + std::to_string(i),
+                                 .hop = 0};
+      queue.commit_reply(reply);
+      EXPECT_EQ(queue.enqueue_once({.key = {reply.sequence},
+                                    .source_id = "alice",
+                                    .target_id = "bob",
+                                    .content = reply.content,
+                                    .conversation = reply.conversation,
+                                    .child_hop = 1}),
+                EnqueueOutcome{Enqueued{}});
+    }
+  }
+  Lease claim(std::chrono::milliseconds d = 30s) {
+    auto lease = queue.claim(d);
+    EXPECT_TRUE(lease.has_value() && lease->has_value());
+    return lease && *lease ? **lease : Lease{};
+  }
+};
+
+TEST(MemoryLeases, ClaimCountsTheAttemptAndTakesExpiryFromTheStoreClock) {
+  LeasedStore s;
+  const Lease lease = s.claim(30s);
+  EXPECT_EQ(lease.attempt, 1U);
+  EXPECT_EQ(lease.expires_at, s.time.now() + 30s);
+  EXPECT_EQ(lease.request.content, "@bob 1");
+  EXPECT_EQ(s.queue.children()[0].attempts, 1U);  // visible on the row
+  EXPECT_EQ(s.queue.children()[0].lease_expires_at, lease.expires_at);
+  EXPECT_EQ(s.queue.claim(30s)->has_value(), false);  // held: nothing else to claim
+}
+
+TEST(MemoryLeases, AnExpiredLeaseIsReclaimedAndItsTokenGoesStale) {
+  LeasedStore s;
+  const Lease first = s.claim(30s);
+  s.time.advance(29'999ms);
+  EXPECT_FALSE(s.queue.claim(30s)->has_value());
+  s.time.advance(1ms);
+  const Lease second = s.claim(10s);
+  EXPECT_EQ(second.child_id, first.child_id);
+  EXPECT_EQ(second.attempt, 2U);
+  EXPECT_NE(second.token, first.token);
+  EXPECT_EQ(s.queue.renew(first.token, 30s).error(), LeaseError::StaleToken);
+  EXPECT_EQ(s.queue.complete(first.token).error(), LeaseError::StaleToken);
+  EXPECT_EQ(s.queue.fail(first.token).error(), LeaseError::StaleToken);
+  EXPECT_EQ(s.queue.complete(second.token), TurnState::Completed);
+  EXPECT_EQ(s.queue.complete(second.token).error(), LeaseError::StaleToken);
+}
+
+TEST(MemoryLeases, RenewReturnsTheExpiryAsStored) {
+  LeasedStore s;
+  const Lease lease = s.claim(30s);
+  s.time.advance(20s);
+  const auto renewed = s.queue.renew(lease.token, 30s);
+  ASSERT_TRUE(renewed);
+  EXPECT_EQ(*renewed, s.time.now() + 30s);
+  EXPECT_EQ(s.queue.children()[0].lease_expires_at, *renewed);
+  EXPECT_EQ(s.queue.renew(lease.token, 0ms).error(), LeaseError::InvalidDuration);
+  EXPECT_EQ(s.queue.claim(-1ms).error(), LeaseError::InvalidDuration);
+}
+
+TEST(MemoryLeases, SpentAttemptsMakeAChildDeadOrFailed) {
+  LeasedStore s(2);
+  // Child 1: abandoned twice (max_attempts = 2), then dead and skipped.
+  s.claim(1s);
+  s.time.advance(1s);
+  const Lease again = s.claim(1s);
+  EXPECT_EQ(again.attempt, 2U);
+  EXPECT_EQ(again.child_id, 1U);
+  s.time.advance(1s);
+  const Lease other = s.claim(1s);
+  EXPECT_EQ(other.child_id, 2U);
+  EXPECT_EQ(s.queue.children()[0].state, TurnState::Dead);
+  // Child 2: failed once (claimable again at once), then failed with no attempts left.
+  EXPECT_EQ(s.queue.fail(other.token), TurnState::Pending);
+  const Lease last = s.claim(1s);
+  EXPECT_EQ(last.attempt, 2U);
+  EXPECT_EQ(s.queue.fail(last.token), TurnState::Failed);
+  EXPECT_FALSE(s.queue.claim(1s)->has_value());
+  // Records survive every ending.
+  EXPECT_EQ(s.queue.records().size(), 2U);
+}
+
+TEST(MemoryLeases, ConcurrentClaimersOfOneChildGetExactlyOneLease) {
+  for (int round = 0; round < 20; ++round) {
+    LeasedStore s;
+    std::atomic<int> ready{0};
+    std::vector<std::optional<Lease>> got(8);
+    {
+      std::vector<std::jthread> claimers;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        claimers.emplace_back([&, i] {
+          ++ready;
+          while (ready.load() < 8) std::this_thread::yield();
+          got[i] = *s.queue.claim(30s);
+        });
+      }
+    }
+    EXPECT_EQ(std::count_if(got.begin(), got.end(), [](const auto& g) { return g.has_value(); }),
+              1);
+    EXPECT_EQ(s.queue.children()[0].attempts, 1U);
+  }
 }
 
 }  // namespace
