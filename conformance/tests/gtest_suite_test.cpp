@@ -8,7 +8,7 @@ namespace {
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Memory, QueueConformance, ::testing::Types<memory::MemoryHarness>);
 
-TEST(TypedSuite, HasOneTestPerCheck) {
+TEST(TypedSuiteTest, HasOneTestPerCheck) {
   const auto* suite = ::testing::UnitTest::GetInstance();
   std::size_t typed = 0;
   for (int i = 0; i < suite->total_test_suite_count(); ++i) {

@@ -11,9 +11,9 @@
 namespace thm::conformance {
 namespace {
 
-class MemoryConformance : public ::testing::TestWithParam<Check> {};
+class MemoryConformanceTest : public ::testing::TestWithParam<Check> {};
 
-TEST_P(MemoryConformance, PassesOrSkipsWithAReason) {
+TEST_P(MemoryConformanceTest, PassesOrSkipsWithAReason) {
   memory::MemoryHarness harness;
   const CheckReport report = run_check(GetParam().id, harness, Options{.seed = 11, .repeat = 10});
   EXPECT_EQ(report.id, GetParam().id);
@@ -27,7 +27,7 @@ TEST_P(MemoryConformance, PassesOrSkipsWithAReason) {
   EXPECT_EQ(report.counts.lost + report.counts.duplicated + report.counts.unexpected, 0U);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryCheck, MemoryConformance,
+INSTANTIATE_TEST_SUITE_P(EveryCheck, MemoryConformanceTest,
                          ::testing::ValuesIn(checks().begin(), checks().end()),
                          [](const auto& param_info) {
                            std::string id(param_info.param.id);
@@ -35,7 +35,7 @@ INSTANTIATE_TEST_SUITE_P(EveryCheck, MemoryConformance,
                            return id;
                          });
 
-TEST(Suite, ChecksAreTheEnqueueHalfInOrder) {
+TEST(SuiteTest, ChecksAreTheEnqueueHalfInOrder) {
   std::vector<std::string> ids;
   for (const Check& check : checks()) ids.emplace_back(check.id);
   const std::vector<std::string> expected{"EQ-01", "EQ-02", "EQ-03", "EQ-04", "EQ-05", "EQ-06",
@@ -44,14 +44,14 @@ TEST(Suite, ChecksAreTheEnqueueHalfInOrder) {
   EXPECT_EQ(ids, expected);
 }
 
-TEST(Suite, AnUnknownIdIsAFailingReportNotACrash) {
+TEST(SuiteTest, AnUnknownIdIsAFailingReportNotACrash) {
   memory::MemoryHarness harness;
   const CheckReport report = run_check("EQ-99", harness, {});
   EXPECT_EQ(report.verdict, Verdict::Fail);
   EXPECT_NE(report.reason.find("no check"), std::string::npos);
 }
 
-TEST(Suite, RaceCountsFollowTheRepeatCount) {
+TEST(SuiteTest, RaceCountsFollowTheRepeatCount) {
   memory::MemoryHarness harness;
   const CheckReport report =
       run_check("EQ-01", harness, Options{.seed = 3, .repeat = 4, .short_mode = true});
@@ -80,7 +80,7 @@ class ThrowingHarness final : public Harness {
   std::vector<ChildRow> children() override { return {}; }
 };
 
-TEST(Suite, HarnessExceptionsBecomeFailingReports) {
+TEST(SuiteTest, HarnessExceptionsBecomeFailingReports) {
   ThrowingHarness harness;
   for (const CheckReport& report : run_suite(harness, Options{.repeat = 1, .short_mode = true})) {
     if (report.verdict == Verdict::Skip) continue;

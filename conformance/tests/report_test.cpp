@@ -28,7 +28,7 @@ const std::vector<CheckReport> kReports{
      .seed = 5},
 };
 
-TEST(Report, JsonHasEveryCheckWithItsCounts) {
+TEST(ReportTest, JsonHasEveryCheckWithItsCounts) {
   const auto json = nlohmann::json::parse(to_json("memory", kReports));
   EXPECT_EQ(json["harness"], "memory");
   EXPECT_EQ(json["passed"], false);
@@ -40,14 +40,14 @@ TEST(Report, JsonHasEveryCheckWithItsCounts) {
   EXPECT_EQ(json["checks"][2]["seed"], 5);
 }
 
-TEST(Report, TableEndsWithTheTally) {
+TEST(ReportTest, TableEndsWithTheTally) {
   std::ostringstream out;
   print_table(out, kReports);
   EXPECT_NE(out.str().find("EQ-05  fail"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("1 passed, 1 failed, 1 skipped\n"), std::string::npos) << out.str();
 }
 
-TEST(Report, SkipsDoNotFailASuite) {
+TEST(ReportTest, SkipsDoNotFailASuite) {
   EXPECT_TRUE(passed(std::span(kReports).first(2)));
   EXPECT_FALSE(passed(kReports));
 }

@@ -11,7 +11,7 @@
 namespace thm::cli {
 namespace {
 
-TEST(ConformanceCommand, RunsTheMemoryQueueAndWritesTheReport) {
+TEST(ConformanceCommandTest, RunsTheMemoryQueueAndWritesTheReport) {
   const auto path = std::filesystem::temp_directory_path() / "thm_conformance_report_test.json";
   std::ostringstream out;
   std::ostringstream progress;
@@ -37,7 +37,7 @@ TEST(ConformanceCommand, RunsTheMemoryQueueAndWritesTheReport) {
   std::filesystem::remove(path);
 }
 
-TEST(ConformanceCommand, UnknownQueueOrCheckIsAUsageError) {
+TEST(ConformanceCommandTest, UnknownQueueOrCheckIsAUsageError) {
   std::ostringstream out;
   std::ostringstream progress;
   EXPECT_EQ(run_conformance({.queue = "redis"}, out, progress), 2);
@@ -46,7 +46,7 @@ TEST(ConformanceCommand, UnknownQueueOrCheckIsAUsageError) {
   EXPECT_NE(progress.str().find("no check 'EQ-26'"), std::string::npos);
 }
 
-TEST(ConformanceCommand, AnUnwritableReportIsAUsageError) {
+TEST(ConformanceCommandTest, AnUnwritableReportIsAUsageError) {
   std::ostringstream out;
   std::ostringstream progress;
   EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .report_path = "/nonexistent-dir/report.json"}, out,

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <concepts>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -59,9 +60,17 @@ inline Result<Options, std::string> options_from_environment() {
   return options;
 }
 
+/// What the typed suite needs of a harness type: a default-constructible `Harness`.
+template <class H>
+concept ConformanceHarness = std::derived_from<H, Harness> && std::default_initializable<H>;
+
 /// The typed fixture: `check(id)` runs one check against a fresh `H`.
 template <class H>
 class QueueConformance : public ::testing::Test {
+  static_assert(ConformanceHarness<H>,
+                "QueueConformance<H>: H must derive from thm::conformance::Harness and be "
+                "default-constructible");
+
  protected:
   void check(std::string_view id) {
     const auto options = options_from_environment();

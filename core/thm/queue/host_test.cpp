@@ -14,7 +14,7 @@ TurnKey key(std::string desk, std::optional<Sequence> thread, Sequence sequence)
                   {sequence});
 }
 
-TEST(TurnKey, FoldsEveryGeneralSpellingToOneKey) {
+TEST(TurnKeyTest, FoldsEveryGeneralSpellingToOneKey) {
   const TurnKey general = key("General", std::nullopt, 7);
   for (const char* alias : {"", "main", "MAIN", "Main", "general", "GENERAL"}) {
     EXPECT_EQ(key(alias, std::nullopt, 7), general) << alias;
@@ -24,7 +24,7 @@ TEST(TurnKey, FoldsEveryGeneralSpellingToOneKey) {
   EXPECT_NE(key(" main", std::nullopt, 7), general);  // no trimming (SPEC §1.3)
 }
 
-TEST(TurnKey, KeepsDeskCaseThreadAndSequenceApart) {
+TEST(TurnKeyTest, KeepsDeskCaseThreadAndSequenceApart) {
   const std::vector<TurnKey> keys{key("eng", std::nullopt, 5),
                                   key("Eng", std::nullopt, 5),
                                   key("eng", 0, 5),
@@ -39,7 +39,7 @@ TEST(TurnKey, KeepsDeskCaseThreadAndSequenceApart) {
 
 // Pairs that a delimiter-joined encoding would merge: every part that could contain the
 // delimiter is length-prefixed.
-TEST(TurnKey, EncodingIsInjectiveOnDelimiterLookalikes) {
+TEST(TurnKeyTest, EncodingIsInjectiveOnDelimiterLookalikes) {
   const std::vector<std::pair<TurnKey, TurnKey>> pairs{
       {key("a/t1", std::nullopt, 5), key("a", 1, 5)},
       {key("a/c/1", std::nullopt, 2), key("a", std::nullopt, 1)},
@@ -53,19 +53,19 @@ TEST(TurnKey, EncodingIsInjectiveOnDelimiterLookalikes) {
   }
 }
 
-TEST(TurnKey, EncodedShapeIsDocumented) {
+TEST(TurnKeyTest, EncodedShapeIsDocumented) {
   EXPECT_EQ(key("eng", 42, 17).encoded(), "v1/3:eng/t42/17");
   EXPECT_EQ(key("main", std::nullopt, 18446744073709551615ULL).encoded(),
             "v1/7:General/c/18446744073709551615");
 }
 
-TEST(TurnKey, OfARequestIsItsConversationAndTrigger) {
+TEST(TurnKeyTest, OfARequestIsItsConversationAndTrigger) {
   const MentionTurnRequest request{.key = {9},
                                    .conversation = {.desk_id = "MAIN", .thread_root = 3}};
   EXPECT_EQ(turn_key(request), key("General", 3, 9));
 }
 
-TEST(HookPoint, NamesRoundTripInTransactionOrder) {
+TEST(HookPointTest, NamesRoundTripInTransactionOrder) {
   std::set<std::string_view> names;
   for (const HookPoint point : kAllHookPoints) {
     EXPECT_EQ(hook_point_from_name(name(point)), point);

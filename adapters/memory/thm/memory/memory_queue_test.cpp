@@ -42,7 +42,7 @@ QueueErrorKind kind_of(const Result<EnqueueOutcome, QueueError>& answer) {
   return answer ? QueueErrorKind::Internal : answer.error().kind;
 }
 
-TEST(MemoryQueue, EnqueuesOnceThenAnswersAlready) {
+TEST(MemoryQueueTest, EnqueuesOnceThenAnswersAlready) {
   Store s;
   EXPECT_EQ(s.queue.enqueue_once(s.request()), EnqueueOutcome{Enqueued{}});
   EXPECT_EQ(s.queue.enqueue_once(s.request()), EnqueueOutcome{Already{}});
@@ -53,7 +53,7 @@ TEST(MemoryQueue, EnqueuesOnceThenAnswersAlready) {
   EXPECT_EQ(s.queue.child_for(turn_key(s.request()))->id, s.queue.children()[0].id);
 }
 
-TEST(MemoryQueue, MismatchIsAnErrorEvenWhenTheKeyHasARecord) {
+TEST(MemoryQueueTest, MismatchIsAnErrorEvenWhenTheKeyHasARecord) {
   Store s;
   ASSERT_TRUE(s.queue.enqueue_once(s.request()));
   auto edited = s.request();
@@ -72,7 +72,7 @@ TEST(MemoryQueue, MismatchIsAnErrorEvenWhenTheKeyHasARecord) {
   EXPECT_EQ(s.queue.records().size(), 1U);
 }
 
-TEST(MemoryQueue, RefusalsWriteNothingAndAreDecidedAgain) {
+TEST(MemoryQueueTest, RefusalsWriteNothingAndAreDecidedAgain) {
   Store s;
   s.queue.set_policy({.enabled = false, .max_hops = 3});
   EXPECT_EQ(s.queue.enqueue_once(s.request()),
@@ -94,7 +94,7 @@ TEST(MemoryQueue, RefusalsWriteNothingAndAreDecidedAgain) {
   EXPECT_EQ(s.queue.enqueue_once(s.request()), EnqueueOutcome{Enqueued{}});
 }
 
-TEST(MemoryQueue, GeneralAliasesShareOneKey) {
+TEST(MemoryQueueTest, GeneralAliasesShareOneKey) {
   Store s;
   s.reply.conversation.desk_id = "main";
   s.queue.commit_reply(s.reply);
@@ -106,7 +106,7 @@ TEST(MemoryQueue, GeneralAliasesShareOneKey) {
   }
 }
 
-TEST(MemoryQueue, RecordOutlivesItsChild) {
+TEST(MemoryQueueTest, RecordOutlivesItsChild) {
   Store s;
   ASSERT_TRUE(s.queue.enqueue_once(s.request()));
   const std::uint64_t id = s.queue.children()[0].id;
@@ -119,7 +119,7 @@ TEST(MemoryQueue, RecordOutlivesItsChild) {
   EXPECT_EQ(s.queue.enqueue_once(s.request()), EnqueueOutcome{Already{}});
 }
 
-TEST(MemoryQueue, RequestsOverTheLimitsAreInvalidAndWriteNothing) {
+TEST(MemoryQueueTest, RequestsOverTheLimitsAreInvalidAndWriteNothing) {
   MemoryQueue queue(Limits{.max_content_bytes = 8, .max_id_bytes = 4});
   MentionTurnRequest request{.source_id = "al",
                              .target_id = "bob",
@@ -135,7 +135,7 @@ TEST(MemoryQueue, RequestsOverTheLimitsAreInvalidAndWriteNothing) {
   EXPECT_TRUE(queue.records().empty());
 }
 
-TEST(MemoryQueue, AFailingHookRollsBackAndAfterCommitIsIndeterminate) {
+TEST(MemoryQueueTest, AFailingHookRollsBackAndAfterCommitIsIndeterminate) {
   for (const HookPoint point : kAllHookPoints) {
     Store s;
     s.queue.set_hook([point](HookPoint at, const MentionTurnRequest&) { return at != point; });
@@ -153,7 +153,7 @@ TEST(MemoryQueue, AFailingHookRollsBackAndAfterCommitIsIndeterminate) {
 }
 
 // A caller paused inside its step under one key does not hold up another key.
-TEST(MemoryQueue, APausedKeyDoesNotBlockOtherKeys) {
+TEST(MemoryQueueTest, APausedKeyDoesNotBlockOtherKeys) {
   Store s;
   CommittedReply other = s.reply;
   other.sequence = 18;
@@ -221,7 +221,7 @@ struct LeasedStore {
   }
 };
 
-TEST(MemoryLeases, ClaimCountsTheAttemptAndTakesExpiryFromTheStoreClock) {
+TEST(MemoryLeasesTest, ClaimCountsTheAttemptAndTakesExpiryFromTheStoreClock) {
   LeasedStore s;
   const Lease lease = s.claim(30s);
   EXPECT_EQ(lease.attempt, 1U);
@@ -232,7 +232,7 @@ TEST(MemoryLeases, ClaimCountsTheAttemptAndTakesExpiryFromTheStoreClock) {
   EXPECT_EQ(s.queue.claim(30s)->has_value(), false);  // held: nothing else to claim
 }
 
-TEST(MemoryLeases, AnExpiredLeaseIsReclaimedAndItsTokenGoesStale) {
+TEST(MemoryLeasesTest, AnExpiredLeaseIsReclaimedAndItsTokenGoesStale) {
   LeasedStore s;
   const Lease first = s.claim(30s);
   s.time.advance(29'999ms);
@@ -249,7 +249,7 @@ TEST(MemoryLeases, AnExpiredLeaseIsReclaimedAndItsTokenGoesStale) {
   EXPECT_EQ(s.queue.complete(second.token).error(), LeaseError::StaleToken);
 }
 
-TEST(MemoryLeases, RenewReturnsTheExpiryAsStored) {
+TEST(MemoryLeasesTest, RenewReturnsTheExpiryAsStored) {
   LeasedStore s;
   const Lease lease = s.claim(30s);
   s.time.advance(20s);
@@ -261,7 +261,7 @@ TEST(MemoryLeases, RenewReturnsTheExpiryAsStored) {
   EXPECT_EQ(s.queue.claim(-1ms).error(), LeaseError::InvalidDuration);
 }
 
-TEST(MemoryLeases, SpentAttemptsMakeAChildDeadOrFailed) {
+TEST(MemoryLeasesTest, SpentAttemptsMakeAChildDeadOrFailed) {
   LeasedStore s(2);
   // Child 1: abandoned twice (max_attempts = 2), then dead and skipped.
   s.claim(1s);
@@ -283,7 +283,7 @@ TEST(MemoryLeases, SpentAttemptsMakeAChildDeadOrFailed) {
   EXPECT_EQ(s.queue.records().size(), 2U);
 }
 
-TEST(MemoryLeases, ConcurrentClaimersOfOneChildGetExactlyOneLease) {
+TEST(MemoryLeasesTest, ConcurrentClaimersOfOneChildGetExactlyOneLease) {
   for (int round = 0; round < 20; ++round) {
     LeasedStore s;
     std::atomic<int> ready{0};
