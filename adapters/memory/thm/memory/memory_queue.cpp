@@ -62,7 +62,7 @@ StoreTime system_store_clock() {
 }
 
 MemoryQueue::MemoryQueue(Limits limits, StoreClock clock)
-    : limits_(limits), clock_(std::move(clock)) {}
+    : limits_(limits), clock_(clock ? std::move(clock) : StoreClock(system_store_clock)) {}
 
 Result<EnqueueOutcome, QueueError> MemoryQueue::enqueue_once(
     const MentionTurnRequest& request) noexcept {

@@ -90,7 +90,7 @@ struct Limits {
 class MemoryQueue final : public MentionTurnQueue {
  public:
   /// An empty store: no replies, dispatch disabled, every pair authorized, no agent available.
-  /// Lease expiries are computed and compared on `clock`.
+  /// Lease expiries are computed and compared on `clock` (an empty one means the system's).
   explicit MemoryQueue(Limits limits = {}, StoreClock clock = system_store_clock);
 
   /// The one atomic enqueue step above. Never throws (allocation failure ends the process).

@@ -283,6 +283,13 @@ TEST(MemoryLeasesTest, SpentAttemptsMakeAChildDeadOrFailed) {
   EXPECT_EQ(s.queue.records().size(), 2U);
 }
 
+TEST(MemoryLeasesTest, AnEmptyClockMeansTheSystemClock) {
+  MemoryQueue queue(Limits{}, StoreClock{});
+  const auto before = system_store_clock();
+  EXPECT_GE(queue.now(), before);
+  EXPECT_LE(queue.now() - before, std::chrono::minutes(1));
+}
+
 TEST(MemoryLeasesTest, ConcurrentClaimersOfOneChildGetExactlyOneLease) {
   for (int round = 0; round < 20; ++round) {
     LeasedStore s;
