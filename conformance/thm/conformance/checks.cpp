@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -860,6 +861,185 @@ void eq13_stored_reply_edited_concurrently(Run& run) {
               "an admitted step left no single child");
 }
 
+// ---- D. leases, store clock, attempts --------------------------------------------------------
+
+// What the lease checks need from a harness: leases, and a lease length that suits its clock
+// (a fake clock the suite moves, or a real one it waits for).
+struct LeaseClock {
+  Run& run;
+  std::chrono::milliseconds lease;
+
+  static LeaseClock of(Run& run) {
+    if (!run.capabilities.leases) {
+      throw Skipped{"needs capability `leases` (claim, renew, complete, fail, store_now)"};
+    }
+    return {run, run.capabilities.injected_store_clock ? std::chrono::milliseconds(30s)
+                                                       : std::chrono::milliseconds(300ms)};
+  }
+  // Lets store time pass `until` (strictly).
+  void pass(StoreTime until) const {
+    if (run.capabilities.injected_store_clock) {
+      const auto now = run.harness.store_now();
+      if (now <= until) run.harness.advance_store_clock(until - now + 1ms);
+      return;
+    }
+    while (run.harness.store_now() <= until) std::this_thread::sleep_for(10ms);
+  }
+  Lease claim(Session& session, const std::string& what) const {
+    const auto claimed = session.claim(lease);
+    run.require(claimed.has_value(), what + ": the claim was refused (" +
+                                         std::string(claimed ? "" : name(claimed.error())) + ")");
+    run.require(claimed->has_value(), what + ": nothing was claimable");
+    return **claimed;
+  }
+  ChildRow row(std::uint64_t child_id) const {
+    for (auto& child : run.harness.children()) {
+      if (child.id == child_id) return child;
+    }
+    run.require(false, "child " + std::to_string(child_id) + " is missing from the inspector");
+    return {};
+  }
+};
+
+// Enqueues `n` children in a fresh store.
+void children_to_claim(Run& run, std::size_t n) {
+  run.fresh();
+  for (std::size_t i = 1; i <= n; ++i) {
+    const auto answer = run.enqueue(run.trigger(i));
+    run.require(is_enqueued(answer), "setting up a child to claim got " + describe(answer));
+  }
+}
+
+StoreTime client_clock_skewed(const StoreTime& store, std::chrono::milliseconds skew) {
+  return store + skew;
+}
+
+void eq14_expiry_computed_by_the_store(Run& run) {
+  const auto clock = LeaseClock::of(run);
+  children_to_claim(run, 3);
+  auto session = run.harness.open_session();
+  const StoreTime year_2021{
+      std::chrono::sys_days{std::chrono::year{2021} / 1 / 1}.time_since_epoch()};
+  const std::vector<std::pair<std::string, Harness::ClientClock>> skews{
+      {"+1 h", [&run] { return client_clock_skewed(run.harness.store_now(), 1h); }},
+      {"-1 h", [&run] { return client_clock_skewed(run.harness.store_now(), -1h); }},
+      {"2021-01-01", [year_2021] { return year_2021; }},
+  };
+  for (const auto& [label, client] : skews) {
+    run.harness.set_client_clock(client);
+    const StoreTime before = run.harness.store_now();
+    const Lease lease = clock.claim(*session, "client clock " + label);
+    const StoreTime after = run.harness.store_now();
+    run.require(
+        lease.expires_at >= before + clock.lease && lease.expires_at <= after + clock.lease + 1s,
+        "with the client clock at " + label + ", the lease expiry is not store time + duration");
+    run.require(clock.row(lease.child_id).lease_expires_at == lease.expires_at,
+                "the row's lease expiry differs from the one the claim returned");
+  }
+  run.harness.set_client_clock({});
+}
+
+void eq15_no_stolen_lease_no_starvation(Run& run) {
+  const auto clock = LeaseClock::of(run);
+  for (const auto skew : {2 * clock.lease, -2 * clock.lease}) {
+    children_to_claim(run, 1);
+    auto holder = run.harness.open_session();
+    auto other = run.harness.open_session();
+    const Lease held = clock.claim(*holder, "the first claim");
+    run.harness.set_client_clock([&run, skew] { return run.harness.store_now() + skew; });
+    const std::string ahead = skew > 0ms ? "ahead" : "behind";
+    const auto early = other->claim(clock.lease);
+    run.require(early && !early->has_value(),
+                "a claimer whose clock is 2×lease " + ahead + " took a lease that had not expired");
+    clock.pass(held.expires_at);
+    const auto late = other->claim(clock.lease);
+    run.require(late && late->has_value(), "a claimer whose clock is 2×lease " + ahead +
+                                               " could not reclaim an expired lease");
+    run.harness.set_client_clock({});
+  }
+}
+
+void eq16_lease_api_takes_durations(Run& run) {
+  // Compile time: the session's lease operations take durations, never time points.
+  static_assert(
+      std::is_invocable_v<decltype(&Session::claim), Session&, std::chrono::milliseconds>);
+  static_assert(!std::is_invocable_v<decltype(&Session::claim), Session&, StoreTime>);
+  static_assert(
+      !std::is_invocable_v<decltype(&Session::renew), Session&, const std::string&, StoreTime>);
+  const auto clock = LeaseClock::of(run);
+  children_to_claim(run, 1);
+  auto session = run.harness.open_session();
+  const auto refused = session->claim(0ms);
+  run.require(!refused && refused.error() == LeaseError::InvalidDuration,
+              "a claim for 0 ms was not refused");
+  const Lease lease = clock.claim(*session, "a claim");
+  const auto renewed = session->renew(lease.token, 2 * clock.lease);
+  run.require(renewed.has_value(), "renewing a live lease failed");
+  run.require(clock.row(lease.child_id).lease_expires_at == *renewed,
+              "renew returned an expiry that is not the one stored on the row");
+  run.require(*renewed >= lease.expires_at, "renewing for twice the lease shortened it");
+}
+
+void eq17_statement_time(Run& run) {
+  (void)run;
+  throw Skipped{"statement vs transaction time applies to PostgreSQL stores only"};
+}
+
+void eq18_attempts_visible(Run& run) {
+  const auto clock = LeaseClock::of(run);
+  children_to_claim(run, 1);
+  auto session = run.harness.open_session();
+  const std::uint32_t most = run.capabilities.max_attempts.value_or(3);
+  for (std::uint32_t attempt = 1; attempt <= most; ++attempt) {
+    const Lease lease = clock.claim(*session, "claim " + std::to_string(attempt));
+    run.require(lease.attempt == attempt, "claim " + std::to_string(attempt) +
+                                              " reported attempt " + std::to_string(lease.attempt));
+    run.require(clock.row(lease.child_id).attempts == attempt,
+                "after claim " + std::to_string(attempt) + " the row shows " +
+                    std::to_string(clock.row(lease.child_id).attempts) + " attempts");
+    clock.pass(lease.expires_at);  // abandoned: the holder never answers
+  }
+  if (run.capabilities.max_attempts) {
+    const auto spent = session->claim(clock.lease);
+    run.require(spent && !spent->has_value(), "a child with its attempts spent was claimed again");
+  }
+}
+
+void eq19_concurrent_claimers(Run& run) {
+  const auto clock = LeaseClock::of(run);
+  for (int repetition = 0; repetition < run.options.repeat; ++repetition) {
+    children_to_claim(run, 1);
+    const std::size_t claimers = 8;
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (std::size_t i = 0; i < claimers; ++i) sessions.push_back(run.harness.open_session());
+    std::vector<std::optional<Lease>> got(claimers);
+    std::atomic<std::size_t> waiting{claimers};
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t i = 0; i < claimers; ++i) {
+        threads.emplace_back([&, i] {
+          waiting.fetch_sub(1);
+          while (waiting.load() != 0) std::this_thread::yield();
+          try {
+            if (auto lease = sessions[i]->claim(clock.lease); lease) got[i] = *lease;
+          } catch (...) {  // a throwing claim simply holds no lease; the count below judges
+          }
+        });
+      }
+    }
+    const auto holders =
+        std::count_if(got.begin(), got.end(), [](const auto& g) { return g.has_value(); });
+    run.require(holders == 1,
+                std::to_string(holders) + " of 8 concurrent claimers got a lease on one child");
+    const auto row =
+        clock.row(std::find_if(got.begin(), got.end(), [](const auto& g) { return g.has_value(); })
+                      ->value()
+                      .child_id);
+    run.require(row.attempts == 1, "one successful claim left " + std::to_string(row.attempts) +
+                                       " attempts on the row");
+  }
+}
+
 // ---- E. keys, inputs, lifetime --------------------------------------------------------------
 
 void eq20_canonical_keys(Run& run) {
@@ -1037,6 +1217,13 @@ constexpr Check kChecks[] = {
     {"EQ-12", "policy checked inside the transaction",
      run_body<eq12_policy_inside_the_transaction>},
     {"EQ-13", "stored reply edited concurrently", run_body<eq13_stored_reply_edited_concurrently>},
+    {"EQ-14", "lease expiry computed by the store", run_body<eq14_expiry_computed_by_the_store>},
+    {"EQ-15", "no stolen leases and no starvation under skew",
+     run_body<eq15_no_stolen_lease_no_starvation>},
+    {"EQ-16", "the lease API takes durations", run_body<eq16_lease_api_takes_durations>},
+    {"EQ-17", "statement time vs transaction time", run_body<eq17_statement_time>},
+    {"EQ-18", "attempts visible and counted by the claim", run_body<eq18_attempts_visible>},
+    {"EQ-19", "concurrent claimers", run_body<eq19_concurrent_claimers>},
     {"EQ-20", "canonical keys", run_body<eq20_canonical_keys>},
     {"EQ-21", "large and adversarial inputs", run_body<eq21_large_and_adversarial_inputs>},
     {"EQ-22", "the idempotency record outlives the child", run_body<eq22_record_outlives_child>},

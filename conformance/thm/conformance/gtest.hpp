@@ -103,6 +103,12 @@ TYPED_TEST_P(QueueConformance, EQ10_SessionSurvivesEveryAnswer) { this->check("E
 TYPED_TEST_P(QueueConformance, EQ11_MismatchMatrix) { this->check("EQ-11"); }
 TYPED_TEST_P(QueueConformance, EQ12_PolicyInsideTheTransaction) { this->check("EQ-12"); }
 TYPED_TEST_P(QueueConformance, EQ13_StoredReplyEditedConcurrently) { this->check("EQ-13"); }
+TYPED_TEST_P(QueueConformance, EQ14_ExpiryComputedByTheStore) { this->check("EQ-14"); }
+TYPED_TEST_P(QueueConformance, EQ15_NoStolenLeaseNoStarvation) { this->check("EQ-15"); }
+TYPED_TEST_P(QueueConformance, EQ16_LeaseApiTakesDurations) { this->check("EQ-16"); }
+TYPED_TEST_P(QueueConformance, EQ17_StatementTime) { this->check("EQ-17"); }
+TYPED_TEST_P(QueueConformance, EQ18_AttemptsVisible) { this->check("EQ-18"); }
+TYPED_TEST_P(QueueConformance, EQ19_ConcurrentClaimers) { this->check("EQ-19"); }
 TYPED_TEST_P(QueueConformance, EQ20_CanonicalKeys) { this->check("EQ-20"); }
 TYPED_TEST_P(QueueConformance, EQ21_LargeAndAdversarialInputs) { this->check("EQ-21"); }
 TYPED_TEST_P(QueueConformance, EQ22_RecordOutlivesChild) { this->check("EQ-22"); }
@@ -113,7 +119,9 @@ REGISTER_TYPED_TEST_SUITE_P(QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirst
                             EQ08_ForcedRollbackLeavesNothing, EQ09_RefusedLeavesNothing,
                             EQ10_SessionSurvivesEveryAnswer, EQ11_MismatchMatrix,
                             EQ12_PolicyInsideTheTransaction, EQ13_StoredReplyEditedConcurrently,
-                            EQ20_CanonicalKeys, EQ21_LargeAndAdversarialInputs,
-                            EQ22_RecordOutlivesChild);
+                            EQ14_ExpiryComputedByTheStore, EQ15_NoStolenLeaseNoStarvation,
+                            EQ16_LeaseApiTakesDurations, EQ17_StatementTime, EQ18_AttemptsVisible,
+                            EQ19_ConcurrentClaimers, EQ20_CanonicalKeys,
+                            EQ21_LargeAndAdversarialInputs, EQ22_RecordOutlivesChild);
 
 }  // namespace thm::conformance

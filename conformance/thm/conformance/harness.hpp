@@ -9,10 +9,13 @@
 /// exception's message ("harness error: ..."). Sessions' `enqueue_once` answers exactly as
 /// the host's `MentionTurnQueue` would.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,19 @@ struct Capabilities {
   /// The largest content and id the store accepts, in bytes, if it has a limit (EQ-21).
   std::optional<std::size_t> max_content_bytes{};
   std::optional<std::size_t> max_id_bytes{};
+  /// Sessions claim, renew, complete and fail child turns; rows show attempts and lease
+  /// expiry; `store_now` reads the store's clock (EQ-14…EQ-19).
+  bool leases = false;
+  /// `advance_store_clock` moves the store's clock (a fake the suite owns); without it the
+  /// store's clock is real and the lease checks wait for it, with short leases.
+  bool injected_store_clock = false;
+  /// Claims a child may receive before it is dead, if the store has a limit (EQ-18).
+  std::optional<std::uint32_t> max_attempts{};
+};
+
+/// Thrown by a harness or session operation whose capability is not declared (EQ-24).
+struct Unsupported : std::logic_error {
+  using std::logic_error::logic_error;
 };
 
 /// One idempotency record as stored: the encoded key (`TurnKey::encoded()` or the host's own
@@ -51,6 +67,10 @@ struct ChildRow {
   std::string key{};
   MentionTurnRequest request{};
   std::string state{};
+  /// Claims made so far, as stored on the row (EQ-18).
+  std::uint32_t attempts = 0;
+  /// The current or last lease's expiry, as stored on the row.
+  std::optional<StoreTime> lease_expires_at{};
   friend bool operator==(const ChildRow&, const ChildRow&) = default;
 };
 
@@ -64,6 +84,31 @@ class Session {
   virtual ~Session() = default;
   /// The host's `MentionTurnQueue::enqueue_once` over this session.
   virtual Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) = 0;
+
+  // ---- leases (only with `Capabilities::leases`; the defaults throw `Unsupported`) ----------
+  /// Claims a claimable child for `duration` of store time; the store computes the expiry on
+  /// its own clock and counts the attempt. Nothing when no child is claimable.
+  virtual Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) {
+    (void)duration;
+    throw Unsupported("claim");
+  }
+  /// Extends the live lease `token` by `duration` from now; the expiry as stored.
+  virtual Result<StoreTime, LeaseError> renew(const std::string& token,
+                                              std::chrono::milliseconds duration) {
+    (void)token;
+    (void)duration;
+    throw Unsupported("renew");
+  }
+  /// Completes the leased child; the host's name for its state afterwards.
+  virtual Result<std::string, LeaseError> complete(const std::string& token) {
+    (void)token;
+    throw Unsupported("complete");
+  }
+  /// Gives the leased child back; the host's name for its state afterwards.
+  virtual Result<std::string, LeaseError> fail(const std::string& token) {
+    (void)token;
+    throw Unsupported("fail");
+  }
 
  protected:
   Session() = default;
@@ -106,6 +151,19 @@ class Harness {
   virtual void run_maintenance() = 0;
   /// Closes and reopens the store (only with `capabilities().persistent`).
   virtual void reopen() {}
+
+  // ---- clocks (only with `capabilities().leases`) --------------------------------------------
+  /// The store's current time, read from the store (`SELECT now()` for SQL).
+  [[nodiscard]] virtual StoreTime store_now() { throw Unsupported("store_now"); }
+  /// Moves the store's clock forward (only with `injected_store_clock`).
+  virtual void advance_store_clock(std::chrono::milliseconds by) {
+    (void)by;
+    throw Unsupported("advance_store_clock");
+  }
+  /// The host process's own clock, which checks skew (EQ-14, EQ-15). A correct host never
+  /// reads it for leases; a host with no client-side clock ignores it.
+  using ClientClock = std::function<StoreTime()>;
+  virtual void set_client_clock(ClientClock clock) { (void)clock; }
 
   // ---- inspector: raw rows, read outside any enqueue -----------------------------------------
   [[nodiscard]] virtual std::vector<RecordRow> records() = 0;

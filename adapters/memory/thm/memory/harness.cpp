@@ -5,12 +5,30 @@
 namespace thm::memory {
 namespace {
 
+Result<std::string, LeaseError> state_name(const Result<TurnState, LeaseError>& state) {
+  if (!state) return unexpected{state.error()};
+  return std::string(name(*state));
+}
+
 // A session is a handle on the shared queue: the queue itself is the concurrency boundary.
 class MemorySession final : public conformance::Session {
  public:
   explicit MemorySession(std::shared_ptr<MemoryQueue> queue) : queue_(std::move(queue)) {}
   Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) override {
     return queue_->enqueue_once(request);
+  }
+  Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) override {
+    return queue_->claim(duration);
+  }
+  Result<StoreTime, LeaseError> renew(const std::string& token,
+                                      std::chrono::milliseconds duration) override {
+    return queue_->renew(token, duration);
+  }
+  Result<std::string, LeaseError> complete(const std::string& token) override {
+    return state_name(queue_->complete(token));
+  }
+  Result<std::string, LeaseError> fail(const std::string& token) override {
+    return state_name(queue_->fail(token));
   }
 
  private:
@@ -20,7 +38,15 @@ class MemorySession final : public conformance::Session {
 }  // namespace
 
 MemoryHarness::MemoryHarness(Limits limits)
-    : limits_(limits), queue_(std::make_shared<MemoryQueue>(limits)) {}
+    : limits_(limits),
+      store_millis_(std::make_shared<std::atomic<std::int64_t>>(1'893'456'000'000)),
+      queue_(make_queue()) {}
+
+std::shared_ptr<MemoryQueue> MemoryHarness::make_queue() const {
+  return std::make_shared<MemoryQueue>(limits_, [millis = store_millis_] {
+    return StoreTime(std::chrono::milliseconds(millis->load()));
+  });
+}
 
 conformance::Capabilities MemoryHarness::capabilities() const {
   return {.hooks = true,
@@ -28,10 +54,13 @@ conformance::Capabilities MemoryHarness::capabilities() const {
           .persistent = false,
           .sql_schema = false,
           .max_content_bytes = limits_.max_content_bytes,
-          .max_id_bytes = limits_.max_id_bytes};
+          .max_id_bytes = limits_.max_id_bytes,
+          .leases = true,
+          .injected_store_clock = true,
+          .max_attempts = limits_.max_attempts};
 }
 
-void MemoryHarness::reset() { queue_ = std::make_shared<MemoryQueue>(limits_); }
+void MemoryHarness::reset() { queue_ = make_queue(); }
 
 std::unique_ptr<conformance::Session> MemoryHarness::open_session() {
   return std::make_unique<MemorySession>(queue_);
@@ -63,8 +92,12 @@ std::vector<conformance::RecordRow> MemoryHarness::records() {
 std::vector<conformance::ChildRow> MemoryHarness::children() {
   std::vector<conformance::ChildRow> out;
   for (auto& child : queue_->children()) {
-    out.push_back({child.id, std::move(child.key), std::move(child.request),
-                   std::string(memory::name(child.state))});
+    out.push_back({.id = child.id,
+                   .key = std::move(child.key),
+                   .request = std::move(child.request),
+                   .state = std::string(memory::name(child.state)),
+                   .attempts = child.attempts,
+                   .lease_expires_at = child.lease_expires_at});
   }
   return out;
 }
