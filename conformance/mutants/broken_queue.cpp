@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <limits>
@@ -31,6 +32,9 @@ constexpr std::array kAllFlaws{Flaw::CheckThenInsert,
                                Flaw::RefusalCached,
                                Flaw::LiveStateDedup,
                                Flaw::NoMutex,
+                               Flaw::ClientClockExpiry,
+                               Flaw::ClientClockPredicate,
+                               Flaw::HiddenAttempts,
                                Flaw::IgnoresHopBudget,
                                Flaw::AlreadyBeforePolicy,
                                Flaw::TargetOnlyAuthorization,
@@ -75,7 +79,13 @@ struct ChildTurn {
   std::string key{};
   MentionTurnRequest request{};
   TurnState state = TurnState::Pending;
+  std::uint32_t attempts = 0;
+  std::string lease_token{};
+  std::optional<StoreTime> lease_expires_at{};
 };
+
+// Claims a child may receive: `thm::memory::Limits`' default.
+constexpr std::uint32_t kMaxAttempts = 3;
 
 // `MemoryQueue`'s tables and step, with the flaw switched in where it deviates. Every table
 // is behind a mutex, so no mutant races on a container: the flaws are in what is held
@@ -88,6 +98,60 @@ class BrokenStore {
   explicit BrokenStore(Flaw flaw) : flaw_(flaw) {}
 
   Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request);
+
+  // Leases, as `MemoryQueue` keeps them, except where M7, M8 or M9 deviate.
+  Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) {
+    if (duration <= std::chrono::milliseconds::zero())
+      return unexpected{LeaseError::InvalidDuration};
+    const std::scoped_lock guard(table_mutex_);
+    const StoreTime now = store_now();
+    const StoreTime client = client_now();
+    for (auto& [id, child] : children_) {
+      if (child.state != TurnState::Pending) continue;
+      const StoreTime judged_at = flaw_ == Flaw::ClientClockPredicate ? client : now;  // M8
+      if (child.lease_expires_at && *child.lease_expires_at > judged_at) continue;
+      std::uint32_t& attempts =
+          flaw_ == Flaw::HiddenAttempts ? hidden_attempts_[id] : child.attempts;  // M9
+      if (attempts >= kMaxAttempts) {
+        child.state = TurnState::Dead;
+        continue;
+      }
+      ++attempts;
+      child.lease_token = std::to_string(id) + "." + std::to_string(attempts);
+      child.lease_expires_at = (flaw_ == Flaw::ClientClockExpiry ? client : now) + duration;  // M7
+      return std::optional<Lease>(Lease{.child_id = id,
+                                        .token = child.lease_token,
+                                        .expires_at = *child.lease_expires_at,
+                                        .attempt = attempts,
+                                        .request = child.request});
+    }
+    return std::optional<Lease>();
+  }
+  Result<StoreTime, LeaseError> renew(const std::string& token,
+                                      std::chrono::milliseconds duration) {
+    if (duration <= std::chrono::milliseconds::zero())
+      return unexpected{LeaseError::InvalidDuration};
+    const std::scoped_lock guard(table_mutex_);
+    ChildTurn* child = leased(token);
+    if (child == nullptr) return unexpected{LeaseError::StaleToken};
+    child->lease_expires_at =
+        (flaw_ == Flaw::ClientClockExpiry ? client_now() : store_now()) + duration;
+    return *child->lease_expires_at;
+  }
+  Result<std::string, LeaseError> finish(const std::string& token, bool completed) {
+    const std::scoped_lock guard(table_mutex_);
+    ChildTurn* child = leased(token);
+    if (child == nullptr) return unexpected{LeaseError::StaleToken};
+    child->lease_expires_at.reset();
+    if (completed) child->state = TurnState::Completed;
+    return std::string(name(child->state));
+  }
+  StoreTime store_now() const { return StoreTime(std::chrono::milliseconds(store_millis_.load())); }
+  void advance_store_clock(std::chrono::milliseconds by) { store_millis_ += by.count(); }
+  void set_client_clock(Harness::ClientClock clock) {
+    const std::scoped_lock guard(client_clock_mutex_);
+    client_clock_ = std::move(clock);
+  }
 
   void commit_reply(const CommittedReply& reply) {
     std::string key = reply_key(reply.conversation, reply.sequence);
@@ -137,7 +201,12 @@ class BrokenStore {
     const std::scoped_lock guard(table_mutex_);
     std::vector<ChildRow> out;
     for (const auto& [id, child] : children_) {
-      out.push_back({id, child.key, child.request, std::string(name(child.state))});
+      out.push_back({.id = id,
+                     .key = child.key,
+                     .request = child.request,
+                     .state = std::string(name(child.state)),
+                     .attempts = child.attempts,
+                     .lease_expires_at = child.lease_expires_at});
     }
     return out;
   }
@@ -184,6 +253,26 @@ class BrokenStore {
     return std::unique_lock(steps_mutex_);
   }
 
+  // The host process's clock (M7, M8 read it); the store's when none was set.
+  StoreTime client_now() const {
+    Harness::ClientClock clock;
+    {
+      const std::scoped_lock guard(client_clock_mutex_);
+      clock = client_clock_;
+    }
+    return clock ? clock() : store_now();
+  }
+  // The child holding the live lease `token`, or null. Needs `table_mutex_`.
+  ChildTurn* leased(const std::string& token) {
+    for (auto& [id, child] : children_) {
+      if (child.state == TurnState::Pending && child.lease_token == token &&
+          child.lease_expires_at && *child.lease_expires_at > store_now()) {
+        return &child;
+      }
+    }
+    return nullptr;
+  }
+
   std::optional<QueueError> check_limits(const MentionTurnRequest& request) const;
   // Needs `state_mutex_` (shared).
   std::optional<QueueError> verify_trigger(const MentionTurnRequest& request,
@@ -212,6 +301,11 @@ class BrokenStore {
   std::shared_ptr<const TransactionHook> hook_;
 
   mutable std::shared_mutex steps_mutex_;  // R6 only: held (shared) by every open step
+
+  std::atomic<std::int64_t> store_millis_{1'893'456'000'000};  // a fake store clock
+  mutable std::mutex client_clock_mutex_;
+  Harness::ClientClock client_clock_;
+  std::map<std::uint64_t, std::uint32_t> hidden_attempts_;  // M9 only
 };
 
 Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(const MentionTurnRequest& request) {
@@ -432,6 +526,19 @@ class BrokenSession final : public Session {
   Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) override {
     return store_->enqueue_once(request);
   }
+  Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) override {
+    return store_->claim(duration);
+  }
+  Result<StoreTime, LeaseError> renew(const std::string& token,
+                                      std::chrono::milliseconds duration) override {
+    return store_->renew(token, duration);
+  }
+  Result<std::string, LeaseError> complete(const std::string& token) override {
+    return store_->finish(token, true);
+  }
+  Result<std::string, LeaseError> fail(const std::string& token) override {
+    return store_->finish(token, false);
+  }
 
  private:
   std::shared_ptr<BrokenStore> store_;
@@ -450,9 +557,23 @@ class BrokenHarness final : public Harness {
             .persistent = false,
             .sql_schema = false,
             .max_content_bytes = kMaxContentBytes,
-            .max_id_bytes = kMaxIdBytes};
+            .max_id_bytes = kMaxIdBytes,
+            .leases = true,
+            .injected_store_clock = true,
+            .max_attempts = kMaxAttempts};
   }
-  void reset() override { store_ = std::make_shared<BrokenStore>(flaw_); }
+  [[nodiscard]] StoreTime store_now() override { return store_->store_now(); }
+  void advance_store_clock(std::chrono::milliseconds by) override {
+    store_->advance_store_clock(by);
+  }
+  void set_client_clock(ClientClock clock) override {
+    client_clock_ = clock;
+    store_->set_client_clock(std::move(clock));
+  }
+  void reset() override {
+    store_ = std::make_shared<BrokenStore>(flaw_);
+    store_->set_client_clock(client_clock_);
+  }
   [[nodiscard]] std::unique_ptr<Session> open_session() override {
     return std::make_unique<BrokenSession>(store_);
   }
@@ -478,6 +599,7 @@ class BrokenHarness final : public Harness {
  private:
   Flaw flaw_;
   std::shared_ptr<BrokenStore> store_;
+  ClientClock client_clock_;
 };
 
 }  // namespace
@@ -508,6 +630,12 @@ std::string_view name(Flaw flaw) noexcept {
       return "M14 dedup on live states only, pruning deletes records";
     case Flaw::NoMutex:
       return "M15 no key lock and no state lock";
+    case Flaw::ClientClockExpiry:
+      return "M7 lease expires = client now + duration";
+    case Flaw::ClientClockPredicate:
+      return "M8 lease expired when at or before the client's now";
+    case Flaw::HiddenAttempts:
+      return "M9 attempts kept in memory, not on the row";
     case Flaw::IgnoresHopBudget:
       return "R1 live max_hops not revalidated";
     case Flaw::AlreadyBeforePolicy:

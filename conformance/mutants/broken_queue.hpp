@@ -15,8 +15,8 @@
 namespace thm::conformance::mutants {
 
 /// One broken rule of the host contract, named after its mutant in queue-conformance.md §7.
-/// M2 (catching a unique violation without a savepoint) and M7–M9 (leases and attempts)
-/// need a SQL store or a lease API and have no in-memory counterpart here.
+/// M2 (catching a unique violation without a savepoint) needs a SQL store and has no
+/// in-memory counterpart here.
 enum class Flaw : std::uint8_t {
   /// M1: the record is looked up, the table released, and record and child inserted later
   /// at commit; no lock on the key is held across the step.
@@ -50,6 +50,13 @@ enum class Flaw : std::uint8_t {
   /// M15: no key lock and no held state lock: validation, lookup and insert each lock their
   /// table on their own.
   NoMutex,
+  /// M7: a lease expires at the *client's* now plus the duration.
+  ClientClockExpiry,
+  /// M8: expiry is stamped from the store, but a lease counts as expired when it is at or
+  /// before the *client's* now.
+  ClientClockPredicate,
+  /// M9: the attempt count is kept in process memory, never written to the row.
+  HiddenAttempts,
 
   // Found in review, beyond §7: store flaws that passed the first version of the suite.
   /// R1: the live `max_hops` is not revalidated; only `enabled` is.
