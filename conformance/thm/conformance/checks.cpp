@@ -921,8 +921,8 @@ void eq14_expiry_computed_by_the_store(Run& run) {
   const StoreTime year_2021{
       std::chrono::sys_days{std::chrono::year{2021} / 1 / 1}.time_since_epoch()};
   const std::vector<std::pair<std::string, Harness::ClientClock>> skews{
-      {"+1 h", [&run] { return client_clock_skewed(run.harness.store_now(), 1h); }},
-      {"-1 h", [&run] { return client_clock_skewed(run.harness.store_now(), -1h); }},
+      {"+1 h", [&harness = run.harness] { return client_clock_skewed(harness.store_now(), 1h); }},
+      {"-1 h", [&harness = run.harness] { return client_clock_skewed(harness.store_now(), -1h); }},
       {"2021-01-01", [year_2021] { return year_2021; }},
   };
   for (const auto& [label, client] : skews) {
@@ -946,7 +946,8 @@ void eq15_no_stolen_lease_no_starvation(Run& run) {
     auto holder = run.harness.open_session();
     auto other = run.harness.open_session();
     const Lease held = clock.claim(*holder, "the first claim");
-    run.harness.set_client_clock([&run, skew] { return run.harness.store_now() + skew; });
+    run.harness.set_client_clock(
+        [&harness = run.harness, skew] { return harness.store_now() + skew; });
     const std::string ahead = skew > 0ms ? "ahead" : "behind";
     const auto early = other->claim(clock.lease);
     run.require(early && !early->has_value(),
@@ -1270,9 +1271,15 @@ CheckReport run_body(Harness& harness, const Options& options) {
     report.reason = "harness error: an exception that is not a std::exception";
   }
   if (run) report.counts = run->counts;
+  // A check may stop half-way: leave no hook and no skewed client clock (which may refer to
+  // the finished run) behind for the next one.
   try {
     harness.set_hook({});
   } catch (...) {  // a harness without hooks may refuse; nothing to undo then
+  }
+  try {
+    harness.set_client_clock({});
+  } catch (...) {
   }
   return report;
 }
