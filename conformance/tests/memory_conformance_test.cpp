@@ -64,6 +64,17 @@ TEST(SuiteTest, RaceCountsFollowTheRepeatCount) {
   EXPECT_EQ(report.counts.children, 4U * 2);
 }
 
+// A store that declares limits too large to send: EQ-21 tests at its caps and says so,
+// rather than allocating a gigabyte.
+TEST(SuiteTest, HugeDeclaredLimitsAreTestedAtTheCapWithANote) {
+  memory::MemoryHarness harness(
+      memory::Limits{.max_content_bytes = std::size_t{1} << 30, .max_id_bytes = 1 << 20});
+  const CheckReport report = run_check("EQ-21", harness, Options{.seed = 2});
+  EXPECT_EQ(name(report.verdict), "pass") << report.reason;
+  EXPECT_NE(report.reason.find("16 MiB"), std::string::npos) << report.reason;
+  EXPECT_NE(report.reason.find("64 KiB"), std::string::npos) << report.reason;
+}
+
 // A harness whose every call throws: each check fails (or skips) with the harness's message.
 class ThrowingHarness final : public Harness {
  public:
