@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "thm/memory/memory_queue.hpp"
+
 namespace thm::conformance::mutants {
 namespace {
 
@@ -58,21 +60,8 @@ QueueError error(QueueErrorKind kind, std::string message) {
   return QueueError{kind, std::move(message)};
 }
 
-enum class TurnState : std::uint8_t { Pending, Completed, Failed, Dead };
-
-std::string_view name(TurnState state) noexcept {
-  switch (state) {
-    case TurnState::Pending:
-      return "pending";
-    case TurnState::Completed:
-      return "completed";
-    case TurnState::Failed:
-      return "failed";
-    case TurnState::Dead:
-      return "dead";
-  }
-  detail::unreachable();
-}
+// The reference store's states and their names: a mutant breaks rules, not vocabulary.
+using memory::TurnState;
 
 struct ChildTurn {
   std::uint64_t id = 0;
@@ -144,7 +133,7 @@ class BrokenStore {
     if (child == nullptr) return unexpected{LeaseError::StaleToken};
     child->lease_expires_at.reset();
     if (completed) child->state = TurnState::Completed;
-    return std::string(name(child->state));
+    return std::string(memory::name(child->state));
   }
   StoreTime store_now() const { return StoreTime(std::chrono::milliseconds(store_millis_.load())); }
   void advance_store_clock(std::chrono::milliseconds by) { store_millis_ += by.count(); }
@@ -204,7 +193,7 @@ class BrokenStore {
       out.push_back({.id = id,
                      .key = child.key,
                      .request = child.request,
-                     .state = std::string(name(child.state)),
+                     .state = std::string(memory::name(child.state)),
                      .attempts = child.attempts,
                      .lease_expires_at = child.lease_expires_at});
     }
