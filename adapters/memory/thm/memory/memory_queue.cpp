@@ -1,5 +1,6 @@
 #include "thm/memory/memory_queue.hpp"
 
+#include <charconv>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -183,13 +184,10 @@ Result<std::optional<Lease>, LeaseError> MemoryQueue::claim(std::chrono::millise
 }
 
 ChildTurn* MemoryQueue::leased_child(const std::string& token, StoreTime now) {
-  const auto dot = token.find('.');
-  if (dot == std::string::npos) return nullptr;
+  // A token is "<child id>.<attempt>"; the exact comparison below rejects anything else.
   std::uint64_t id = 0;
-  for (const char c : token.substr(0, dot)) {
-    if (c < '0' || c > '9') return nullptr;
-    id = id * 10 + static_cast<std::uint64_t>(c - '0');
-  }
+  if (std::from_chars(token.data(), token.data() + token.size(), id).ec != std::errc{})
+    return nullptr;
   const auto child = children_.find(id);
   if (child == children_.end()) return nullptr;
   ChildTurn& turn = child->second;
