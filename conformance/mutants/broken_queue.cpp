@@ -43,7 +43,9 @@ constexpr std::array kAllFlaws{Flaw::CheckThenInsert,
                                Flaw::DeskCutShort,
                                Flaw::EnqueuedWithoutChild,
                                Flaw::InspectorWaitsForSteps,
-                               Flaw::ThrowingPolicyWrites};
+                               Flaw::ThrowingPolicyWrites,
+                               Flaw::SilentlyIgnoredHooks,
+                               Flaw::ForgetfulRestart};
 
 // The limits every mutant declares: `thm::memory::Limits`' defaults, so a check sends the
 // same sizes it sends the reference.
@@ -541,9 +543,9 @@ class BrokenHarness final : public Harness {
     return "mutant " + std::string(mutants::name(flaw_));
   }
   [[nodiscard]] Capabilities capabilities() const override {
-    return {.hooks = true,
+    return {.hooks = flaw_ != Flaw::SilentlyIgnoredHooks,
             .row_locking = true,
-            .persistent = false,
+            .persistent = flaw_ == Flaw::ForgetfulRestart,
             .sql_schema = false,
             .max_content_bytes = kMaxContentBytes,
             .max_id_bytes = kMaxIdBytes,
@@ -575,7 +577,29 @@ class BrokenHarness final : public Harness {
   void set_available(const std::string& agent_id, bool available) override {
     store_->set_available(agent_id, available);
   }
-  void set_hook(TransactionHook hook) override { store_->set_hook(std::move(hook)); }
+  void set_hook(TransactionHook hook) override {
+    if (flaw_ == Flaw::SilentlyIgnoredHooks) return;  // R8
+    store_->set_hook(std::move(hook));
+  }
+  // R9: "reopening" starts an empty store, as a store kept only in memory would.
+  void reopen() override {
+    if (flaw_ != Flaw::ForgetfulRestart) throw Unsupported("reopen");
+    reset();
+  }
+  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
+      const MentionTurnRequest& request, KillPoint when) override {
+    if (flaw_ != Flaw::ForgetfulRestart) throw Unsupported("enqueue_then_kill");
+    std::optional<Result<EnqueueOutcome, QueueError>> answer;
+    if (when == KillPoint::AfterAnswer) {
+      answer = store_->enqueue_once(request);
+    } else {  // the kill aborts the transaction before its commit
+      store_->set_hook(
+          [](HookPoint at, const MentionTurnRequest&) { return at != HookPoint::BeforeCommit; });
+      (void)store_->enqueue_once(request);
+    }
+    reopen();
+    return answer;
+  }
   void settle(std::uint64_t child_id, Settlement how) override {
     if (!store_->settle(child_id, how)) {
       throw std::invalid_argument("no child turn with id " + std::to_string(child_id));
@@ -639,6 +663,10 @@ std::string_view name(Flaw flaw) noexcept {
       return "R6 busy key answers Unavailable, inspector waits for open steps";
     case Flaw::ThrowingPolicyWrites:
       return "R7 policy writes throw";
+    case Flaw::SilentlyIgnoredHooks:
+      return "R8 hooks not declared, yet silently ignored";
+    case Flaw::ForgetfulRestart:
+      return "R9 declares persistent, loses everything on restart";
   }
   detail::unreachable();
 }

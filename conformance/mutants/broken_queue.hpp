@@ -75,6 +75,11 @@ enum class Flaw : std::uint8_t {
   InspectorWaitsForSteps,
   /// R7: `set_policy` throws, as a client library does when the store is down.
   ThrowingPolicyWrites,
+  // Capabilities that do not match behaviour (EQ-24).
+  /// R8: hooks are not declared, yet `set_hook` silently accepts a hook and never calls it.
+  SilentlyIgnoredHooks,
+  /// R9: declares `persistent`, but a restart loses everything: the store lives in memory.
+  ForgetfulRestart,
 };
 
 /// Every `Flaw`, in declaration order.
@@ -84,8 +89,10 @@ enum class Flaw : std::uint8_t {
 [[nodiscard]] std::string_view name(Flaw flaw) noexcept;
 
 /// A fresh harness over a store with `flaw`. It declares what `MemoryHarness` declares
-/// (hooks, row locking, the default limits) so that no check is skipped for want of a
-/// capability; its `name()` is `mutant ` followed by `name(flaw)`.
+/// (hooks, row locking, leases on an injected clock, the default limits) so that no check is
+/// skipped for want of a capability, except where the flaw is the declaration itself (R8
+/// declares no hooks, R9 declares `persistent`); its `name()` is `mutant ` followed by
+/// `name(flaw)`.
 [[nodiscard]] std::unique_ptr<Harness> broken_harness(Flaw flaw);
 
 }  // namespace thm::conformance::mutants

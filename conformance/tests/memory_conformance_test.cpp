@@ -13,14 +13,21 @@ namespace {
 
 class MemoryConformanceTest : public ::testing::TestWithParam<Check> {};
 
+}  // namespace
+
+// GoogleTest names a parameter by its id rather than its bytes.
+void PrintTo(const Check& check, std::ostream* out) { *out << check.id; }
+
+namespace {
+
 TEST_P(MemoryConformanceTest, PassesOrSkipsWithAReason) {
   memory::MemoryHarness harness;
   const CheckReport report = run_check(GetParam().id, harness, Options{.seed = 11, .repeat = 10});
   EXPECT_EQ(report.id, GetParam().id);
   if (report.verdict == Verdict::Skip) {
     EXPECT_FALSE(report.reason.empty());
-    // the only checks that cannot apply to a store without SQL
-    EXPECT_TRUE(report.id == "EQ-04" || report.id == "EQ-17") << report.id;
+    // the only checks that cannot apply to a store without SQL, or kept in memory
+    EXPECT_TRUE(report.id == "EQ-04" || report.id == "EQ-17" || report.id == "EQ-23") << report.id;
     return;
   }
   EXPECT_EQ(name(report.verdict), "pass") << report.reason;
@@ -39,10 +46,10 @@ INSTANTIATE_TEST_SUITE_P(EveryCheck, MemoryConformanceTest,
 TEST(SuiteTest, ChecksAreInEqOrder) {
   std::vector<std::string> ids;
   for (const Check& check : checks()) ids.emplace_back(check.id);
-  const std::vector<std::string> expected{"EQ-01", "EQ-02", "EQ-03", "EQ-04", "EQ-05", "EQ-06",
-                                          "EQ-07", "EQ-08", "EQ-09", "EQ-10", "EQ-11", "EQ-12",
-                                          "EQ-13", "EQ-14", "EQ-15", "EQ-16", "EQ-17", "EQ-18",
-                                          "EQ-19", "EQ-20", "EQ-21", "EQ-22"};
+  const std::vector<std::string> expected{
+      "EQ-01", "EQ-02", "EQ-03", "EQ-04", "EQ-05", "EQ-06", "EQ-07", "EQ-08", "EQ-09",
+      "EQ-10", "EQ-11", "EQ-12", "EQ-13", "EQ-14", "EQ-15", "EQ-16", "EQ-17", "EQ-18",
+      "EQ-19", "EQ-20", "EQ-21", "EQ-22", "EQ-23", "EQ-24", "EQ-25"};
   EXPECT_EQ(ids, expected);
 }
 

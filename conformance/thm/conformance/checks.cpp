@@ -1,5 +1,5 @@
-// The checks of queue-conformance.md §6 that the enqueue half covers (EQ-01…EQ-13,
-// EQ-20…EQ-22). Each is a plain function over a Harness; `run_check` turns what it finds into
+// The checks of queue-conformance.md §6, EQ-01…EQ-25 (EQ-25's body lives in
+// model_check.cpp). Each is a plain function over a Harness; `run_check` turns what it finds into
 // a report entry. A check fails through `Run::require`, which throws `Failed` up to
 // `run_check`; everything that pauses a caller releases it on the way out.
 #include <algorithm>
@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "thm/conformance/model_check.hpp"
 #include "thm/conformance/suite.hpp"
 
 namespace thm::conformance {
@@ -348,6 +349,8 @@ class Run {
     if (!session_) session_ = harness.open_session();
     return *session_;
   }
+  // Closes the run's own session, before the store is reopened.
+  void forget_session() { session_.reset(); }
 
   // Pauses the first caller that reaches `point` (and then lets it fail there, if asked).
   std::shared_ptr<Gate> gate(HookPoint point, bool fail_after = false) {
@@ -1209,6 +1212,138 @@ void eq22_record_outlives_child(Run& run) {
   run.forget();
 }
 
+// ---- F. durability, capabilities, the model -------------------------------------------------
+
+void eq23_crash_and_restart(Run& run) {
+  if (!run.capabilities.persistent) {
+    throw Skipped{
+        "the store is not persistent (capability `persistent`): nothing in it is meant "
+        "to survive the host process"};
+  }
+  run.fresh();
+  const auto acknowledged = run.trigger(1);
+  const auto answer = run.harness.enqueue_then_kill(acknowledged, KillPoint::AfterAnswer);
+  run.require(answer.has_value(), "the process killed after answering reported no answer");
+  run.tally(acknowledged, *answer);
+  run.require(is_enqueued(*answer), "the killed process's enqueue got " + describe(*answer));
+  run.require(run.children_of(acknowledged).size() == 1,
+              "the acknowledged child is gone after the kill and restart");
+  run.require(run.harness.records().size() == 1,
+              "the acknowledged idempotency record is gone after the kill and restart");
+  const auto replay = run.enqueue(acknowledged);
+  run.require(is_already(replay), "after the restart a re-enqueue got " + describe(replay));
+
+  const auto interrupted = run.trigger(2);
+  const auto none = run.harness.enqueue_then_kill(interrupted, KillPoint::InsideTransaction);
+  run.require(!none.has_value(), "the process killed inside its transaction reported an answer");
+  run.require(run.children_of(interrupted).empty(),
+              "a child exists for an enqueue killed inside its transaction");
+  run.require(run.harness.records().size() == 1,
+              "an idempotency record exists for an enqueue killed inside its transaction");
+  const auto retry = run.enqueue(interrupted);
+  run.require(is_enqueued(retry), "the retry after the kill got " + describe(retry));
+}
+
+// Runs `operation`, which must throw `Unsupported` because `capability` is not declared.
+void require_unsupported(Run& run, const std::string& operation, const std::string& capability,
+                         const std::function<void()>& attempt) {
+  try {
+    attempt();
+  } catch (const Unsupported&) {
+    return;
+  } catch (const std::exception& e) {
+    run.require(false, operation + " threw \"" + e.what() + "\" instead of Unsupported, with `" +
+                           capability + "` not declared");
+  }
+  run.require(false, operation + " worked although `" + capability +
+                         "` is not declared: declare it, or make it throw Unsupported");
+}
+
+// Each declared capability does what it says; each undeclared one reports `Unsupported`
+// rather than silently doing nothing (Dapr's two-way rule).
+void eq24_capabilities_match_behaviour(Run& run) {
+  const Capabilities& caps = run.capabilities;
+  run.fresh();
+  const auto request = run.trigger(1);
+  if (caps.hooks) {
+    auto seen = std::make_shared<std::vector<HookPoint>>();
+    auto mutex = std::make_shared<std::mutex>();
+    run.harness.set_hook([seen, mutex](HookPoint at, const MentionTurnRequest&) {
+      const std::scoped_lock lock(*mutex);
+      seen->push_back(at);
+      return true;
+    });
+    const auto answer = run.enqueue(request);
+    run.harness.set_hook({});
+    run.require(is_enqueued(answer), "the hooked enqueue got " + describe(answer));
+    const std::vector<HookPoint> every(kAllHookPoints.begin(), kAllHookPoints.end());
+    run.require(*seen == every,
+                "with `hooks` declared, an enqueue did not call the hook once at "
+                "each of the six points, in order");
+  } else {
+    require_unsupported(run, "set_hook", "hooks",
+                        [&] { run.harness.set_hook([](HookPoint, const auto&) { return true; }); });
+    run.require(is_enqueued(run.enqueue(request)), "the enqueue after set_hook failed");
+  }
+
+  if (caps.leases) {
+    (void)run.harness.store_now();
+    const auto claimed = run.session().claim(30s);
+    run.require(claimed && claimed->has_value(), "with `leases` declared, a claim took nothing");
+  } else {
+    require_unsupported(run, "store_now", "leases", [&] { (void)run.harness.store_now(); });
+    require_unsupported(run, "claim", "leases", [&] { (void)run.session().claim(30s); });
+    require_unsupported(run, "renew", "leases", [&] { (void)run.session().renew("1.1", 30s); });
+    require_unsupported(run, "complete", "leases", [&] { (void)run.session().complete("1.1"); });
+    require_unsupported(run, "fail", "leases", [&] { (void)run.session().fail("1.1"); });
+  }
+
+  if (caps.injected_store_clock) {
+    const StoreTime before = run.harness.store_now();
+    run.harness.advance_store_clock(90s);
+    run.require(run.harness.store_now() == before + 90s,
+                "with `injected_store_clock` declared, advancing it by 90 s did not move "
+                "store_now by exactly 90 s");
+  } else {
+    require_unsupported(run, "advance_store_clock", "injected_store_clock",
+                        [&] { run.harness.advance_store_clock(90s); });
+  }
+
+  if (caps.persistent) {
+    run.forget_session();
+    run.harness.reopen();
+    run.require(run.children_of(request).size() == 1,
+                "with `persistent` declared, a child is gone after reopening the store");
+  } else {
+    run.forget_session();
+    require_unsupported(run, "reopen", "persistent", [&] { run.harness.reopen(); });
+    require_unsupported(run, "enqueue_then_kill", "persistent", [&] {
+      (void)run.harness.enqueue_then_kill(request, KillPoint::AfterAnswer);
+    });
+  }
+
+  if (caps.sql_schema) {
+    run.require(run.harness.unique_key_index().has_value(),
+                "with `sql_schema` declared, unique_key_index reports nothing");
+  } else {
+    std::optional<Harness::UniqueIndex> index;
+    try {
+      index = run.harness.unique_key_index();
+    } catch (const Unsupported&) {
+    }
+    run.require(!index.has_value(),
+                "unique_key_index reports an index although `sql_schema` is not declared");
+  }
+}
+
+void eq25_model_based(Run& run) {
+  auto outcome = detail::check_against_model(run.harness, run.options);
+  run.counts = outcome.counts;
+  if (outcome.skipped) throw Skipped{*outcome.skipped};
+  if (outcome.failed) throw Failed{*outcome.failed};
+  if (!outcome.note.empty()) run.note(std::move(outcome.note));
+}
+
 template <void (*Body)(Run&)>
 CheckReport run_body(Harness& harness, const Options& options);
 
@@ -1241,6 +1376,9 @@ constexpr Check kChecks[] = {
     {"EQ-20", "canonical keys", run_body<eq20_canonical_keys>},
     {"EQ-21", "large and adversarial inputs", run_body<eq21_large_and_adversarial_inputs>},
     {"EQ-22", "the idempotency record outlives the child", run_body<eq22_record_outlives_child>},
+    {"EQ-23", "crash and restart durability", run_body<eq23_crash_and_restart>},
+    {"EQ-24", "capabilities match behaviour", run_body<eq24_capabilities_match_behaviour>},
+    {"EQ-25", "random command sequences agree with the model queue", run_body<eq25_model_based>},
 };
 
 // Each check's own seed: the run's seed mixed with an FNV-1a hash of the check id, the same

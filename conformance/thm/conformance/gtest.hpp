@@ -112,6 +112,9 @@ TYPED_TEST_P(QueueConformance, EQ19_ConcurrentClaimers) { this->check("EQ-19"); 
 TYPED_TEST_P(QueueConformance, EQ20_CanonicalKeys) { this->check("EQ-20"); }
 TYPED_TEST_P(QueueConformance, EQ21_LargeAndAdversarialInputs) { this->check("EQ-21"); }
 TYPED_TEST_P(QueueConformance, EQ22_RecordOutlivesChild) { this->check("EQ-22"); }
+TYPED_TEST_P(QueueConformance, EQ23_CrashAndRestart) { this->check("EQ-23"); }
+TYPED_TEST_P(QueueConformance, EQ24_CapabilitiesMatchBehaviour) { this->check("EQ-24"); }
+TYPED_TEST_P(QueueConformance, EQ25_AgreesWithTheModelQueue) { this->check("EQ-25"); }
 
 REGISTER_TYPED_TEST_SUITE_P(QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirstCallerBeforeCommit,
                             EQ03_FirstCallerRollsBack, EQ04_UniqueConstraint, EQ05_AnswerOnReplay,
@@ -122,6 +125,8 @@ REGISTER_TYPED_TEST_SUITE_P(QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirst
                             EQ14_ExpiryComputedByTheStore, EQ15_NoStolenLeaseNoStarvation,
                             EQ16_LeaseApiTakesDurations, EQ17_StatementTime, EQ18_AttemptsVisible,
                             EQ19_ConcurrentClaimers, EQ20_CanonicalKeys,
-                            EQ21_LargeAndAdversarialInputs, EQ22_RecordOutlivesChild);
+                            EQ21_LargeAndAdversarialInputs, EQ22_RecordOutlivesChild,
+                            EQ23_CrashAndRestart, EQ24_CapabilitiesMatchBehaviour,
+                            EQ25_AgreesWithTheModelQueue);
 
 }  // namespace thm::conformance

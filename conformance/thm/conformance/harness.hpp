@@ -30,7 +30,8 @@ struct Capabilities {
   bool hooks = false;
   /// A read of the committed reply holds it until commit, or writers are serialised (EQ-13).
   bool row_locking = false;
-  /// `reopen` closes and reopens the store, keeping what was committed (EQ-05, EQ-07).
+  /// What was committed survives the host process being killed: `reopen` closes and reopens
+  /// the store, and `enqueue_then_kill` kills a host process mid-enqueue (EQ-05, EQ-23).
   bool persistent = false;
   /// `unique_key_index` reports the idempotency table's unique index (EQ-04).
   bool sql_schema = false;
@@ -76,6 +77,14 @@ struct ChildRow {
 
 /// How EQ-22 ends a child's life before checking that its record still answers `Already`.
 enum class Settlement : std::uint8_t { Complete, Fail, DeadLetter, Delete };
+
+/// Where EQ-23 kills the host process that is enqueueing.
+enum class KillPoint : std::uint8_t {
+  /// After `enqueue_once` returned its answer to the caller.
+  AfterAnswer,
+  /// Inside the enqueue transaction, at `HookPoint::BeforeCommit`: nothing may survive.
+  InsideTransaction,
+};
 
 /// One independent connection to the store: its own connection or handle, never a shared
 /// pool of one (queue-conformance.md EQ-01).
@@ -140,8 +149,8 @@ class Harness {
   virtual void set_authorized(const std::string& source_id, const std::string& target_id,
                               bool authorized) = 0;
   virtual void set_available(const std::string& agent_id, bool available) = 0;
-  /// Installs a hook every later enqueue step calls (only with `capabilities().hooks`); an
-  /// empty function removes it.
+  /// Installs a hook every later enqueue step calls (only with `capabilities().hooks`;
+  /// otherwise it throws `Unsupported`, EQ-24); an empty function removes it.
   virtual void set_hook(TransactionHook hook) = 0;
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -149,8 +158,20 @@ class Harness {
   virtual void settle(std::uint64_t child_id, Settlement how) = 0;
   /// Runs the host's maintenance and pruning, as it would in production.
   virtual void run_maintenance() = 0;
-  /// Closes and reopens the store (only with `capabilities().persistent`).
-  virtual void reopen() {}
+  /// Closes and reopens the store (only with `capabilities().persistent`). Sessions opened
+  /// earlier are closed by the suite first.
+  virtual void reopen() { throw Unsupported("reopen"); }
+  /// Runs `request` through `enqueue_once` in a separate host process with its own
+  /// connection, kills that process with SIGKILL at `when`, then restarts the store's server
+  /// if it has one and reopens the store (only with `capabilities().persistent`). Returns
+  /// the answer the killed process had received: set for `AfterAnswer`, empty for
+  /// `InsideTransaction` (EQ-23).
+  virtual std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
+      const MentionTurnRequest& request, KillPoint when) {
+    (void)request;
+    (void)when;
+    throw Unsupported("enqueue_then_kill");
+  }
 
   // ---- clocks (only with `capabilities().leases`) --------------------------------------------
   /// The store's current time, read from the store (`SELECT now()` for SQL).

@@ -1,0 +1,764 @@
+// EQ-25: random command sequences against the harness and the model host queue
+// (`thm::model::TurnQueue`), generated and shrunk by RapidCheck. The model says which answers
+// a conforming host may give; after every command the inspector's rows must match the
+// model's children exactly.
+//
+// Not `rc::state`: there a command's effect on the model must follow from the model alone,
+// but which child a claim takes is the host's choice. Commands here are plain values the
+// trial interprets, feeding each observed answer to the model after checking it is allowed.
+#include "thm/conformance/model_check.hpp"
+
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "thm/model/queue.hpp"
+
+namespace thm::conformance::detail {
+namespace {
+
+using namespace std::chrono_literals;
+using Answer = Result<EnqueueOutcome, QueueError>;
+
+// ---- the fixture: few keys and agents, so commands collide ------------------------------
+
+const std::array<std::string, 3> kAgents{"ann", "bob", "cat"};
+
+struct Spot {
+  DispatchConversation conversation;
+  Sequence sequence;
+};
+const std::array<Spot, 5> kSpots{{
+    {{.desk_id = "eng", .thread_root = std::nullopt}, 1},
+    {{.desk_id = "eng", .thread_root = std::nullopt}, 2},
+    {{.desk_id = "eng", .thread_root = 7}, 1},
+    {{.desk_id = "General", .thread_root = std::nullopt}, 1},
+    {{.desk_id = "ops", .thread_root = std::nullopt}, 1},
+}};
+
+// Lease lengths and clock steps, in store time. A real store clock gets hour-long leases, so
+// that nothing expires while a sequence runs.
+constexpr std::array<std::chrono::milliseconds, 3> kLeases{1s, 30s, 5min};
+constexpr std::array<std::chrono::milliseconds, 4> kSteps{500ms, 10s, 1min, 10min};
+constexpr std::chrono::milliseconds kRealClockLease = 1h;
+
+enum class Op : std::uint8_t {
+  Enqueue,
+  EditReply,
+  SetPolicy,
+  FlipAuth,
+  ToggleTarget,
+  Claim,
+  Renew,
+  Complete,
+  Fail,
+  Abandon,
+  AdvanceClock,
+  Restart,
+};
+
+// How an Enqueue departs from the stored reply (`Command::variant`).
+enum class Variant : std::uint8_t {
+  Exact,
+  OtherContent,
+  WrongHop,
+  OtherSource,
+  AliasDesk,
+  Unstored
+};
+constexpr std::size_t kVariants = 6;
+// How an EditReply changes it.
+enum class Edit : std::uint8_t { Author, Content, Hop, AliasDesk };
+constexpr std::size_t kEdits = 4;
+
+// One command. Every index is reduced modulo what it picks from when it runs, so a shrunk
+// sequence stays meaningful.
+struct Command {
+  Op op = Op::Enqueue;
+  std::size_t spot = 0;     // kSpots: the key of an Enqueue or EditReply
+  std::size_t agent = 0;    // kAgents: target, toggled agent, new author
+  std::size_t source = 0;   // kAgents: the source of FlipAuth
+  std::size_t variant = 0;  // Variant of an Enqueue
+  std::size_t edit = 0;     // Edit of an EditReply
+  std::size_t lease = 0;    // which held lease
+  std::size_t amount = 0;   // lease length, clock step, new hop, or policy
+};
+
+constexpr std::array kOpNames{"Enqueue",      "EditReply", "SetPolicy",    "FlipAuth",
+                              "ToggleTarget", "Claim",     "Renew",        "Complete",
+                              "Fail",         "Abandon",   "AdvanceClock", "Restart"};
+constexpr std::array kVariantNames{"exact",        "other content", "wrong hop",
+                                   "other source", "alias desk",    "unstored sequence"};
+constexpr std::array kEditNames{"author", "content", "hop", "alias desk"};
+
+std::string spot_name(std::size_t spot) {
+  const Spot& s = kSpots[spot % kSpots.size()];
+  return s.conversation.desk_id +
+         (s.conversation.thread_root ? "/t" + std::to_string(*s.conversation.thread_root) : "") +
+         "#" + std::to_string(s.sequence);
+}
+
+// RapidCheck prints a counterexample with this (found by argument-dependent lookup).
+void showValue(const Command& c, std::ostream& os) {
+  os << kOpNames[static_cast<std::size_t>(c.op)];
+  switch (c.op) {
+    case Op::Enqueue:
+      os << "(" << spot_name(c.spot) << " -> " << kAgents[c.agent % kAgents.size()] << ", "
+         << kVariantNames[c.variant % kVariants] << ")";
+      break;
+    case Op::EditReply:
+      os << "(" << spot_name(c.spot) << ", " << kEditNames[c.edit % kEdits] << ")";
+      break;
+    case Op::SetPolicy:
+      os << "(" << (c.amount % 4 == 0 ? "disabled" : "max_hops " + std::to_string(c.amount % 4))
+         << ")";
+      break;
+    case Op::FlipAuth:
+      os << "(" << kAgents[c.source % kAgents.size()] << " -> " << kAgents[c.agent % kAgents.size()]
+         << ")";
+      break;
+    case Op::ToggleTarget:
+      os << "(" << kAgents[c.agent % kAgents.size()] << ")";
+      break;
+    case Op::Claim:
+      os << "(" << kLeases[c.amount % kLeases.size()].count() << " ms)";
+      break;
+    case Op::Renew:
+      os << "(lease " << c.lease << ", " << kLeases[c.amount % kLeases.size()].count() << " ms)";
+      break;
+    case Op::Complete:
+    case Op::Fail:
+    case Op::Abandon:
+      os << "(lease " << c.lease << ")";
+      break;
+    case Op::AdvanceClock:
+      os << "(" << kSteps[c.amount % kSteps.size()].count() << " ms)";
+      break;
+    case Op::Restart:
+      break;
+  }
+}
+
+// ---- conversions to the model's types -----------------------------------------------------
+
+model::DispatchConversation to_model(const DispatchConversation& c) {
+  return {c.desk_id, c.thread_root};
+}
+model::TurnRequest to_model(const MentionTurnRequest& r) {
+  return {.trigger_sequence = r.key.trigger_sequence,
+          .source_id = r.source_id,
+          .target_id = r.target_id,
+          .content = r.content,
+          .conversation = to_model(r.conversation),
+          .child_hop = r.child_hop};
+}
+model::StoredReply to_model(const CommittedReply& r) {
+  return {to_model(r.conversation), r.sequence, r.author_id, r.content, r.hop};
+}
+model::TurnKey model_key(const MentionTurnRequest& r) {
+  return model::turn_key(to_model(r.conversation), r.key.trigger_sequence);
+}
+model::Millis millis(StoreTime t) { return t.time_since_epoch().count(); }
+
+std::string key_name(const model::TurnKey& key) {
+  return key.desk + (key.thread_root ? "/t" + std::to_string(*key.thread_root) : "") + "#" +
+         std::to_string(key.sequence);
+}
+
+// The answer as the model's token: `enqueued`, `already`, `refused:<reason>`, `error:<kind>`.
+std::string token(const Answer& answer) {
+  if (!answer) return "error:" + std::string(name(answer.error().kind));
+  return std::visit(
+      overloaded{[](const Enqueued&) { return std::string("enqueued"); },
+                 [](const Already&) { return std::string("already"); },
+                 [](const Refused& r) { return "refused:" + std::string(name(r.reason)); }},
+      *answer);
+}
+
+std::string join(const std::set<std::string>& tokens) {
+  std::string out;
+  for (const auto& t : tokens) out += (out.empty() ? "" : " or ") + t;
+  return out;
+}
+
+Answer call(Session& session, const MentionTurnRequest& request) {
+  try {
+    return session.enqueue_once(request);
+  } catch (const std::exception& e) {
+    return unexpected{
+        QueueError{QueueErrorKind::Internal, std::string("harness error: ") + e.what()}};
+  }
+}
+
+[[noreturn]] void disagree(const std::string& what) {
+  throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure, what);
+}
+
+// ---- one trial: a fresh store and the model, driven by the same commands -----------------
+
+class Trial {
+ public:
+  Trial(Harness& harness, const Capabilities& caps, Counts& counts)
+      : harness_(harness), caps_(caps), counts_(counts), model_(caps.max_attempts.value_or(~0U)) {
+    harness_.reset();
+    set_policy(3);
+    for (const auto& agent : kAgents) {
+      harness_.set_available(agent, true);
+      model_.set_available(agent, true);
+      available_.insert(agent);
+    }
+    for (std::size_t spot = 0; spot < kSpots.size(); ++spot) {
+      commit({.conversation = kSpots[spot].conversation,
+              .sequence = kSpots[spot].sequence,
+              .author_id = "ann",
+              .content = "@bob take step " + std::to_string(spot),
+              .hop = 0},
+             spot);
+    }
+  }
+  Trial(const Trial&) = delete;
+  Trial& operator=(const Trial&) = delete;
+  ~Trial() { counts_.children += children_seen_; }
+
+  void run(const std::vector<Command>& commands) {
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+      std::ostringstream shown;
+      showValue(commands[i], shown);
+      where_ = "command " + std::to_string(i + 1) + " " + shown.str() + ": ";
+      step(commands[i]);
+      compare_store();
+    }
+  }
+
+  // Each branch of enqueues on its own session and thread, all released together; then, per
+  // key, an order of the calls whose answers the model accepts (the keys do not interact:
+  // policy, replies and authorization stay put while the branches run).
+  void run_parallel(const std::vector<std::vector<Command>>& branches) {
+    where_ = "parallel branches: ";
+    std::vector<std::vector<MentionTurnRequest>> requests(branches.size());
+    for (std::size_t b = 0; b < branches.size(); ++b) {
+      for (const auto& c : branches[b]) requests[b].push_back(request(c));
+    }
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (std::size_t b = 0; b < branches.size(); ++b) sessions.push_back(harness_.open_session());
+    std::vector<std::vector<Answer>> answers(branches.size());
+    std::atomic<std::size_t> waiting{branches.size()};
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t b = 0; b < branches.size(); ++b) {
+        threads.emplace_back([&, b] {
+          waiting.fetch_sub(1);
+          while (waiting.load() != 0) std::this_thread::yield();
+          for (const auto& r : requests[b]) answers[b].push_back(call(*sessions[b], r));
+        });
+      }
+    }
+    std::map<model::TurnKey, std::vector<std::vector<Seen>>> by_key;
+    for (std::size_t b = 0; b < branches.size(); ++b) {
+      for (std::size_t i = 0; i < requests[b].size(); ++i) {
+        tally(answers[b][i]);
+        auto& lanes = by_key[model_key(requests[b][i])];
+        lanes.resize(branches.size());
+        lanes[b].push_back({to_model(requests[b][i]), token(answers[b][i])});
+      }
+    }
+    for (auto& [key, lanes] : by_key) {
+      std::vector<std::size_t> next(lanes.size(), 0);
+      if (!linearize(model_, lanes, next)) {
+        std::string seen;
+        for (std::size_t b = 0; b < lanes.size(); ++b) {
+          for (const auto& s : lanes[b])
+            seen += " [branch " + std::to_string(b + 1) + "] " + s.answer;
+        }
+        disagree(where_ + "no order of the concurrent calls on " + key_name(key) +
+                 " gives the answers seen:" + seen);
+      }
+    }
+    compare_store();
+  }
+
+ private:
+  struct Held {
+    std::string token;
+    model::TurnKey key;
+    std::uint32_t attempt = 0;
+  };
+  struct Seen {
+    model::TurnRequest request;
+    std::string answer;
+  };
+
+  // Depth-first search over the interleavings of `lanes` (each lane in its own order).
+  static bool linearize(model::TurnQueue& model, const std::vector<std::vector<Seen>>& lanes,
+                        std::vector<std::size_t>& next) {
+    bool done = true;
+    for (std::size_t b = 0; b < lanes.size(); ++b) {
+      if (next[b] == lanes[b].size()) continue;
+      done = false;
+      const Seen& s = lanes[b][next[b]];
+      if (!model.answers(s.request).contains(s.answer)) continue;
+      model::TurnQueue after = model;
+      after.record(s.request, s.answer);
+      ++next[b];
+      if (linearize(after, lanes, next)) {
+        model = std::move(after);
+        return true;
+      }
+      --next[b];
+    }
+    return done;
+  }
+
+  void step(const Command& c) {
+    switch (c.op) {
+      case Op::Enqueue:
+        return enqueue(c);
+      case Op::EditReply:
+        return edit(c);
+      case Op::SetPolicy:
+        return set_policy(static_cast<std::uint32_t>(c.amount % 4));
+      case Op::FlipAuth: {
+        const auto& source = kAgents[c.source % kAgents.size()];
+        const auto& target = kAgents[c.agent % kAgents.size()];
+        const bool now_authorized = !forbidden_.insert({source, target}).second;
+        if (now_authorized) forbidden_.erase({source, target});
+        harness_.set_authorized(source, target, now_authorized);
+        return model_.set_authorized(source, target, now_authorized);
+      }
+      case Op::ToggleTarget: {
+        const auto& agent = kAgents[c.agent % kAgents.size()];
+        const bool now_available = available_.insert(agent).second;
+        if (!now_available) available_.erase(agent);
+        harness_.set_available(agent, now_available);
+        return model_.set_available(agent, now_available);
+      }
+      case Op::Claim:
+        return claim(c);
+      case Op::Renew:
+      case Op::Complete:
+      case Op::Fail:
+        return use_lease(c);
+      case Op::Abandon:
+        if (!held_.empty())
+          held_.erase(held_.begin() + static_cast<std::ptrdiff_t>(c.lease % held_.size()));
+        return;
+      case Op::AdvanceClock:
+        if (caps_.injected_store_clock)
+          harness_.advance_store_clock(kSteps[c.amount % kSteps.size()]);
+        return;
+      case Op::Restart:
+        if (caps_.persistent) {
+          session_.reset();
+          harness_.reopen();
+        }
+        return;
+    }
+  }
+
+  Session& session() {
+    if (!session_) session_ = harness_.open_session();
+    return *session_;
+  }
+
+  void commit(const CommittedReply& reply, std::size_t spot) {
+    harness_.commit_reply(reply);
+    model_.commit_reply(to_model(reply));
+    replies_[spot] = reply;
+  }
+
+  void set_policy(std::uint32_t hops) {
+    const MentionDispatchPolicy policy{.enabled = hops > 0, .max_hops = hops};
+    harness_.set_policy(policy);
+    model_.set_policy({policy.enabled, policy.max_hops});
+  }
+
+  MentionTurnRequest request(const Command& c) const {
+    const CommittedReply& reply = replies_.at(c.spot % kSpots.size());
+    MentionTurnRequest r{.key = {reply.sequence},
+                         .source_id = reply.author_id,
+                         .target_id = kAgents[c.agent % kAgents.size()],
+                         .content = reply.content,
+                         .conversation = reply.conversation,
+                         .child_hop = reply.hop + 1};
+    switch (static_cast<Variant>(c.variant % kVariants)) {
+      case Variant::Exact:
+        break;
+      case Variant::OtherContent:
+        r.content += " (changed)";
+        break;
+      case Variant::WrongHop:
+        r.child_hop = reply.hop + 2;
+        break;
+      case Variant::OtherSource:
+        r.source_id = reply.author_id == kAgents[0] ? kAgents[1] : kAgents[0];
+        break;
+      case Variant::AliasDesk:
+        r.conversation.desk_id = alias(r.conversation.desk_id);
+        break;
+      case Variant::Unstored:
+        r.key.trigger_sequence = 99;
+        break;
+    }
+    return r;
+  }
+
+  // Another spelling of the desk: a General alias for General, another case otherwise
+  // (a different desk: desk ids are exact).
+  static std::string alias(const std::string& desk) {
+    if (desk == "General" || desk == "main" || desk == "")
+      return desk == "main" ? "general" : "main";
+    std::string upper = desk;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) {
+      return static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
+    });
+    return upper == desk ? desk + "x" : upper;
+  }
+
+  void enqueue(const Command& c) {
+    const MentionTurnRequest r = request(c);
+    const auto allowed = model_.answers(to_model(r));
+    const Answer answer = call(session(), r);
+    tally(answer);
+    const std::string got = token(answer);
+    if (!allowed.contains(got)) {
+      disagree(where_ + "the host answered " + got +
+               (answer ? "" : " (" + answer.error().message + ")") + "; the model allows " +
+               join(allowed));
+    }
+    model_.record(to_model(r), got);
+  }
+
+  void edit(const Command& c) {
+    const std::size_t spot = c.spot % kSpots.size();
+    CommittedReply reply = replies_.at(spot);
+    switch (static_cast<Edit>(c.edit % kEdits)) {
+      case Edit::Author:
+        reply.author_id = kAgents[c.agent % kAgents.size()];
+        break;
+      case Edit::Content:
+        reply.content += " (edited)";
+        break;
+      case Edit::Hop:
+        reply.hop = static_cast<std::uint32_t>(c.amount % 4);
+        break;
+      case Edit::AliasDesk:
+        reply.conversation.desk_id = alias(reply.conversation.desk_id);
+        break;
+    }
+    commit(reply, spot);
+  }
+
+  std::chrono::milliseconds lease_length(const Command& c) const {
+    return caps_.injected_store_clock ? kLeases[c.amount % kLeases.size()] : kRealClockLease;
+  }
+
+  // The store's answer `stored` for an expiry `length` after a moment between `before` and
+  // `after` (the same moment with an injected clock).
+  void require_expiry(StoreTime stored, StoreTime before, StoreTime after,
+                      std::chrono::milliseconds length, const std::string& what) const {
+    if (stored < before + length || stored > after + length) {
+      disagree(where_ + what + " expires at store time " + std::to_string(millis(stored)) +
+               " ms, not store time + " + std::to_string(length.count()) + " ms (between " +
+               std::to_string(millis(before + length)) + " and " +
+               std::to_string(millis(after + length)) + ")");
+    }
+  }
+
+  void claim(const Command& c) {
+    if (!caps_.leases) return;
+    const auto length = lease_length(c);
+    const StoreTime before = harness_.store_now();
+    const auto claimable = model_.claimable(millis(before));
+    const auto claimed = session().claim(length);
+    const StoreTime after = harness_.store_now();
+    if (!claimed) disagree(where_ + "the claim was refused: " + std::string(name(claimed.error())));
+    if (!claimed->has_value()) {
+      if (!claimable.empty()) {
+        disagree(where_ + "the claim took nothing, but " + key_name(claimable.front()) +
+                 " is claimable in the model");
+      }
+      return;
+    }
+    const Lease& lease = **claimed;
+    const model::TurnKey key = model_key(lease.request);
+    if (std::find(claimable.begin(), claimable.end(), key) == claimable.end()) {
+      disagree(where_ + "the claim took " + key_name(key) +
+               ", which the model says is not claimable");
+    }
+    const std::uint32_t attempt = model_.children().at(key).attempts + 1;
+    if (lease.attempt != attempt) {
+      disagree(where_ + "the claim reports attempt " + std::to_string(lease.attempt) +
+               ", the model " + std::to_string(attempt));
+    }
+    require_expiry(lease.expires_at, before, after, length, "the lease");
+    model_.claim(key, millis(lease.expires_at) - length.count(), length.count());
+    held_.push_back({lease.token, key, lease.attempt});
+  }
+
+  void use_lease(const Command& c) {
+    if (!caps_.leases || held_.empty()) return;
+    const Held& held = held_[c.lease % held_.size()];
+    const StoreTime before = harness_.store_now();
+    const bool live = model_.live(held.key, held.attempt, millis(before));
+    const auto stale = [&](LeaseError error, const std::string& what) {
+      if (live) disagree(where_ + what + " a live lease was refused: " + std::string(name(error)));
+      if (error != LeaseError::StaleToken) {
+        disagree(where_ + what + " a lease that is not live got " + std::string(name(error)) +
+                 ", not stale_token");
+      }
+    };
+    const auto not_live = [&](const std::string& what) {
+      disagree(where_ + what + " a lease that is not live in the model (of " + key_name(held.key) +
+               ", attempt " + std::to_string(held.attempt) + ") succeeded");
+    };
+    if (c.op == Op::Renew) {
+      const auto length = lease_length(c);
+      const auto renewed = session().renew(held.token, length);
+      const StoreTime after = harness_.store_now();
+      if (!renewed) return stale(renewed.error(), "renewing");
+      if (!live) not_live("renewing");
+      require_expiry(*renewed, before, after, length, "the renewed lease");
+      return model_.renew(held.key, millis(*renewed) - length.count(), length.count());
+    }
+    const bool completing = c.op == Op::Complete;
+    const auto settled = completing ? session().complete(held.token) : session().fail(held.token);
+    const std::string what = completing ? "completing" : "failing";
+    if (!settled) return stale(settled.error(), what);
+    if (!live) not_live(what);
+    if (completing) {
+      model_.complete(held.key);
+    } else {
+      model_.fail(held.key);
+    }
+  }
+
+  void tally(const Answer& answer) {
+    ++counts_.attempts;
+    if (!answer) {
+      ++(answer.error().kind == QueueErrorKind::Indeterminate ? counts_.indeterminate
+                                                              : counts_.errors);
+    } else if (std::holds_alternative<Enqueued>(*answer)) {
+      ++counts_.enqueued;
+    } else if (std::holds_alternative<Already>(*answer)) {
+      ++counts_.already;
+    } else {
+      ++counts_.refused;
+    }
+  }
+
+  // The inspector's rows against the model: the same children under the same keys, each
+  // with the request first accepted, the attempts and the live lease's expiry; one record
+  // per child.
+  void compare_store() {
+    const auto rows = harness_.children();
+    const auto& expected = model_.children();
+    std::set<model::TurnKey> keys;
+    std::set<std::uint64_t> ids;
+    for (const auto& row : rows) {
+      const model::TurnKey key = model_key(row.request);
+      const auto want = expected.find(key);
+      if (want == expected.end()) {
+        disagree(where_ + "the store has a child under " + key_name(key) +
+                 " the model never admitted");
+      }
+      if (!keys.insert(key).second)
+        disagree(where_ + "the store has two children under " + key_name(key));
+      const model::QueuedChild& child = want->second;
+      if (to_model(row.request) != child.request) {
+        disagree(where_ + "the child under " + key_name(key) +
+                 " holds a request other than the one first accepted");
+      }
+      if (row.attempts != child.attempts) {
+        disagree(where_ + "the child under " + key_name(key) + " shows " +
+                 std::to_string(row.attempts) + " attempts; the model counts " +
+                 std::to_string(child.attempts));
+      }
+      if (child.lease_expires_at &&
+          (!row.lease_expires_at || millis(*row.lease_expires_at) != *child.lease_expires_at)) {
+        disagree(where_ + "the child under " + key_name(key) +
+                 " does not show its lease's expiry as the claim or renewal returned it");
+      }
+      ids.insert(row.id);
+    }
+    children_seen_ = rows.size();
+    if (rows.size() != expected.size()) {
+      disagree(where_ + "the store has " + std::to_string(rows.size()) + " children; the model " +
+               std::to_string(expected.size()));
+    }
+    const auto records = harness_.records();
+    if (records.size() != expected.size()) {
+      disagree(where_ + "the store has " + std::to_string(records.size()) +
+               " idempotency records; the model " + std::to_string(expected.size()));
+    }
+    for (const auto& record : records) {
+      if (!ids.contains(record.child_id)) {
+        disagree(where_ + "idempotency record " + record.key + " names child " +
+                 std::to_string(record.child_id) + ", which the store does not have");
+      }
+    }
+  }
+
+  Harness& harness_;
+  const Capabilities& caps_;
+  Counts& counts_;
+  model::TurnQueue model_;
+  std::map<std::size_t, CommittedReply> replies_;
+  std::set<std::pair<std::string, std::string>> forbidden_;
+  std::set<std::string> available_;
+  std::vector<Held> held_;
+  std::unique_ptr<Session> session_;
+  std::string where_;
+  std::size_t children_seen_ = 0;
+};
+
+// ---- generators ------------------------------------------------------------------------------
+
+// Field values that do not grow with RapidCheck's size (only sequence lengths do).
+rc::Gen<std::size_t> below(std::size_t n) {
+  return rc::gen::resize(100, rc::gen::inRange<std::size_t>(0, n));
+}
+
+// Two enqueues in three match their stored reply; the rest depart from it in one way each.
+rc::Gen<std::size_t> variant_gen() {
+  return rc::gen::map(below(3 * (kVariants - 1)), [](std::size_t roll) {
+    return roll < 2 * (kVariants - 1) ? std::size_t{0} : roll - 2 * (kVariants - 1) + 1;
+  });
+}
+
+rc::Gen<Op> op_gen(const Capabilities& caps) {
+  std::vector<std::pair<std::size_t, Op>> weights{{8, Op::Enqueue},
+                                                  {2, Op::EditReply},
+                                                  {1, Op::SetPolicy},
+                                                  {1, Op::FlipAuth},
+                                                  {1, Op::ToggleTarget}};
+  if (caps.leases) {
+    weights.insert(
+        weights.end(),
+        {{3, Op::Claim}, {1, Op::Renew}, {2, Op::Complete}, {1, Op::Fail}, {1, Op::Abandon}});
+  }
+  if (caps.leases && caps.injected_store_clock) weights.push_back({2, Op::AdvanceClock});
+  if (caps.persistent) weights.push_back({1, Op::Restart});
+  std::size_t total = 0;
+  for (const auto& [weight, op] : weights) total += weight;
+  return rc::gen::map(below(total), [weights](std::size_t roll) {
+    for (const auto& [weight, op] : weights) {
+      if (roll < weight) return op;
+      roll -= weight;
+    }
+    return Op::Enqueue;
+  });
+}
+
+rc::Gen<Command> command_gen(rc::Gen<Op> ops) {
+  return rc::gen::build<Command>(
+      rc::gen::set(&Command::op, std::move(ops)),
+      rc::gen::set(&Command::spot, below(kSpots.size())),
+      rc::gen::set(&Command::agent, below(kAgents.size())),
+      rc::gen::set(&Command::source, below(kAgents.size())),
+      rc::gen::set(&Command::variant, variant_gen()), rc::gen::set(&Command::edit, below(kEdits)),
+      rc::gen::set(&Command::lease, below(4)), rc::gen::set(&Command::amount, below(4)));
+}
+
+// RapidCheck reports nothing itself: the check's report says it all. (Its default listener
+// and reproduce map would load RapidCheck's global configuration, which prints a random
+// seed the check does not use.)
+class Silent final : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+rc::detail::TestMetadata metadata(const std::string& name) {
+  rc::detail::TestMetadata out;
+  out.id = name;
+  out.description = name;
+  return out;
+}
+
+std::string failure_reason(const rc::detail::FailureResult& failure, const std::string& phase) {
+  std::string out = phase + ", after " + std::to_string(failure.numSuccess) +
+                    " passing trials: " + failure.description + "; shrunk counterexample:";
+  for (const auto& [type, value] : failure.counterExample) out += " " + value;
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  return out;
+}
+
+}  // namespace
+
+ModelCheckOutcome check_against_model(Harness& harness, const Options& options) {
+  ModelCheckOutcome outcome;
+  const Capabilities caps = harness.capabilities();
+  Silent silent;
+  rc::detail::TestParams params;
+  params.seed = options.seed;
+  params.maxSize = options.short_mode ? 15 : 40;
+
+  // Sequential: one session, every command.
+  params.maxSuccess = (options.short_mode ? 2 : 4) * options.repeat;
+  const auto ops = op_gen(caps);
+  const auto sequential = rc::detail::checkProperty(
+      rc::detail::toProperty([&] {
+        const auto commands = *rc::gen::container<std::vector<Command>>(command_gen(ops));
+        Trial trial(harness, caps, outcome.counts);
+        trial.run(commands);
+      }),
+      metadata("EQ-25 sequential"), params, silent, {});
+  rc::detail::FailureResult failure;
+  if (sequential.match(failure)) {
+    outcome.failed = failure_reason(failure, "sequential");
+    return outcome;
+  }
+
+  // Parallel: a sequential prefix, then 2–4 branches of enqueues racing on the same keys.
+  params.maxSuccess = std::max(1, options.repeat / (options.short_mode ? 4 : 1));
+  params.maxSize = options.short_mode ? 6 : 12;
+  const auto parallel = rc::detail::checkProperty(
+      rc::detail::toProperty([&] {
+        const auto prefix = *rc::gen::container<std::vector<Command>>(command_gen(ops));
+        const auto branches = *rc::gen::mapcat(rc::gen::inRange(2, 5), [](int n) {
+          return rc::gen::container<std::vector<std::vector<Command>>>(
+              static_cast<std::size_t>(n), rc::gen::mapcat(rc::gen::inRange(1, 4), [](int length) {
+                return rc::gen::container<std::vector<Command>>(
+                    static_cast<std::size_t>(length), command_gen(rc::gen::just(Op::Enqueue)));
+              }));
+        });
+        Trial trial(harness, caps, outcome.counts);
+        trial.run(prefix);
+        trial.run_parallel(branches);
+      }),
+      metadata("EQ-25 parallel"), params, silent, {});
+  if (parallel.match(failure)) {
+    outcome.failed = failure_reason(failure, "parallel");
+    return outcome;
+  }
+  rc::detail::GaveUpResult gave_up;
+  if (sequential.match(gave_up) || parallel.match(gave_up)) {
+    outcome.failed = "RapidCheck gave up: " + gave_up.description;
+  }
+  rc::detail::Error error("");
+  if (sequential.match(error) || parallel.match(error)) {
+    outcome.failed = "RapidCheck failed: " + error.description;
+  }
+  if (!caps.leases)
+    outcome.note = "no claims in the sequences: the harness does not declare `leases`";
+  if (caps.leases && !caps.injected_store_clock) {
+    outcome.note = "leases never expire within a sequence: the store clock is real";
+  }
+  return outcome;
+}
+
+}  // namespace thm::conformance::detail

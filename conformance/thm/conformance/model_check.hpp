@@ -1,0 +1,31 @@
+#pragma once
+/// \file
+/// EQ-25's body (queue-conformance.md §6): random command sequences run against the harness
+/// and against the model host queue (`thm::model::TurnQueue`), with RapidCheck generating and
+/// shrinking them. Internal to the suite; hosts call it through `run_check("EQ-25", ...)`.
+
+#include <optional>
+#include <string>
+
+#include "thm/conformance/harness.hpp"
+#include "thm/conformance/suite.hpp"
+
+namespace thm::conformance::detail {
+
+/// What EQ-25 found: the counts over every enqueue it made, and a failure (the shrunk
+/// counterexample, command by command) or a skip reason, or neither on a pass; `note` says
+/// what the run could not cover with this harness.
+struct ModelCheckOutcome {
+  Counts counts{};
+  std::optional<std::string> failed{};
+  std::optional<std::string> skipped{};
+  std::string note{};
+};
+
+/// Runs EQ-25 against `harness`: `4 × options.repeat` sequential command sequences, then
+/// `options.repeat` parallel ones (a sequential prefix, then 2–4 branches of enqueues, each on
+/// its own session and thread behind a barrier, checked per key for an interleaving the model
+/// accepts). `short_mode` shortens both. The RapidCheck seed is `options.seed`.
+[[nodiscard]] ModelCheckOutcome check_against_model(Harness& harness, const Options& options);
+
+}  // namespace thm::conformance::detail
