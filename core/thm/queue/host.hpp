@@ -76,9 +76,10 @@ struct Lease {
 };
 
 /// Why a lease operation was refused: the token is not the child's current live lease
-/// (expired, superseded by a later claim, already completed or failed, or never issued), or
-/// the duration is not positive.
-enum class LeaseError : std::uint8_t { StaleToken, InvalidDuration };
+/// (expired, superseded by a later claim, already completed or failed, or never issued);
+/// the duration is not positive; or the store failed or stayed locked, and nothing changed
+/// (a store out of process; retry later).
+enum class LeaseError : std::uint8_t { StaleToken, InvalidDuration, Unavailable };
 
 /// The snake_case token of `error`, e.g. `stale_token`.
 [[nodiscard]] constexpr std::string_view name(LeaseError error) noexcept {
@@ -87,6 +88,8 @@ enum class LeaseError : std::uint8_t { StaleToken, InvalidDuration };
       return "stale_token";
     case LeaseError::InvalidDuration:
       return "invalid_duration";
+    case LeaseError::Unavailable:
+      return "unavailable";
   }
   detail::unreachable();
 }

@@ -1,0 +1,674 @@
+// The SQLite host queue: SPEC §4's transaction over the tables of schema.sql, through the
+// sqlite3 C API. Every statement is prepared once per connection and reset after use.
+#include "thm/sqlite/sqlite_queue.hpp"
+
+#include <sqlite3.h>
+
+#include <array>
+#include <limits>
+#include <map>
+#include <string_view>
+#include <utility>
+
+#include "thm/sqlite/schema_sql.hpp"
+
+namespace thm::sqlite {
+namespace {
+
+// The schema version this code writes and reads (`PRAGMA user_version`).
+constexpr int kSchemaVersion = 1;
+
+// SQLite's clock in milliseconds since the Unix epoch. SQLite 3.40 has no
+// `unixepoch('subsec')`; `julianday('now')` keeps milliseconds, and 'now' is one instant
+// for the whole of a statement's step.
+#define THM_SQLITE_NOW "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)"
+
+constexpr std::array kStateNames{"pending", "completed", "failed", "dead"};
+
+std::optional<TurnState> state_from(std::string_view text) {
+  for (std::size_t i = 0; i < kStateNames.size(); ++i) {
+    if (text == kStateNames[i]) return static_cast<TurnState>(i);
+  }
+  return std::nullopt;
+}
+
+// Sequences are u64; SQLite integers are i64. The two's-complement cast is injective.
+std::int64_t to_column(std::uint64_t value) { return static_cast<std::int64_t>(value); }
+std::uint64_t from_column(std::int64_t value) { return static_cast<std::uint64_t>(value); }
+
+QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::move(message)}; }
+
+}  // namespace
+
+std::string_view name(TurnState state) noexcept {
+  return kStateNames[static_cast<std::size_t>(state)];
+}
+
+// ---- connection and statements ---------------------------------------------------------------
+
+class SqliteQueue::Impl {
+ public:
+  Impl(sqlite3* db, Options options) : db_(db), options_(std::move(options)) {}
+  ~Impl() {
+    for (auto& [sql, statement] : cache_) sqlite3_finalize(statement);
+    sqlite3_close_v2(db_);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  // A cached prepared statement, reset and unbound when the handle goes away.
+  class Statement {
+   public:
+    Statement(Impl& impl, sqlite3_stmt* statement) : impl_(impl), statement_(statement) {}
+    ~Statement() {
+      if (statement_ != nullptr) {
+        sqlite3_reset(statement_);
+        sqlite3_clear_bindings(statement_);
+      }
+    }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    // Ids, keys and content: bytes, compared byte for byte.
+    Statement& bind(int index, std::string_view bytes) {
+      static constexpr char kEmpty[] = "";
+      sqlite3_bind_blob64(statement_, index, bytes.empty() ? kEmpty : bytes.data(), bytes.size(),
+                          SQLITE_TRANSIENT);
+      return *this;
+    }
+    Statement& bind_text(int index, std::string_view text) {
+      static constexpr char kEmpty[] = "";
+      sqlite3_bind_text64(statement_, index, text.empty() ? kEmpty : text.data(), text.size(),
+                          SQLITE_TRANSIENT, SQLITE_UTF8);
+      return *this;
+    }
+    int parameters() const { return sqlite3_bind_parameter_count(statement_); }
+    Statement& bind(int index, std::int64_t value) {
+      sqlite3_bind_int64(statement_, index, value);
+      return *this;
+    }
+    Statement& bind_null(int index) {
+      sqlite3_bind_null(statement_, index);
+      return *this;
+    }
+    // SQLITE_ROW, SQLITE_DONE, or an error code.
+    int step() { return sqlite3_step(statement_); }
+    std::string bytes(int column) const {
+      const auto* data = static_cast<const char*>(sqlite3_column_blob(statement_, column));
+      const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement_, column));
+      return data == nullptr ? std::string() : std::string(data, size);
+    }
+    std::int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
+    bool null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
+
+   private:
+    Impl& impl_;
+    sqlite3_stmt* statement_;
+  };
+
+  // The statement for `sql` (a string literal: the cache keys on its address).
+  Result<std::unique_ptr<Statement>, QueueError> prepare(const char* sql) {
+    auto found = cache_.find(sql);
+    if (found == cache_.end()) {
+      sqlite3_stmt* statement = nullptr;
+      const int rc =
+          sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
+      if (rc != SQLITE_OK) return unexpected{failure(rc, "preparing a statement")};
+      found = cache_.emplace(sql, statement).first;
+    }
+    return std::make_unique<Statement>(*this, found->second);
+  }
+
+  // Runs `sql` to completion, ignoring rows.
+  Result<Committed, QueueError> run(const char* sql) {
+    auto statement = prepare(sql);
+    if (!statement) return unexpected{statement.error()};
+    int rc = SQLITE_ROW;
+    while (rc == SQLITE_ROW) rc = (*statement)->step();
+    if (rc != SQLITE_DONE) return unexpected{failure(rc, sql)};
+    return Committed{};
+  }
+
+  // The error for SQLite result code `rc` while doing `what`.
+  QueueError failure(int rc, std::string_view what) const {
+    const int primary = rc & 0xff;
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+      return error(QueueErrorKind::Unavailable,
+                   "the database stayed locked by another connection for longer than "
+                   "busy_timeout (" +
+                       std::to_string(options_.busy_timeout.count()) + " ms) while " +
+                       std::string(what));
+    }
+    return error(QueueErrorKind::Internal, "SQLite error while " + std::string(what) + ": " +
+                                               sqlite3_errstr(rc) + " (" + sqlite3_errmsg(db_) +
+                                               ")");
+  }
+
+  bool pass(HookPoint point, const MentionTurnRequest& request) const {
+    return !options_.hook || options_.hook(point, request);
+  }
+
+  sqlite3* db() const { return db_; }
+  const Options& options() const { return options_; }
+
+ private:
+  sqlite3* db_;
+  Options options_;
+  std::map<const char*, sqlite3_stmt*> cache_;
+};
+
+namespace {
+
+using Statement = SqliteQueue::Impl::Statement;
+
+// Rolls an open transaction back unless `commit` was reached.
+class Transaction {
+ public:
+  explicit Transaction(SqliteQueue::Impl& impl) : impl_(impl) {}
+  ~Transaction() {
+    if (open_) (void)impl_.run("ROLLBACK");
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  Result<Committed, QueueError> begin() {
+    auto begun = impl_.run("BEGIN IMMEDIATE");
+    open_ = begun.has_value();
+    return begun;
+  }
+  Result<Committed, QueueError> commit() {
+    auto committed = impl_.run("COMMIT");
+    // A failed COMMIT leaves the transaction open (busy) or already rolled back; the
+    // destructor's ROLLBACK settles either.
+    open_ = !committed.has_value() && sqlite3_get_autocommit(impl_.db()) == 0;
+    return committed;
+  }
+
+ private:
+  SqliteQueue::Impl& impl_;
+  bool open_ = false;
+};
+
+// One statement run in its own transaction (the host's writes).
+template <class Bind>
+Result<Committed, QueueError> write(SqliteQueue::Impl& impl, const char* sql, Bind&& bind) {
+  auto statement = impl.prepare(sql);
+  if (!statement) return unexpected{statement.error()};
+  bind(**statement);
+  const int rc = (*statement)->step();
+  if (rc != SQLITE_DONE) return unexpected{impl.failure(rc, "writing")};
+  return Committed{};
+}
+
+MentionTurnRequest request_from(const Statement& row, int first) {
+  MentionTurnRequest request;
+  request.conversation.desk_id = row.bytes(first);
+  if (!row.null(first + 1)) request.conversation.thread_root = from_column(row.integer(first + 1));
+  request.key.trigger_sequence = from_column(row.integer(first + 2));
+  request.source_id = row.bytes(first + 3);
+  request.target_id = row.bytes(first + 4);
+  request.content = row.bytes(first + 5);
+  request.child_hop = static_cast<std::uint32_t>(row.integer(first + 6));
+  return request;
+}
+
+StoreTime store_time(std::int64_t millis) { return StoreTime(std::chrono::milliseconds(millis)); }
+
+}  // namespace
+
+// ---- opening ---------------------------------------------------------------------------------
+
+SqliteQueue::SqliteQueue(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SqliteQueue::~SqliteQueue() = default;
+
+Result<std::unique_ptr<SqliteQueue>, QueueError> SqliteQueue::open(const std::string& path,
+                                                                   Options options) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = "cannot open SQLite database '" + path +
+                          "': " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close_v2(db);
+    return unexpected{error(QueueErrorKind::Unavailable, std::move(message))};
+  }
+  const auto timeout = static_cast<int>(
+      std::min<std::int64_t>(options.busy_timeout.count(), std::numeric_limits<int>::max()));
+  sqlite3_busy_timeout(db, timeout);
+  sqlite3_extended_result_codes(db, 1);
+  auto impl = std::make_unique<Impl>(db, std::move(options));
+
+  char* message = nullptr;
+  const auto exec = [&](const char* sql) -> std::optional<QueueError> {
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return std::nullopt;
+    QueueError failed = error(QueueErrorKind::Unavailable,
+                              "cannot set up SQLite database '" + path +
+                                  "': " + (message != nullptr ? message : "unknown error"));
+    sqlite3_free(message);
+    message = nullptr;
+    return failed;
+  };
+  if (auto failed = exec("PRAGMA journal_mode=WAL")) return unexpected{*failed};
+  if (auto failed = exec("BEGIN IMMEDIATE")) return unexpected{*failed};
+  {
+    auto version = impl->prepare("PRAGMA user_version");
+    if (!version) return unexpected{version.error()};
+    if ((*version)->step() != SQLITE_ROW)
+      return unexpected{error(QueueErrorKind::Internal, "no user_version")};
+    const auto found = (*version)->integer(0);
+    if (found > kSchemaVersion) {
+      (void)exec("ROLLBACK");
+      return unexpected{error(QueueErrorKind::Internal,
+                              "SQLite database '" + path + "' has thm schema version " +
+                                  std::to_string(found) + "; this build knows version " +
+                                  std::to_string(kSchemaVersion))};
+    }
+  }
+  if (auto failed = exec(kSchemaSql)) {
+    (void)exec("ROLLBACK");
+    return unexpected{*failed};
+  }
+  if (auto failed = exec("PRAGMA user_version = 1")) return unexpected{*failed};
+  if (auto failed = exec("COMMIT")) return unexpected{*failed};
+  return std::unique_ptr<SqliteQueue>(new SqliteQueue(std::move(impl)));
+}
+
+// ---- enqueue -----------------------------------------------------------------------------------
+
+Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
+    const MentionTurnRequest& request) noexcept {
+  const std::scoped_lock guard(mutex_);
+  Impl& db = *impl_;
+  const Options& limits = db.options();
+  if (request.content.size() > limits.max_content_bytes) {
+    return unexpected{error(QueueErrorKind::InvalidRequest,
+                            "content is longer than the store's limit of " +
+                                std::to_string(limits.max_content_bytes) + " bytes")};
+  }
+  for (const std::string* id :
+       {&request.source_id, &request.target_id, &request.conversation.desk_id}) {
+    if (id->size() > limits.max_id_bytes) {
+      return unexpected{error(QueueErrorKind::InvalidRequest,
+                              "an id is longer than the store's limit of " +
+                                  std::to_string(limits.max_id_bytes) + " bytes")};
+    }
+  }
+  const std::string key = turn_key(request).encoded();
+  const auto rolled_back = [](HookPoint point) {
+    return unexpected{error(QueueErrorKind::Unavailable,
+                            "the step was rolled back at " + std::string(name(point)))};
+  };
+
+  Transaction transaction(db);
+  if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
+  if (!db.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+
+  {  // the committed reply, read inside the transaction that will insert
+    auto reply = db.prepare("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = ?1");
+    if (!reply) return unexpected{reply.error()};
+    (*reply)->bind(1, key);
+    const int rc = (*reply)->step();
+    if (rc == SQLITE_DONE) {
+      return unexpected{
+          error(QueueErrorKind::TriggerMissing, "no committed reply under key " + key)};
+    }
+    if (rc != SQLITE_ROW) return unexpected{db.failure(rc, "reading the committed reply")};
+    const auto mismatch = [&key](const char* what) {
+      return unexpected{error(QueueErrorKind::TriggerMismatch,
+                              std::string("the request's ") + what +
+                                  " differs from the committed reply under key " + key)};
+    };
+    if ((*reply)->bytes(0) != request.source_id) return mismatch("source");
+    if ((*reply)->bytes(1) != request.content) return mismatch("content");
+    const std::int64_t hop = (*reply)->integer(2);
+    if (hop >= std::numeric_limits<std::uint32_t>::max() ||
+        static_cast<std::int64_t>(request.child_hop) != hop + 1) {
+      return mismatch("child hop");
+    }
+  }
+  {  // live policy, the pair's authorization, the target's availability
+    auto policy = db.prepare(
+        "SELECT (SELECT enabled AND ?1 <= max_hops FROM thm_policy WHERE id = 1),"
+        " EXISTS (SELECT 1 FROM thm_forbidden_pair WHERE source_id = ?2 AND target_id = ?3),"
+        " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = ?3)");
+    if (!policy) return unexpected{policy.error()};
+    (*policy)
+        ->bind(1, std::int64_t{request.child_hop})
+        .bind(2, request.source_id)
+        .bind(3, request.target_id);
+    const int rc = (*policy)->step();
+    if (rc != SQLITE_ROW) return unexpected{db.failure(rc, "reading the policy")};
+    if ((*policy)->null(0) || (*policy)->integer(0) == 0)
+      return Refused{EnqueueRefusal::FeatureDisabled};
+    if ((*policy)->integer(1) != 0) return Refused{EnqueueRefusal::Unauthorized};
+    if ((*policy)->integer(2) == 0) return Refused{EnqueueRefusal::TargetUnavailable};
+  }
+  if (!db.pass(HookPoint::AfterValidateReads, request)) {
+    return rolled_back(HookPoint::AfterValidateReads);
+  }
+
+  std::int64_t id = 0;
+  {  // the decision: one conditional insert on the unique key
+    auto record = db.prepare(
+        "INSERT INTO thm_idempotency (turn_key) VALUES (?1)"
+        " ON CONFLICT (turn_key) DO NOTHING RETURNING id");
+    if (!record) return unexpected{record.error()};
+    (*record)->bind(1, key);
+    const int rc = (*record)->step();
+    if (rc == SQLITE_DONE) return Already{};
+    if (rc != SQLITE_ROW) return unexpected{db.failure(rc, "inserting the idempotency record")};
+    id = (*record)->integer(0);
+    if ((*record)->step() != SQLITE_DONE) {
+      return unexpected{db.failure(SQLITE_ERROR, "finishing the idempotency insert")};
+    }
+  }
+  if (!db.pass(HookPoint::AfterIdempotencyStatement, request)) {
+    return rolled_back(HookPoint::AfterIdempotencyStatement);
+  }
+  {
+    auto child = db.prepare(
+        "INSERT INTO thm_child_turn (id, turn_key, desk_id, thread_root, trigger_sequence,"
+        " source_id, target_id, content, child_hop) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    if (!child) return unexpected{child.error()};
+    Statement& insert = **child;
+    insert.bind(1, id).bind(2, key).bind(3, request.conversation.desk_id);
+    if (request.conversation.thread_root) {
+      insert.bind(4, to_column(*request.conversation.thread_root));
+    } else {
+      insert.bind_null(4);
+    }
+    insert.bind(5, to_column(request.key.trigger_sequence))
+        .bind(6, request.source_id)
+        .bind(7, request.target_id)
+        .bind(8, request.content)
+        .bind(9, std::int64_t{request.child_hop});
+    const int rc = insert.step();
+    if (rc != SQLITE_DONE) return unexpected{db.failure(rc, "inserting the child turn")};
+  }
+  if (!db.pass(HookPoint::AfterChildInsert, request))
+    return rolled_back(HookPoint::AfterChildInsert);
+  if (!db.pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
+  if (auto committed = transaction.commit(); !committed) {
+    QueueError failed = committed.error();
+    if (failed.kind != QueueErrorKind::Unavailable) failed.kind = QueueErrorKind::Indeterminate;
+    return unexpected{std::move(failed)};
+  }
+  if (!db.pass(HookPoint::AfterCommitBeforeReturn, request)) {
+    return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
+  }
+  return Enqueued{};
+}
+
+// ---- the host's writes -------------------------------------------------------------------------
+
+Result<Committed, QueueError> SqliteQueue::commit_reply(const CommittedReply& reply) {
+  const std::scoped_lock guard(mutex_);
+  const std::string key = turn_key(reply.conversation, {reply.sequence}).encoded();
+  return write(*impl_,
+               "INSERT INTO thm_reply (turn_key, author_id, content, hop) VALUES (?1, ?2, ?3, ?4)"
+               " ON CONFLICT (turn_key) DO UPDATE SET author_id = excluded.author_id,"
+               " content = excluded.content, hop = excluded.hop",
+               [&](Statement& s) {
+                 s.bind(1, key)
+                     .bind(2, reply.author_id)
+                     .bind(3, reply.content)
+                     .bind(4, std::int64_t{reply.hop});
+               });
+}
+
+Result<Committed, QueueError> SqliteQueue::set_policy(MentionDispatchPolicy policy) {
+  const std::scoped_lock guard(mutex_);
+  return write(
+      *impl_,
+      "INSERT INTO thm_policy (id, enabled, max_hops) VALUES (1, ?1, ?2)"
+      " ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled,"
+      " max_hops = excluded.max_hops",
+      [&](Statement& s) {
+        s.bind(1, std::int64_t{policy.enabled ? 1 : 0}).bind(2, std::int64_t{policy.max_hops});
+      });
+}
+
+Result<Committed, QueueError> SqliteQueue::set_authorized(const std::string& source_id,
+                                                          const std::string& target_id,
+                                                          bool authorized) {
+  const std::scoped_lock guard(mutex_);
+  const char* sql =
+      authorized
+          ? "DELETE FROM thm_forbidden_pair WHERE source_id = ?1 AND target_id = ?2"
+          : "INSERT OR IGNORE INTO thm_forbidden_pair (source_id, target_id) VALUES (?1, ?2)";
+  return write(*impl_, sql, [&](Statement& s) { s.bind(1, source_id).bind(2, target_id); });
+}
+
+Result<Committed, QueueError> SqliteQueue::set_available(const std::string& agent_id,
+                                                         bool available) {
+  const std::scoped_lock guard(mutex_);
+  const char* sql = available ? "INSERT OR IGNORE INTO thm_available_agent (agent_id) VALUES (?1)"
+                              : "DELETE FROM thm_available_agent WHERE agent_id = ?1";
+  return write(*impl_, sql, [&](Statement& s) { s.bind(1, agent_id); });
+}
+
+// ---- leases -------------------------------------------------------------------------------------
+
+Result<std::optional<Lease>, LeaseError> SqliteQueue::claim(std::chrono::milliseconds duration) {
+  if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const std::scoped_lock guard(mutex_);
+  Impl& db = *impl_;
+  const auto max_attempts = std::int64_t{db.options().max_attempts};
+  // Store time is read by each statement itself; the write lock makes the two one step.
+  Transaction transaction(db);
+  if (!transaction.begin()) return unexpected{LeaseError::Unavailable};
+  {
+    auto dead = db.prepare(
+        "UPDATE thm_child_turn SET state = 'dead' WHERE state = 'pending' AND attempts >= ?1"
+        " AND (lease_expires_at IS NULL OR lease_expires_at <= " THM_SQLITE_NOW ")");
+    if (!dead) return unexpected{LeaseError::Unavailable};
+    (*dead)->bind(1, max_attempts);
+    if ((*dead)->step() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+  }
+  std::optional<Lease> lease;
+  {
+    auto taken = db.prepare(
+        "UPDATE thm_child_turn SET attempts = attempts + 1,"
+        " lease_token = lower(hex(randomblob(16))),"
+        " lease_expires_at = " THM_SQLITE_NOW
+        " + ?1"
+        " WHERE id = (SELECT id FROM thm_child_turn WHERE state = 'pending' AND attempts < ?2"
+        "   AND (lease_expires_at IS NULL OR lease_expires_at <= " THM_SQLITE_NOW
+        ")"
+        "   ORDER BY id LIMIT 1)"
+        " RETURNING id, lease_token, lease_expires_at, attempts, desk_id, thread_root,"
+        " trigger_sequence, source_id, target_id, content, child_hop");
+    if (!taken) return unexpected{LeaseError::Unavailable};
+    (*taken)->bind(1, std::int64_t{duration.count()}).bind(2, max_attempts);
+    const int rc = (*taken)->step();
+    if (rc == SQLITE_ROW) {
+      const Statement& row = **taken;
+      lease = Lease{.child_id = static_cast<std::uint64_t>(row.integer(0)),
+                    .token = row.bytes(1),
+                    .expires_at = store_time(row.integer(2)),
+                    .attempt = static_cast<std::uint32_t>(row.integer(3)),
+                    .request = request_from(row, 4)};
+      if ((*taken)->step() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+    } else if (rc != SQLITE_DONE) {
+      return unexpected{LeaseError::Unavailable};
+    }
+  }
+  if (!transaction.commit()) return unexpected{LeaseError::Unavailable};
+  return lease;
+}
+
+Result<StoreTime, LeaseError> SqliteQueue::renew(const std::string& token,
+                                                 std::chrono::milliseconds duration) {
+  if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const std::scoped_lock guard(mutex_);
+  auto renewed = impl_->prepare(
+      "UPDATE thm_child_turn SET lease_expires_at = " THM_SQLITE_NOW
+      " + ?2"
+      " WHERE lease_token = ?1 AND state = 'pending' AND lease_expires_at > " THM_SQLITE_NOW
+      " RETURNING lease_expires_at");
+  if (!renewed) return unexpected{LeaseError::Unavailable};
+  (*renewed)->bind_text(1, token).bind(2, std::int64_t{duration.count()});
+  const int rc = (*renewed)->step();
+  if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
+  if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+  const StoreTime expires_at = store_time((*renewed)->integer(0));
+  if ((*renewed)->step() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+  return expires_at;
+}
+
+namespace {
+
+// Ends the live lease `token` with one statement (`sql` binds the token as ?1 and, if it
+// has a second parameter, the attempt limit as ?2, and returns the new state).
+Result<TurnState, LeaseError> settle_lease(SqliteQueue::Impl& db, const char* sql,
+                                           const std::string& token) {
+  auto settled = db.prepare(sql);
+  if (!settled) return unexpected{LeaseError::Unavailable};
+  (*settled)->bind_text(1, token);
+  if ((*settled)->parameters() >= 2) (*settled)->bind(2, std::int64_t{db.options().max_attempts});
+  const int rc = (*settled)->step();
+  if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
+  if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+  const auto state = state_from((*settled)->bytes(0));
+  if ((*settled)->step() != SQLITE_DONE || !state) return unexpected{LeaseError::Unavailable};
+  return *state;
+}
+
+}  // namespace
+
+Result<TurnState, LeaseError> SqliteQueue::complete(const std::string& token) {
+  const std::scoped_lock guard(mutex_);
+  return settle_lease(*impl_,
+                      "UPDATE thm_child_turn SET state = 'completed', lease_token = NULL"
+                      " WHERE lease_token = ?1 AND state = 'pending'"
+                      " AND lease_expires_at > " THM_SQLITE_NOW " RETURNING state",
+                      token);
+}
+
+Result<TurnState, LeaseError> SqliteQueue::fail(const std::string& token) {
+  const std::scoped_lock guard(mutex_);
+  return settle_lease(*impl_,
+                      "UPDATE thm_child_turn SET lease_token = NULL, lease_expires_at = NULL,"
+                      " state = CASE WHEN attempts >= ?2 THEN 'failed' ELSE 'pending' END"
+                      " WHERE lease_token = ?1 AND state = 'pending'"
+                      " AND lease_expires_at > " THM_SQLITE_NOW " RETURNING state",
+                      token);
+}
+
+Result<StoreTime, QueueError> SqliteQueue::now() {
+  const std::scoped_lock guard(mutex_);
+  auto now = impl_->prepare("SELECT " THM_SQLITE_NOW);
+  if (!now) return unexpected{now.error()};
+  const int rc = (*now)->step();
+  if (rc != SQLITE_ROW) return unexpected{impl_->failure(rc, "reading the store's clock")};
+  return store_time((*now)->integer(0));
+}
+
+// ---- lifecycle ----------------------------------------------------------------------------------
+
+Result<bool, QueueError> SqliteQueue::settle(std::uint64_t id, TurnState state) {
+  const std::scoped_lock guard(mutex_);
+  auto written =
+      write(*impl_, "UPDATE thm_child_turn SET state = ?2, lease_token = NULL WHERE id = ?1",
+            [&](Statement& s) { s.bind(1, to_column(id)).bind_text(2, name(state)); });
+  if (!written) return unexpected{written.error()};
+  return sqlite3_changes(impl_->db()) > 0;
+}
+
+Result<bool, QueueError> SqliteQueue::remove(std::uint64_t id) {
+  const std::scoped_lock guard(mutex_);
+  auto written = write(*impl_, "DELETE FROM thm_child_turn WHERE id = ?1",
+                       [&](Statement& s) { s.bind(1, to_column(id)); });
+  if (!written) return unexpected{written.error()};
+  return sqlite3_changes(impl_->db()) > 0;
+}
+
+Result<std::size_t, QueueError> SqliteQueue::prune() {
+  const std::scoped_lock guard(mutex_);
+  auto written = impl_->run("DELETE FROM thm_child_turn WHERE state <> 'pending'");
+  if (!written) return unexpected{written.error()};
+  return static_cast<std::size_t>(sqlite3_changes(impl_->db()));
+}
+
+Result<Committed, QueueError> SqliteQueue::clear() {
+  const std::scoped_lock guard(mutex_);
+  Transaction transaction(*impl_);
+  if (auto begun = transaction.begin(); !begun) return begun;
+  for (const char* sql : {"DELETE FROM thm_reply", "DELETE FROM thm_policy",
+                          "DELETE FROM thm_forbidden_pair", "DELETE FROM thm_available_agent",
+                          "DELETE FROM thm_idempotency", "DELETE FROM thm_child_turn"}) {
+    if (auto done = impl_->run(sql); !done) return done;
+  }
+  return transaction.commit();
+}
+
+// ---- inspection ---------------------------------------------------------------------------------
+
+Result<std::vector<IdempotencyRecord>, QueueError> SqliteQueue::records() {
+  const std::scoped_lock guard(mutex_);
+  auto rows = impl_->prepare("SELECT turn_key, id FROM thm_idempotency ORDER BY id");
+  if (!rows) return unexpected{rows.error()};
+  std::vector<IdempotencyRecord> out;
+  int rc = SQLITE_ROW;
+  while ((rc = (*rows)->step()) == SQLITE_ROW) {
+    out.push_back({(*rows)->bytes(0), static_cast<std::uint64_t>((*rows)->integer(1))});
+  }
+  if (rc != SQLITE_DONE) return unexpected{impl_->failure(rc, "reading idempotency records")};
+  return out;
+}
+
+Result<std::vector<ChildTurn>, QueueError> SqliteQueue::children() {
+  const std::scoped_lock guard(mutex_);
+  auto rows = impl_->prepare(
+      "SELECT id, turn_key, state, attempts, lease_expires_at, desk_id, thread_root,"
+      " trigger_sequence, source_id, target_id, content, child_hop FROM thm_child_turn ORDER BY "
+      "id");
+  if (!rows) return unexpected{rows.error()};
+  std::vector<ChildTurn> out;
+  int rc = SQLITE_ROW;
+  while ((rc = (*rows)->step()) == SQLITE_ROW) {
+    const Statement& row = **rows;
+    const auto state = state_from(row.bytes(2));
+    if (!state) {
+      return unexpected{
+          error(QueueErrorKind::Internal, "child turn " + std::to_string(row.integer(0)) +
+                                              " has an unknown state '" + row.bytes(2) + "'")};
+    }
+    out.push_back({.id = static_cast<std::uint64_t>(row.integer(0)),
+                   .key = row.bytes(1),
+                   .request = request_from(row, 5),
+                   .state = *state,
+                   .attempts = static_cast<std::uint32_t>(row.integer(3)),
+                   .lease_expires_at =
+                       row.null(4) ? std::nullopt : std::optional(store_time(row.integer(4)))});
+  }
+  if (rc != SQLITE_DONE) return unexpected{impl_->failure(rc, "reading child turns")};
+  return out;
+}
+
+Result<std::vector<UniqueIndex>, QueueError> SqliteQueue::idempotency_indexes() {
+  const std::scoped_lock guard(mutex_);
+  // PRAGMA index_list: seq, name, unique, origin, partial.
+  auto list =
+      impl_->prepare("SELECT name, \"unique\", partial FROM pragma_index_list('thm_idempotency')");
+  if (!list) return unexpected{list.error()};
+  std::vector<std::pair<std::string, bool>> unique;
+  int rc = SQLITE_ROW;
+  while ((rc = (*list)->step()) == SQLITE_ROW) {
+    if ((*list)->integer(1) != 0) unique.emplace_back((*list)->bytes(0), (*list)->integer(2) != 0);
+  }
+  if (rc != SQLITE_DONE) return unexpected{impl_->failure(rc, "listing indexes")};
+  std::vector<UniqueIndex> out;
+  for (const auto& [index, partial] : unique) {
+    auto info = impl_->prepare("SELECT name FROM pragma_index_info(?1) ORDER BY seqno");
+    if (!info) return unexpected{info.error()};
+    (*info)->bind_text(1, index);
+    UniqueIndex described{.columns = {}, .partial = partial};
+    while ((rc = (*info)->step()) == SQLITE_ROW) described.columns.push_back((*info)->bytes(0));
+    if (rc != SQLITE_DONE) return unexpected{impl_->failure(rc, "describing an index")};
+    out.push_back(std::move(described));
+  }
+  return out;
+}
+
+}  // namespace thm::sqlite
