@@ -127,6 +127,20 @@ struct ReleaseOnExit {
   ~ReleaseOnExit() { gate->release(); }
 };
 
+// Threads wait at the line until it opens, then go together (a spin barrier). Declare the
+// `OpenOnExit` after the threads, so it opens the line before they are joined even when
+// starting one of them throws.
+struct StartLine {
+  std::atomic<bool> open{false};
+  void wait() const {
+    while (!open.load()) std::this_thread::yield();
+  }
+};
+struct OpenOnExit {
+  StartLine& line;
+  ~OpenOnExit() { line.open.store(true); }
+};
+
 // A harness action on its own thread (a revocation, an edit) that may rightly wait for an
 // open step. `finish` joins it and rethrows what it threw, so the check fails with it.
 class Background {
@@ -270,13 +284,13 @@ class Run {
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t i = 0; i < requests.size(); ++i) sessions.push_back(harness.open_session());
     std::vector<Answer> answers(requests.size(), no_answer());
-    std::atomic<std::size_t> waiting{requests.size()};
+    StartLine line;
     {
       std::vector<std::jthread> threads;
+      const OpenOnExit start{line};
       for (std::size_t i = 0; i < requests.size(); ++i) {
         threads.emplace_back([&, i] {
-          waiting.fetch_sub(1);
-          while (waiting.load() != 0) std::this_thread::yield();
+          line.wait();
           answers[i] = call(*sessions[i], requests[i]);
         });
       }
@@ -502,6 +516,7 @@ void eq05_answer_on_replay(Run& run) {
   run.require(children.size() == 1, "the key does not have exactly one child");
   run.require(children[0].request == request, "the child's request is not the one enqueued");
   if (run.capabilities.persistent) {
+    run.forget_session();
     run.harness.reopen();
     const auto reopened = run.enqueue(*run.harness.open_session(), request);
     run.require(is_already(reopened),
@@ -1013,13 +1028,13 @@ void eq19_concurrent_claimers(Run& run) {
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t i = 0; i < claimers; ++i) sessions.push_back(run.harness.open_session());
     std::vector<std::optional<Lease>> got(claimers);
-    std::atomic<std::size_t> waiting{claimers};
+    StartLine line;
     {
       std::vector<std::jthread> threads;
+      const OpenOnExit start{line};
       for (std::size_t i = 0; i < claimers; ++i) {
         threads.emplace_back([&, i] {
-          waiting.fetch_sub(1);
-          while (waiting.load() != 0) std::this_thread::yield();
+          line.wait();
           try {
             if (auto lease = sessions[i]->claim(clock.lease); lease) got[i] = *lease;
           } catch (...) {  // a throwing claim simply holds no lease; the count below judges
@@ -1234,7 +1249,16 @@ void eq23_crash_and_restart(Run& run) {
   run.require(is_already(replay), "after the restart a re-enqueue got " + describe(replay));
 
   const auto interrupted = run.trigger(2);
-  const auto none = run.harness.enqueue_then_kill(interrupted, KillPoint::InsideTransaction);
+  run.forget_session();  // the next kill may restart the server under it
+  std::optional<Answer> none;
+  try {
+    none = run.harness.enqueue_then_kill(interrupted, KillPoint::InsideTransaction);
+  } catch (const Unsupported&) {
+    run.note(
+        "the harness cannot kill a process inside its transaction, so a half-written "
+        "step after a crash was not tested");
+    return;
+  }
   run.require(!none.has_value(), "the process killed inside its transaction reported an answer");
   run.require(run.children_of(interrupted).empty(),
               "a child exists for an enqueue killed inside its transaction");
@@ -1299,6 +1323,9 @@ void eq24_capabilities_match_behaviour(Run& run) {
   }
 
   if (caps.injected_store_clock) {
+    run.require(caps.leases,
+                "`injected_store_clock` is declared without `leases`, whose "
+                "`store_now` it needs");
     const StoreTime before = run.harness.store_now();
     run.harness.advance_store_clock(90s);
     run.require(run.harness.store_now() == before + 90s,

@@ -113,7 +113,9 @@ class Session {
     (void)token;
     throw Unsupported("complete");
   }
-  /// Gives the leased child back; the host's name for its state afterwards.
+  /// Gives the leased child back; the host's name for its state afterwards. While attempts
+  /// remain the child must be claimable again at once (run a host with retry backoff with
+  /// none for the suite).
   virtual Result<std::string, LeaseError> fail(const std::string& token) {
     (void)token;
     throw Unsupported("fail");
@@ -158,14 +160,18 @@ class Harness {
   virtual void settle(std::uint64_t child_id, Settlement how) = 0;
   /// Runs the host's maintenance and pruning, as it would in production.
   virtual void run_maintenance() = 0;
-  /// Closes and reopens the store (only with `capabilities().persistent`). Sessions opened
-  /// earlier are closed by the suite first.
+  /// Closes the harness's own connections and opens them again; what was committed must
+  /// still be there (only with `capabilities().persistent`). A reconnect, not a server
+  /// restart: EQ-25 may call it often. Sessions opened earlier are closed by the suite first.
   virtual void reopen() { throw Unsupported("reopen"); }
   /// Runs `request` through `enqueue_once` in a separate host process with its own
   /// connection, kills that process with SIGKILL at `when`, then restarts the store's server
   /// if it has one and reopens the store (only with `capabilities().persistent`). Returns
   /// the answer the killed process had received: set for `AfterAnswer`, empty for
-  /// `InsideTransaction` (EQ-23).
+  /// `InsideTransaction` (EQ-23). A harness that cannot stop a process inside its
+  /// transaction throws `Unsupported` for that point, and EQ-23 notes what it did not test.
+  /// The child must open its own connection (never use one inherited across `fork`) and
+  /// report its answer over a pipe; `thm::sqlite::SqliteHarness` is an example.
   virtual std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
       const MentionTurnRequest& request, KillPoint when) {
     (void)request;

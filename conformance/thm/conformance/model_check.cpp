@@ -200,6 +200,8 @@ Answer call(Session& session, const MentionTurnRequest& request) {
   } catch (const std::exception& e) {
     return unexpected{
         QueueError{QueueErrorKind::Internal, std::string("harness error: ") + e.what()}};
+  } catch (...) {
+    return unexpected{QueueError{QueueErrorKind::Internal, "harness error: unknown exception"}};
   }
 }
 
@@ -231,7 +233,8 @@ class Trial {
   }
   Trial(const Trial&) = delete;
   Trial& operator=(const Trial&) = delete;
-  ~Trial() { counts_.children += children_seen_; }
+  // `children` in the counts is what the store held after the last trial.
+  ~Trial() { counts_.children = children_seen_; }
 
   void run(const std::vector<Command>& commands) {
     for (std::size_t i = 0; i < commands.size(); ++i) {
@@ -255,13 +258,17 @@ class Trial {
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t b = 0; b < branches.size(); ++b) sessions.push_back(harness_.open_session());
     std::vector<std::vector<Answer>> answers(branches.size());
-    std::atomic<std::size_t> waiting{branches.size()};
+    std::atomic<bool> go{false};
     {
       std::vector<std::jthread> threads;
+      // Opened before the threads are joined, even if starting one of them throws.
+      struct OpenOnExit {
+        std::atomic<bool>& flag;
+        ~OpenOnExit() { flag.store(true); }
+      } const start{go};
       for (std::size_t b = 0; b < branches.size(); ++b) {
         threads.emplace_back([&, b] {
-          waiting.fetch_sub(1);
-          while (waiting.load() != 0) std::this_thread::yield();
+          while (!go.load()) std::this_thread::yield();
           for (const auto& r : requests[b]) answers[b].push_back(call(*sessions[b], r));
         });
       }
@@ -272,16 +279,24 @@ class Trial {
         tally(answers[b][i]);
         auto& lanes = by_key[model_key(requests[b][i])];
         lanes.resize(branches.size());
-        lanes[b].push_back({to_model(requests[b][i]), token(answers[b][i])});
+        lanes[b].push_back({to_model(requests[b][i]), token(answers[b][i]), answers[b][i]});
       }
     }
+    // The request each key's child holds, as the store shows it after the race.
+    std::map<model::TurnKey, model::TurnRequest> stored;
+    for (const auto& row : harness_.children())
+      stored[model_key(row.request)] = to_model(row.request);
     for (auto& [key, lanes] : by_key) {
+      const auto child = stored.find(key);
+      Search search{key, lanes, child == stored.end() ? nullptr : &child->second};
       std::vector<std::size_t> next(lanes.size(), 0);
-      if (!linearize(model_, lanes, next)) {
+      if (!search.linearize(model_, next)) {
         std::string seen;
         for (std::size_t b = 0; b < lanes.size(); ++b) {
-          for (const auto& s : lanes[b])
-            seen += " [branch " + std::to_string(b + 1) + "] " + s.answer;
+          for (const auto& s : lanes[b]) {
+            seen += " [branch " + std::to_string(b + 1) + "] " + s.answer +
+                    (s.raw ? "" : " (" + s.raw.error().message + ")");
+          }
         }
         disagree(where_ + "no order of the concurrent calls on " + key_name(key) +
                  " gives the answers seen:" + seen);
@@ -299,28 +314,59 @@ class Trial {
   struct Seen {
     model::TurnRequest request;
     std::string answer;
+    Answer raw;
   };
 
-  // Depth-first search over the interleavings of `lanes` (each lane in its own order).
-  static bool linearize(model::TurnQueue& model, const std::vector<std::vector<Seen>>& lanes,
-                        std::vector<std::size_t>& next) {
-    bool done = true;
-    for (std::size_t b = 0; b < lanes.size(); ++b) {
-      if (next[b] == lanes[b].size()) continue;
-      done = false;
-      const Seen& s = lanes[b][next[b]];
-      if (!model.answers(s.request).contains(s.answer)) continue;
-      model::TurnQueue after = model;
-      after.record(s.request, s.answer);
-      ++next[b];
-      if (linearize(after, lanes, next)) {
-        model = std::move(after);
-        return true;
+  // A depth-first search for an interleaving of one key's lanes (each in its own order)
+  // whose answers the model allows, with the child the store shows admitted by the call
+  // that answered Enqueued (or left unanswered). Orders that failed are remembered by
+  // position and by whether the key already had a child: the rest of the model is fixed.
+  struct Search {
+    const model::TurnKey& key;
+    const std::vector<std::vector<Seen>>& lanes;
+    const model::TurnRequest* stored;
+    std::set<std::pair<std::vector<std::size_t>, bool>> failed{};
+
+    bool linearize(model::TurnQueue& model, std::vector<std::size_t>& next) {
+      bool done = true;
+      for (std::size_t b = 0; b < lanes.size(); ++b) done = done && next[b] == lanes[b].size();
+      if (done) return true;
+      const std::pair<std::vector<std::size_t>, bool> here{next, model.children().contains(key)};
+      if (failed.contains(here)) return false;
+      for (std::size_t b = 0; b < lanes.size(); ++b) {
+        if (next[b] == lanes[b].size()) continue;
+        const Seen& s = lanes[b][next[b]];
+        for (const std::string& effect : effects(model, s)) {
+          model::TurnQueue after = model;
+          after.record(s.request, effect);
+          ++next[b];
+          if (linearize(after, next)) {
+            model = std::move(after);
+            return true;
+          }
+          --next[b];
+        }
       }
-      --next[b];
+      failed.insert(here);
+      return false;
     }
-    return done;
-  }
+
+    // What the call `s` may have done to the model, given its answer: nothing, or admitted
+    // its child. None when the answer is not allowed at this point of the order.
+    std::vector<std::string> effects(const model::TurnQueue& model, const Seen& s) const {
+      if (s.answer == "error:unavailable") return {"nothing"};
+      const auto allowed = model.answers(s.request);
+      const bool admits = stored != nullptr && *stored == s.request;
+      if (s.answer == "error:indeterminate") {
+        if (allowed.contains("enqueued") && admits) return {"enqueued", "nothing"};
+        if (allowed.contains("enqueued") || allowed.contains("already")) return {"nothing"};
+        return {};
+      }
+      if (!allowed.contains(s.answer)) return {};
+      if (s.answer == "enqueued" && !admits) return {};
+      return {s.answer};
+    }
+  };
 
   void step(const Command& c) {
     switch (c.op) {
@@ -427,18 +473,37 @@ class Trial {
     return upper == desk ? desk + "x" : upper;
   }
 
+  // One enqueue. A transient failure is allowed at any time: `unavailable` changed nothing;
+  // `indeterminate` may have committed, which the store then shows.
   void enqueue(const Command& c) {
     const MentionTurnRequest r = request(c);
-    const auto allowed = model_.answers(to_model(r));
+    const model::TurnRequest modelled = to_model(r);
+    const auto allowed = model_.answers(modelled);
     const Answer answer = call(session(), r);
     tally(answer);
     const std::string got = token(answer);
+    if (got == "error:unavailable") return;
+    if (got == "error:indeterminate" &&
+        (allowed.contains("enqueued") || allowed.contains("already"))) {
+      const auto key = model_key(r);
+      if (allowed.contains("enqueued") && !children_under(key).empty())
+        model_.record(modelled, "enqueued");
+      return;
+    }
     if (!allowed.contains(got)) {
       disagree(where_ + "the host answered " + got +
                (answer ? "" : " (" + answer.error().message + ")") + "; the model allows " +
                join(allowed));
     }
-    model_.record(to_model(r), got);
+    model_.record(modelled, got);
+  }
+
+  std::vector<ChildRow> children_under(const model::TurnKey& key) {
+    std::vector<ChildRow> out;
+    for (auto& row : harness_.children()) {
+      if (model_key(row.request) == key) out.push_back(std::move(row));
+    }
+    return out;
   }
 
   void edit(const Command& c) {
@@ -477,6 +542,19 @@ class Trial {
     }
   }
 
+  // Why the model lets (or does not let) `key` be claimed at `now`, for a report.
+  std::string claim_state(const model::TurnKey& key, model::Millis now) const {
+    const auto found = model_.children().find(key);
+    if (found == model_.children().end()) return key_name(key) + " has no child in the model";
+    const model::QueuedChild& child = found->second;
+    return key_name(key) + ": " + std::to_string(child.attempts) + " attempt(s)" +
+           (child.completed ? ", completed" : "") + (child.failed ? ", failed" : "") +
+           (child.lease_expires_at
+                ? ", lease expiring at " + std::to_string(*child.lease_expires_at) + " ms"
+                : ", no lease") +
+           ", store time " + std::to_string(now) + " ms";
+  }
+
   void claim(const Command& c) {
     if (!caps_.leases) return;
     const auto length = lease_length(c);
@@ -484,19 +562,20 @@ class Trial {
     const auto claimable = model_.claimable(millis(before));
     const auto claimed = session().claim(length);
     const StoreTime after = harness_.store_now();
+    if (!claimed && claimed.error() == LeaseError::Unavailable) return;  // transient
     if (!claimed) disagree(where_ + "the claim was refused: " + std::string(name(claimed.error())));
     if (!claimed->has_value()) {
-      if (!claimable.empty()) {
-        disagree(where_ + "the claim took nothing, but " + key_name(claimable.front()) +
-                 " is claimable in the model");
+      if (!claimable.must.empty()) {
+        disagree(where_ + "the claim took nothing, but the model can claim " +
+                 claim_state(claimable.must.front(), millis(before)));
       }
       return;
     }
     const Lease& lease = **claimed;
     const model::TurnKey key = model_key(lease.request);
-    if (std::find(claimable.begin(), claimable.end(), key) == claimable.end()) {
-      disagree(where_ + "the claim took " + key_name(key) +
-               ", which the model says is not claimable");
+    if (std::find(claimable.may.begin(), claimable.may.end(), key) == claimable.may.end()) {
+      disagree(where_ + "the claim took a child the model cannot claim: " +
+               claim_state(key, millis(before)));
     }
     const std::uint32_t attempt = model_.children().at(key).attempts + 1;
     if (lease.attempt != attempt) {
@@ -512,32 +591,43 @@ class Trial {
     if (!caps_.leases || held_.empty()) return;
     const Held& held = held_[c.lease % held_.size()];
     const StoreTime before = harness_.store_now();
-    const bool live = model_.live(held.key, held.attempt, millis(before));
-    const auto stale = [&](LeaseError error, const std::string& what) {
-      if (live) disagree(where_ + what + " a live lease was refused: " + std::string(name(error)));
+    const model::Tri live = model_.live(held.key, held.attempt, millis(before));
+    const std::string lease_name =
+        "the lease of " + key_name(held.key) + ", attempt " + std::to_string(held.attempt);
+    // The call failed: fine for a transient failure, or a stale token on a lease that may
+    // have ended.
+    const auto refused = [&](LeaseError error, const std::string& what) {
+      if (error == LeaseError::Unavailable) return;
+      if (live == model::Tri::Yes) {
+        disagree(where_ + what + " " + lease_name + ", live in the model (" +
+                 claim_state(held.key, millis(before)) +
+                 "), was refused: " + std::string(name(error)));
+      }
       if (error != LeaseError::StaleToken) {
-        disagree(where_ + what + " a lease that is not live got " + std::string(name(error)) +
+        disagree(where_ + what + " " + lease_name + " got " + std::string(name(error)) +
                  ", not stale_token");
       }
     };
-    const auto not_live = [&](const std::string& what) {
-      disagree(where_ + what + " a lease that is not live in the model (of " + key_name(held.key) +
-               ", attempt " + std::to_string(held.attempt) + ") succeeded");
+    const auto require_live = [&](const std::string& what) {
+      if (live == model::Tri::No) {
+        disagree(where_ + what + " " + lease_name + " succeeded, but it ended in the model (" +
+                 claim_state(held.key, millis(before)) + ")");
+      }
     };
     if (c.op == Op::Renew) {
       const auto length = lease_length(c);
       const auto renewed = session().renew(held.token, length);
       const StoreTime after = harness_.store_now();
-      if (!renewed) return stale(renewed.error(), "renewing");
-      if (!live) not_live("renewing");
+      if (!renewed) return refused(renewed.error(), "renewing");
+      require_live("renewing");
       require_expiry(*renewed, before, after, length, "the renewed lease");
       return model_.renew(held.key, millis(*renewed) - length.count(), length.count());
     }
     const bool completing = c.op == Op::Complete;
     const auto settled = completing ? session().complete(held.token) : session().fail(held.token);
     const std::string what = completing ? "completing" : "failing";
-    if (!settled) return stale(settled.error(), what);
-    if (!live) not_live(what);
+    if (!settled) return refused(settled.error(), what);
+    require_live(what);
     if (completing) {
       model_.complete(held.key);
     } else {
@@ -588,8 +678,11 @@ class Trial {
       }
       if (child.lease_expires_at &&
           (!row.lease_expires_at || millis(*row.lease_expires_at) != *child.lease_expires_at)) {
-        disagree(where_ + "the child under " + key_name(key) +
-                 " does not show its lease's expiry as the claim or renewal returned it");
+        disagree(where_ + "the child under " + key_name(key) + " shows lease expiry " +
+                 (row.lease_expires_at ? std::to_string(millis(*row.lease_expires_at)) + " ms"
+                                       : "none") +
+                 "; the claim or renewal returned " + std::to_string(*child.lease_expires_at) +
+                 " ms");
       }
       ids.insert(row.id);
     }
@@ -707,16 +800,39 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
   params.seed = options.seed;
   params.maxSize = options.short_mode ? 15 : 40;
 
+  // A harness that throws ends the check as a harness error, neither judged nor shrunk as a
+  // disagreement: the trials after it pass without running.
+  std::optional<std::string> harness_error;
+  const auto guarded = [&harness_error](auto&& body) {
+    if (harness_error) return;
+    try {
+      body();
+    } catch (const rc::detail::CaseResult&) {
+      throw;
+    } catch (const std::exception& e) {
+      harness_error = e.what();
+    } catch (...) {
+      harness_error = "an exception that is not a std::exception";
+    }
+  };
+
   // Sequential: one session, every command.
   params.maxSuccess = (options.short_mode ? 2 : 4) * options.repeat;
   const auto ops = op_gen(caps);
   const auto sequential = rc::detail::checkProperty(
       rc::detail::toProperty([&] {
         const auto commands = *rc::gen::container<std::vector<Command>>(command_gen(ops));
-        Trial trial(harness, caps, outcome.counts);
-        trial.run(commands);
+        guarded([&] {
+          Trial trial(harness, caps, outcome.counts);
+          trial.run(commands);
+        });
       }),
       metadata("EQ-25 sequential"), params, silent, {});
+  const auto harness_failed = [&] {
+    if (harness_error) outcome.failed = "harness error: " + *harness_error;
+    return harness_error.has_value();
+  };
+  if (harness_failed()) return outcome;
   rc::detail::FailureResult failure;
   if (sequential.match(failure)) {
     outcome.failed = failure_reason(failure, "sequential");
@@ -736,11 +852,14 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
                     static_cast<std::size_t>(length), command_gen(rc::gen::just(Op::Enqueue)));
               }));
         });
-        Trial trial(harness, caps, outcome.counts);
-        trial.run(prefix);
-        trial.run_parallel(branches);
+        guarded([&] {
+          Trial trial(harness, caps, outcome.counts);
+          trial.run(prefix);
+          trial.run_parallel(branches);
+        });
       }),
       metadata("EQ-25 parallel"), params, silent, {});
+  if (harness_failed()) return outcome;
   if (parallel.match(failure)) {
     outcome.failed = failure_reason(failure, "parallel");
     return outcome;

@@ -13,7 +13,7 @@ namespace {
 
 struct Line {
   std::size_t start = 0;
-  std::size_t end = 0;   // before '\n'
+  std::size_t end = 0;    // before '\n'
   std::size_t after = 0;  // after '\n' (or the body's end)
   std::string content;    // the line without '\n' and without the '\r' right before it
 };
@@ -130,7 +130,8 @@ std::size_t backtick_run(const std::string& body, std::size_t at, std::size_t en
 }
 
 // Inline code spans inside [start, end): searched forward, plainly.
-void mask_spans(const std::string& body, std::size_t start, std::size_t end, std::vector<bool>& mask) {
+void mask_spans(const std::string& body, std::size_t start, std::size_t end,
+                std::vector<bool>& mask) {
   std::size_t i = start;
   while (i < end) {
     if (body[i] == '\\' && i + 1 < end && is_ascii_punctuation(body[i + 1])) {
@@ -165,7 +166,8 @@ void mask_spans(const std::string& body, std::size_t start, std::size_t end, std
   }
 }
 
-// ---- the grammar ---------------------------------------------------------------------------------
+// ---- the grammar
+// ---------------------------------------------------------------------------------
 
 bool opens_at(const std::string& body, std::size_t at) {
   if (at == 0) return true;
@@ -210,7 +212,8 @@ std::optional<Token> token_at(const std::string& body, std::size_t at) {
   return token;
 }
 
-// ---- the alias table -------------------------------------------------------------------------------
+// ---- the alias table
+// -------------------------------------------------------------------------------
 
 struct Alias {
   std::string text;
@@ -253,18 +256,18 @@ std::vector<Alias> alias_table(const Roster& roster, const Desks& desks) {
   const auto add = [&](const std::string& text, Target target, bool desk) {
     if (admissible(text)) table.push_back({text, std::move(target), desk});
   };
-  for (const Member& member : roster.members) {                        // 1
+  for (const Member& member : roster.members) {  // 1
     if (is_active(roster, member.id)) add(member.id, {"agent", member.id}, false);
   }
-  for (const Member& member : roster.members) {                        // 2
+  for (const Member& member : roster.members) {  // 2
     if (is_active(roster, member.id) && member.name && !unicode::trim(*member.name).empty()) {
       add(*member.name, {"agent", member.id}, false);
     }
   }
-  for (const Person& person : roster.people) {                         // 3
+  for (const Person& person : roster.people) {  // 3
     if (!unicode::trim(person.label).empty()) add(person.label, {"person", person.id}, false);
   }
-  std::vector<std::string> slugs;                                      // 4
+  std::vector<std::string> slugs;  // 4
   for (const Person& person : roster.people) {
     const std::string base = slug_of(person.label);
     if (base.empty()) continue;
@@ -277,11 +280,12 @@ std::vector<Alias> alias_table(const Roster& roster, const Desks& desks) {
     slugs.push_back(slug);
     add(slug, {"person", person.id}, false);
   }
-  std::vector<Desk> all = desks.declared;                              // 5, 6
+  std::vector<Desk> all = desks.declared;  // 5, 6
   all.insert(all.end(), desks.added.begin(), desks.added.end());
   for (const Desk& desk : all) add(desk.id, {"desk", desk.id}, true);
   for (const Desk& desk : all) add(desk.name, {"desk", desk.id}, true);
-  for (const char* everyone : {"everyone", "channel", "here"}) add(everyone, {"everyone", ""}, false);  // 7
+  for (const char* everyone : {"everyone", "channel", "here"})
+    add(everyone, {"everyone", ""}, false);  // 7
   return table;
 }
 
@@ -292,7 +296,8 @@ std::optional<Target> target_of(const Token& token, const std::vector<Alias>& ta
   for (const Alias& alias : table) {
     if (token.hash && !alias.desk) continue;
     if (unicode::to_lower(alias.text) != wanted) continue;
-    if (std::find(found.begin(), found.end(), alias.target) == found.end()) found.push_back(alias.target);
+    if (std::find(found.begin(), found.end(), alias.target) == found.end())
+      found.push_back(alias.target);
   }
   if (found.size() != 1) return std::nullopt;
   return found[0];
@@ -396,12 +401,13 @@ std::vector<bool> code_mask(const std::string& body) {
 // §1.5 resolve pipeline.
 std::vector<Mention> resolve_mentions(const std::string& body,
                                       const std::optional<std::vector<Mention>>& supplied,
-                                      const Author& author, const Roster& roster, const Desks& desks) {
-  if (validate_roster(roster) || validate_desks(desks)) return {};               // 1
-  const std::vector<Alias> table = alias_table(roster, desks);                    // 2
+                                      const Author& author, const Roster& roster,
+                                      const Desks& desks) {
+  if (validate_roster(roster) || validate_desks(desks)) return {};  // 1
+  const std::vector<Alias> table = alias_table(roster, desks);      // 2
   const std::vector<bool> mask = code_mask(body);
   std::vector<Mention> found;
-  if (!supplied) {                                                                 // 3, extraction
+  if (!supplied) {  // 3, extraction
     for (std::size_t at = 0; at < body.size(); ++at) {
       if (body[at] != '@' || mask[at] || !opens_at(body, at)) continue;
       const auto token = token_at(body, at);
@@ -410,7 +416,7 @@ std::vector<Mention> resolve_mentions(const std::string& body,
       if (!target) continue;
       found.push_back({*target, body.substr(at, token->end - at), at, false});
     }
-  } else {                                                                         // 3, revalidation
+  } else {  // 3, revalidation
     for (const Mention& mention : *supplied) {
       const std::size_t offset = mention.offset;
       const std::size_t length = mention.text.size();
@@ -423,7 +429,8 @@ std::vector<Mention> resolve_mentions(const std::string& body,
       if (!token || token->end != end) continue;
       Mention kept = mention;
       const auto target = target_of(*token, table);
-      if (!target || !(*target == mention.target) || !target_active(mention.target, roster, desks)) {
+      if (!target || !(*target == mention.target) ||
+          !target_active(mention.target, roster, desks)) {
         kept.quiet = true;
       }
       found.push_back(kept);
@@ -437,9 +444,12 @@ std::vector<Mention> resolve_mentions(const std::string& body,
   std::vector<Target> seen;
   int pinging = 0;
   for (Mention mention : found) {
-    if (std::find(kept_offsets.begin(), kept_offsets.end(), mention.offset) != kept_offsets.end()) continue;
-    const bool self = (author.kind == "agent" && mention.target.kind == "agent" && mention.target.id == author.id) ||
-                      (author.kind == "person" && mention.target.kind == "person" && mention.target.id == author.id);
+    if (std::find(kept_offsets.begin(), kept_offsets.end(), mention.offset) != kept_offsets.end())
+      continue;
+    const bool self = (author.kind == "agent" && mention.target.kind == "agent" &&
+                       mention.target.id == author.id) ||
+                      (author.kind == "person" && mention.target.kind == "person" &&
+                       mention.target.id == author.id);
     if (self) continue;
     kept_offsets.push_back(mention.offset);
     if (std::find(seen.begin(), seen.end(), mention.target) != seen.end()) {
@@ -460,7 +470,8 @@ std::vector<Mention> resolve_mentions(const std::string& body,
 }
 
 // §1.5 consumers: direct_responder.
-std::optional<std::string> direct_responder(const std::vector<Mention>& mentions, const Roster& roster) {
+std::optional<std::string> direct_responder(const std::vector<Mention>& mentions,
+                                            const Roster& roster) {
   if (validate_roster(roster)) return std::nullopt;
   std::vector<Mention> sorted = mentions;
   std::stable_sort(sorted.begin(), sorted.end(),

@@ -1,9 +1,10 @@
 // The reference model, everything but mention resolution (see mentions.cpp). Each function
 // names the SPEC rule it encodes.
+#include "thm/model/model.hpp"
+
 #include <algorithm>
 #include <limits>
 
-#include "thm/model/model.hpp"
 #include "thm/model/unicode.hpp"
 
 namespace thm::model {
@@ -57,7 +58,8 @@ std::optional<Error> validate_roster(const Roster& roster) {
   std::vector<std::string> seen;
   for (const Member& member : roster.members) {
     if (unicode::trim(member.id).empty()) return error("EmptyRosterMemberId");
-    if (contains(seen, member.id)) return error("DuplicateRosterMemberId", {{"member_id", member.id}});
+    if (contains(seen, member.id))
+      return error("DuplicateRosterMemberId", {{"member_id", member.id}});
     seen.push_back(member.id);
   }
   seen.clear();
@@ -99,7 +101,8 @@ std::optional<Error> validate_desks(const Desks& desks) {
   }
   std::vector<std::string> ordered_desks;
   for (const DeskOrder& order : desks.orders) {
-    if (!contains(ids, order.desk_id)) return error("UnknownOrderDesk", {{"desk_id", order.desk_id}});
+    if (!contains(ids, order.desk_id))
+      return error("UnknownOrderDesk", {{"desk_id", order.desk_id}});
     if (contains(ordered_desks, order.desk_id)) {
       return error("DuplicateDeskOrder", {{"desk_id", order.desk_id}});
     }
@@ -122,7 +125,8 @@ std::optional<Error> validate_desks(const Desks& desks) {
     }
     for (const std::string& agent_id : base) {
       if (!contains(covered, agent_id)) {
-        return error("IncompleteOrder", {{"desk_id", order.desk_id}, {"missing_agent_id", agent_id}});
+        return error("IncompleteOrder",
+                     {{"desk_id", order.desk_id}, {"missing_agent_id", agent_id}});
       }
     }
   }
@@ -178,7 +182,8 @@ bool same_conversation(const std::optional<std::string>& a, const std::optional<
 
 // §1.3 dispatch scope mapping.
 DispatchConversation dispatch_conversation(const Conversation& conversation) {
-  const bool general = is_general_chat(conversation.desk_id) || is_general_chat(conversation.desk_name);
+  const bool general =
+      is_general_chat(conversation.desk_id) || is_general_chat(conversation.desk_name);
   return {general ? "General" : conversation.desk_id, conversation.thread_root};
 }
 
@@ -187,7 +192,8 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
                             const Desks& desks, const std::vector<Candidate>& details) {
   if (auto invalid = validate_roster(roster)) return {std::nullopt, invalid};
   if (auto invalid = validate_desks(desks)) return {std::nullopt, invalid};
-  const auto decided = [](std::string id, std::string rung, std::string disposition = "not_applicable") {
+  const auto decided = [](std::string id, std::string rung,
+                          std::string disposition = "not_applicable") {
     Plan plan;
     plan.decision = {std::move(id), std::move(rung), std::move(disposition)};
     return Answer<Plan>{plan, std::nullopt};
@@ -233,8 +239,8 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
         if (found.size() > 1) {
           return {std::nullopt, error("DuplicateSelectorCandidate", {{"agent_id", agent_id}})};
         }
-        plan.candidates.push_back(found.empty() ? Candidate{agent_id, agent_id, "Teammate", std::nullopt}
-                                                : found[0]);
+        plan.candidates.push_back(
+            found.empty() ? Candidate{agent_id, agent_id, "Teammate", std::nullopt} : found[0]);
       }
       return {plan, std::nullopt};
     }
@@ -244,7 +250,8 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
     if (is_active(roster, name)) return decided(name, "direct_agent");
     std::vector<std::string> named;
     for (const Member& member : roster.members) {
-      if (member.name && *member.name == name && is_active(roster, member.id)) named.push_back(member.id);
+      if (member.name && *member.name == name && is_active(roster, member.id))
+        named.push_back(member.id);
     }
     if (named.size() == 1) return decided(named[0], "direct_agent");
   }
@@ -255,17 +262,17 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
 // §2.5, step by step.
 std::optional<std::string> accept_selection(const std::string& output,
                                             const std::vector<Candidate>& candidates) {
-  std::string text = unicode::trim(output);                             // 1
-  if (!text.empty() && text.back() == '.') {                            // 2
+  std::string text = unicode::trim(output);   // 1
+  if (!text.empty() && text.back() == '.') {  // 2
     text.pop_back();
     text = unicode::trim(text);  // the start is already trimmed, so this trims the end
   }
   if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"' || text[0] == '`') &&
-      text.back() == text[0]) {                                         // 3
+      text.back() == text[0]) {  // 3
     text = unicode::trim(text.substr(1, text.size() - 2));
   }
-  if (text.empty()) return std::nullopt;                                // 4
-  std::vector<std::string> matches;                                     // 5
+  if (text.empty()) return std::nullopt;  // 4
+  std::vector<std::string> matches;       // 5
   for (const Candidate& candidate : candidates) {
     if (ascii_lower(candidate.id) == ascii_lower(text)) matches.push_back(candidate.id);
   }
@@ -293,11 +300,13 @@ std::optional<std::string> accept_evaluation(const Evaluation& evaluation,
     }
     if (count != 1 || probability > scale) return std::nullopt;
     sum += probability;
-    if (sum > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;  // running sum overflow
+    if (sum > std::numeric_limits<std::uint32_t>::max())
+      return std::nullopt;  // running sum overflow
   }
   bool choice_is_candidate = false;
   std::uint32_t chosen = 0;
-  for (const Candidate& candidate : candidates) choice_is_candidate = choice_is_candidate || candidate.id == evaluation.choice;
+  for (const Candidate& candidate : candidates)
+    choice_is_candidate = choice_is_candidate || candidate.id == evaluation.choice;
   if (!choice_is_candidate) return std::nullopt;
   for (const auto& [id, ppm] : evaluation.probabilities) {
     if (id == evaluation.choice) chosen = ppm;
@@ -333,21 +342,21 @@ Answer<DispatchDecision> mention_dispatch(const Policy& policy, const DispatchIn
     decision.reason = reason;
     return Answer<DispatchDecision>{decision, std::nullopt};
   };
-  if (!policy.enabled) return none("disabled");                                    // 1
-  if (input.hop >= policy.max_hops) return none("hop_limit_reached");              // 2
-  if (auto invalid = validate_roster(roster)) return {std::nullopt, invalid};      // 3
-  if (!is_active(roster, input.author_id)) return none("source_inactive");        // 4
-  const Mention* first = nullptr;                                                  // 5
+  if (!policy.enabled) return none("disabled");                                // 1
+  if (input.hop >= policy.max_hops) return none("hop_limit_reached");          // 2
+  if (auto invalid = validate_roster(roster)) return {std::nullopt, invalid};  // 3
+  if (!is_active(roster, input.author_id)) return none("source_inactive");     // 4
+  const Mention* first = nullptr;                                              // 5
   for (const Mention& mention : input.mentions) {
     if (mention.quiet || mention.target.kind != "agent") continue;
     if (first == nullptr || mention.offset < first->offset) first = &mention;
   }
   if (first == nullptr) return none("no_direct_agent_mention");
-  if (first->target.id == input.author_id) return none("self_mention");            // 6
-  if (!is_active(roster, first->target.id)) return none("target_inactive");        // 7
+  if (first->target.id == input.author_id) return none("self_mention");                     // 6
+  if (!is_active(roster, first->target.id)) return none("target_inactive");                 // 7
   if (input.hop == std::numeric_limits<std::uint32_t>::max()) return none("hop_overflow");  // 8
-  DispatchDecision decision;                                                       // 9
-  decision.request = {input.trigger_sequence, input.author_id, first->target.id,
+  DispatchDecision decision;                                                                // 9
+  decision.request = {input.trigger_sequence, input.author_id,    first->target.id,
                       input.content,          input.conversation, input.hop + 1};
   return {decision, std::nullopt};
 }
@@ -399,12 +408,14 @@ std::optional<std::string> display(const std::string& type, const std::string& v
     if (variant == "feature_disabled") return off;
   }
   if (type == "ResponderRung") {
-    for (const char* rung : {"explicit_mention", "auto_selection", "desk_default", "direct_agent", "orchestrator"}) {
+    for (const char* rung :
+         {"explicit_mention", "auto_selection", "desk_default", "direct_agent", "orchestrator"}) {
       if (variant == rung) return "rung " + variant;
     }
   }
   if (type == "SelectionDisposition") {
-    for (const char* d : {"not_applicable", "selected", "disabled", "unavailable", "invalid_output"}) {
+    for (const char* d :
+         {"not_applicable", "selected", "disabled", "unavailable", "invalid_output"}) {
       if (variant == d) return "selection " + variant;
     }
   }
@@ -441,7 +452,8 @@ Answer<Briefing> brief(const std::string& viewer_id, const Conversation& convers
     listed.push_back(id);
     std::string label = id;
     for (const Member& member : roster.members) {
-      if (member.id == id && member.name && !unicode::trim(*member.name).empty()) label = *member.name;
+      if (member.id == id && member.name && !unicode::trim(*member.name).empty())
+        label = *member.name;
     }
     briefing.teammates.emplace_back(id, label);
   }

@@ -123,9 +123,11 @@ struct Author {
 /// §1.5: extraction (or revalidation of `supplied`) and normalization.
 std::vector<Mention> resolve_mentions(const std::string& body,
                                       const std::optional<std::vector<Mention>>& supplied,
-                                      const Author& author, const Roster& roster, const Desks& desks);
+                                      const Author& author, const Roster& roster,
+                                      const Desks& desks);
 /// §1.5 consumers: the first non-quiet mention of an active agent.
-std::optional<std::string> direct_responder(const std::vector<Mention>& mentions, const Roster& roster);
+std::optional<std::string> direct_responder(const std::vector<Mention>& mentions,
+                                            const Roster& roster);
 /// §1.5 consumers: the active agents a message brings in.
 std::vector<std::string> mentioned_members(const std::vector<Mention>& mentions,
                                            const std::optional<std::string>& addressed_desk,
@@ -191,7 +193,8 @@ struct Selector {
 /// §2.6: the decision once the selector (if any) has answered.
 Decision settle_selection(const Plan& plan, const Selector& selector);
 
-// ---- §3 mention_dispatch, §4 dispatch_mention ----------------------------------------------------
+// ---- §3 mention_dispatch, §4 dispatch_mention
+// ----------------------------------------------------
 
 struct Policy {
   bool enabled = false;

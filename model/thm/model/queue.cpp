@@ -36,17 +36,15 @@ Allowed TurnQueue::answers(const TurnRequest& request) const {
   Allowed out;
   // The committed reply must exist and match the request in source, content and hop.
   const auto reply = replies_.find(key);
-  if (reply == replies_.end()) {
-    out.insert("error:trigger_missing");
-  } else {
+  const bool verified = [&] {
+    if (reply == replies_.end()) return false;
     const StoredReply& stored = reply->second;
     const bool hop_follows = stored.hop != std::numeric_limits<std::uint32_t>::max() &&
                              request.child_hop == stored.hop + 1;
-    if (stored.author_id != request.source_id || stored.content != request.content ||
-        !hop_follows) {
-      out.insert("error:trigger_mismatch");
-    }
-  }
+    return stored.author_id == request.source_id && stored.content == request.content &&
+           hop_follows;
+  }();
+  if (!verified) out.insert({"error:trigger_missing", "error:trigger_mismatch"});
   // Live policy, the pair's authorization and the target's availability.
   if (!policy_.enabled || request.child_hop > policy_.max_hops)
     out.insert("refused:feature_disabled");
@@ -60,16 +58,18 @@ Allowed TurnQueue::answers(const TurnRequest& request) const {
 
 void TurnQueue::record(const TurnRequest& request, const std::string& answer) {
   if (answer != "enqueued") return;
-  children_[turn_key(request.conversation, request.trigger_sequence)] = QueuedChild{.request = request};
+  children_[turn_key(request.conversation, request.trigger_sequence)] =
+      QueuedChild{.request = request};
 }
 
-std::vector<TurnKey> TurnQueue::claimable(Millis now) const {
-  std::vector<TurnKey> out;
+Claimable TurnQueue::claimable(Millis now) const {
+  Claimable out;
   for (const auto& [key, child] : children_) {
-    const bool held = child.lease_expires_at && *child.lease_expires_at > now;
-    if (!child.completed && !child.failed && !held && child.attempts < max_attempts_) {
-      out.push_back(key);
-    }
+    if (child.completed || child.failed || child.attempts >= max_attempts_) continue;
+    const bool free = !child.lease_expires_at || *child.lease_expires_at < now;
+    const bool expiring_now = child.lease_expires_at && *child.lease_expires_at == now;
+    if (free) out.must.push_back(key);
+    if (free || expiring_now) out.may.push_back(key);
   }
   return out;
 }
@@ -80,12 +80,14 @@ void TurnQueue::claim(const TurnKey& key, Millis now, Millis duration) {
   child.lease_expires_at = now + duration;
 }
 
-bool TurnQueue::live(const TurnKey& key, std::uint32_t attempt, Millis now) const {
+Tri TurnQueue::live(const TurnKey& key, std::uint32_t attempt, Millis now) const {
   const auto found = children_.find(key);
-  if (found == children_.end()) return false;
+  if (found == children_.end()) return Tri::No;
   const QueuedChild& child = found->second;
-  return !child.completed && !child.failed && child.attempts == attempt && child.lease_expires_at &&
-         *child.lease_expires_at > now;
+  if (child.completed || child.failed || child.attempts != attempt || !child.lease_expires_at) {
+    return Tri::No;
+  }
+  return *child.lease_expires_at > now ? Tri::Yes : Tri::Either;
 }
 
 void TurnQueue::renew(const TurnKey& key, Millis now, Millis duration) {

@@ -48,8 +48,22 @@ struct StoredReply {
 /// `already`, `refused:<reason>` (`feature_disabled`, `unauthorized`,
 /// `target_unavailable`) or `error:<kind>` (`trigger_missing`, `trigger_mismatch`).
 /// Several when several refusals or errors apply at once and the contract does not order
-/// them; every one of those writes nothing.
+/// them (a request that fails trigger validation may be reported as either trigger error);
+/// every one of those writes nothing. Transient failures (`unavailable`, `indeterminate`)
+/// are not decisions, so the model does not list them; its caller accounts for them.
 using Allowed = std::set<std::string>;
+
+/// Whether something holds: certainly not, certainly, or either way, where the contract
+/// leaves the host the choice.
+enum class Tri : std::uint8_t { No, Yes, Either };
+
+/// The children a claim may take. A claim must take one of `must` when it is not empty, and
+/// may take only one of `may` (which holds `must`). They differ by leases that expire at
+/// exactly this instant, which a host may treat either way.
+struct Claimable {
+  std::vector<TurnKey> must;
+  std::vector<TurnKey> may;
+};
 
 /// A child turn: the request as first accepted, its claims so far and its lease.
 struct QueuedChild {
@@ -77,16 +91,20 @@ class TurnQueue {
   /// `enqueued` answer admits the child; every other answer writes nothing.
   void record(const TurnRequest& request, const std::string& answer);
 
-  /// The keys of the children a claim at `now` may take: pending, no live lease, attempts
-  /// left. Empty means a claim must find nothing.
-  std::vector<TurnKey> claimable(Millis now) const;
+  /// The children a claim at `now` may take: pending, attempts left, and no lease or one
+  /// that has expired (`must`: expired before `now`; `may` adds those expiring at `now`).
+  Claimable claimable(Millis now) const;
   /// The claim of `key` at `now` for `duration` ms: one more attempt, expiry `now + duration`.
   void claim(const TurnKey& key, Millis now, Millis duration);
-  /// Whether the lease of `key` taken by claim number `attempt` is live at `now`; renew,
-  /// complete and fail need a live lease, and answer `stale_token` otherwise.
-  bool live(const TurnKey& key, std::uint32_t attempt, Millis now) const;
+  /// Whether the lease of `key` taken by claim number `attempt` may still be renewed,
+  /// completed or failed at `now` (otherwise those answer `stale_token`): `Yes` before its
+  /// expiry; `No` once the child was claimed again, completed or failed; `Either` from its
+  /// expiry on while no one has claimed it again (a host may accept a late answer).
+  Tri live(const TurnKey& key, std::uint32_t attempt, Millis now) const;
   void renew(const TurnKey& key, Millis now, Millis duration);
   void complete(const TurnKey& key);
+  /// Gives the child back: claimable at once while attempts remain (a host with retry
+  /// backoff runs the suite with none), else failed for good.
   void fail(const TurnKey& key);
 
   /// Every admitted child, by key (a record exists exactly for these keys).

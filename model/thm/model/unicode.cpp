@@ -1,7 +1,7 @@
 #include "thm/model/unicode.hpp"
 
-#include <unicode/uchar.h>
 #include <unicode/ucasemap.h>
+#include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
 #include <cstdint>
@@ -20,7 +20,8 @@ Char char_at(const std::string& text, std::size_t i) {
 }
 
 bool is_white_space(long code_point) {
-  return code_point >= 0 && u_hasBinaryProperty(static_cast<UChar32>(code_point), UCHAR_WHITE_SPACE);
+  return code_point >= 0 &&
+         u_hasBinaryProperty(static_cast<UChar32>(code_point), UCHAR_WHITE_SPACE);
 }
 
 bool is_alphanumeric(long code_point) {
@@ -35,8 +36,9 @@ std::string to_lower(const std::string& text) {
   UErrorCode status = U_ZERO_ERROR;
   UCaseMap* map = ucasemap_open("", 0, &status);
   std::vector<char> out(text.size() * 3 + 8);
-  const std::int32_t n = ucasemap_utf8ToLower(map, out.data(), static_cast<std::int32_t>(out.size()),
-                                              text.data(), static_cast<std::int32_t>(text.size()), &status);
+  const std::int32_t n =
+      ucasemap_utf8ToLower(map, out.data(), static_cast<std::int32_t>(out.size()), text.data(),
+                           static_cast<std::int32_t>(text.size()), &status);
   ucasemap_close(map);
   if (U_FAILURE(status)) return text;
   return std::string(out.data(), static_cast<std::size_t>(n));

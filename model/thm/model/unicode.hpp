@@ -13,8 +13,8 @@ struct Char {
 };
 Char char_at(const std::string& text, std::size_t i);
 
-bool is_white_space(long code_point);   // Unicode White_Space
-bool is_alphanumeric(long code_point);  // Alphabetic, or general category Nd/Nl/No
+bool is_white_space(long code_point);           // Unicode White_Space
+bool is_alphanumeric(long code_point);          // Alphabetic, or general category Nd/Nl/No
 std::string to_lower(const std::string& text);  // full lower-casing, root locale
 std::string trim(const std::string& text);      // White_Space off both ends
 
