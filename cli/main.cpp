@@ -86,7 +86,9 @@ int main(int argc, char** argv) {
                          "Run the host queue conformance suite against a queue; a table by EQ id, "
                          "exit 1 on any failure");
   conformance_command
-      ->add_option("--queue", suite.queue, "The queue under test: memory (the in-memory reference)")
+      ->add_option("--queue", suite.queue,
+                   "The queue under test: memory (the in-memory reference), or sqlite:PATH (a new "
+                   "or empty SQLite file, or one an earlier run made)")
       ->capture_default_str();
   conformance_command
       ->add_option("--seed", suite.seed, "Seed of the first run; run k uses seed + k")

@@ -9,6 +9,7 @@
 #include "thm/conformance/report.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
+#include "thm/sqlite/harness.hpp"
 
 namespace thm::cli {
 namespace {
@@ -17,8 +18,13 @@ constexpr int kOk = 0;
 constexpr int kFailed = 1;
 constexpr int kUsage = 2;
 
+// The harness for `queue`; nothing for an unknown name. Throws `std::runtime_error` when
+// the named store cannot be used (the message says why).
 std::unique_ptr<conformance::Harness> open_queue(const std::string& queue) {
   if (queue == "memory") return std::make_unique<memory::MemoryHarness>();
+  if (queue.starts_with("sqlite:") && queue.size() > 7) {
+    return sqlite::SqliteHarness::open_scratch(queue.substr(7));
+  }
   return nullptr;
 }
 
@@ -53,10 +59,16 @@ void accumulate(conformance::CheckReport& total, const conformance::CheckReport&
 }  // namespace
 
 int run_conformance(const ConformanceRequest& request, std::ostream& out, std::ostream& progress) {
-  auto harness = open_queue(request.queue);
+  std::unique_ptr<conformance::Harness> harness;
+  try {
+    harness = open_queue(request.queue);
+  } catch (const std::exception& e) {
+    progress << "thm conformance: " << e.what() << "\n";
+    return kUsage;
+  }
   if (!harness) {
     progress << "thm conformance: unknown queue '" << request.queue
-             << "'; this build knows: memory\n";
+             << "'; this build knows: memory, sqlite:PATH\n";
     return kUsage;
   }
   std::vector<std::string> ids = request.only;

@@ -52,6 +52,12 @@ class SqliteHarness final : public conformance::Harness {
   [[nodiscard]] std::vector<conformance::ChildRow> children() override;
   [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override;
 
+  /// The harness over a scratch database at `path`, for a user who names one (`thm
+  /// conformance --queue sqlite:PATH`): a missing or empty file becomes one (marked with a
+  /// `thm_conformance_scratch` table); a file already marked is reused. Any other database
+  /// is refused with `std::runtime_error` saying why, since `reset` deletes every thm row.
+  [[nodiscard]] static std::unique_ptr<SqliteHarness> open_scratch(const std::string& path);
+
   /// The database file.
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
