@@ -135,7 +135,7 @@ class BrokenStore {
     if (child == nullptr) return unexpected{LeaseError::StaleToken};
     child->lease_expires_at.reset();
     if (completed) child->state = TurnState::Completed;
-    return std::string(memory::name(child->state));
+    return std::string(thm::name(child->state));
   }
   StoreTime store_now() const { return StoreTime(std::chrono::milliseconds(store_millis_.load())); }
   void advance_store_clock(std::chrono::milliseconds by) { store_millis_ += by.count(); }
@@ -195,7 +195,7 @@ class BrokenStore {
       out.push_back({.id = id,
                      .key = child.key,
                      .request = child.request,
-                     .state = std::string(memory::name(child.state)),
+                     .state = std::string(thm::name(child.state)),
                      .attempts = child.attempts,
                      .lease_expires_at = child.lease_expires_at});
     }

@@ -94,6 +94,37 @@ enum class LeaseError : std::uint8_t { StaleToken, InvalidDuration, Unavailable 
   detail::unreachable();
 }
 
+/// Where a child turn is in its life, as the reference stores keep it. A `Pending` child may
+/// be claimed when it holds no live lease; `Completed` was answered; `Failed` was given back
+/// by its holder with no attempts left; `Dead` ran out of attempts without an answer. Every
+/// state keeps its idempotency record (queue-conformance.md §5.1).
+enum class TurnState : std::uint8_t { Pending, Completed, Failed, Dead };
+
+/// Every `TurnState`, in declaration order.
+inline constexpr std::array kAllTurnStates{TurnState::Pending, TurnState::Completed,
+                                           TurnState::Failed, TurnState::Dead};
+
+/// The snake_case token of `state`, e.g. `pending` (also its stored form in SQL stores).
+[[nodiscard]] constexpr std::string_view name(TurnState state) noexcept {
+  switch (state) {
+    case TurnState::Pending:
+      return "pending";
+    case TurnState::Completed:
+      return "completed";
+    case TurnState::Failed:
+      return "failed";
+    case TurnState::Dead:
+      return "dead";
+  }
+  detail::unreachable();
+}
+
+/// The state whose token is `token`, or nothing.
+[[nodiscard]] constexpr std::optional<TurnState> turn_state_from_name(
+    std::string_view token) noexcept {
+  return detail::enum_from_name(token, kAllTurnStates);
+}
+
 /// The six points of a host's enqueue transaction (queue-conformance.md §6) at which a
 /// conformance check may pause the call or make it fail. A failure at any point before
 /// `AfterCommitBeforeReturn` must roll back everything; at `AfterCommitBeforeReturn` the

@@ -95,7 +95,7 @@ std::vector<conformance::ChildRow> MemoryHarness::children() {
     out.push_back({.id = child.id,
                    .key = std::move(child.key),
                    .request = std::move(child.request),
-                   .state = std::string(memory::name(child.state)),
+                   .state = std::string(thm::name(child.state)),
                    .attempts = child.attempts,
                    .lease_expires_at = child.lease_expires_at});
   }

@@ -15,20 +15,6 @@ QueueError error(QueueErrorKind kind, std::string message) {
 
 }  // namespace
 
-std::string_view name(TurnState state) noexcept {
-  switch (state) {
-    case TurnState::Pending:
-      return "pending";
-    case TurnState::Completed:
-      return "completed";
-    case TurnState::Failed:
-      return "failed";
-    case TurnState::Dead:
-      return "dead";
-  }
-  detail::unreachable();
-}
-
 class MemoryQueue::KeyLocks::Guard {
  public:
   Guard(KeyLocks& owner, std::map<std::string, Entry>::iterator entry)

@@ -25,13 +25,8 @@
 
 namespace thm::memory {
 
-/// Where a child turn is in its life. A `Pending` child may be claimed when it holds no
-/// live lease; `Failed` is a child its last holder failed with no attempts left, `Dead` one
-/// whose attempts ran out without an answer. Every state keeps its idempotency record.
-enum class TurnState : std::uint8_t { Pending, Completed, Failed, Dead };
-
-/// The wire-style token of `state`, e.g. `pending`.
-[[nodiscard]] std::string_view name(TurnState state) noexcept;
+/// A child turn's state (`thm::TurnState`, shared by every reference store).
+using thm::TurnState;
 
 /// One child turn row: its store-assigned id (from 1, never reused), its encoded key, the
 /// request exactly as accepted, and its state.

@@ -337,7 +337,7 @@ std::vector<conformance::ChildRow> SqliteHarness::children() {
     out.push_back({.id = child.id,
                    .key = std::move(child.key),
                    .request = std::move(child.request),
-                   .state = std::string(sqlite::name(child.state)),
+                   .state = std::string(thm::name(child.state)),
                    .attempts = child.attempts,
                    .lease_expires_at = child.lease_expires_at});
   }

@@ -23,15 +23,6 @@ constexpr int kSchemaVersion = 1;
 // for the whole of a statement's step.
 #define THM_SQLITE_NOW "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)"
 
-constexpr std::array kStateNames{"pending", "completed", "failed", "dead"};
-
-std::optional<TurnState> state_from(std::string_view text) {
-  for (std::size_t i = 0; i < kStateNames.size(); ++i) {
-    if (text == kStateNames[i]) return static_cast<TurnState>(i);
-  }
-  return std::nullopt;
-}
-
 // Sequences are u64; SQLite integers are i64. The two's-complement cast is injective.
 std::int64_t to_column(std::uint64_t value) { return static_cast<std::int64_t>(value); }
 std::uint64_t from_column(std::int64_t value) { return static_cast<std::uint64_t>(value); }
@@ -39,10 +30,6 @@ std::uint64_t from_column(std::int64_t value) { return static_cast<std::uint64_t
 QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::move(message)}; }
 
 }  // namespace
-
-std::string_view name(TurnState state) noexcept {
-  return kStateNames[static_cast<std::size_t>(state)];
-}
 
 // ---- connection and statements ---------------------------------------------------------------
 
@@ -529,7 +516,7 @@ Result<TurnState, LeaseError> settle_lease(SqliteQueue::Impl& db, const char* sq
   const int rc = (*settled)->step();
   if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
   if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
-  const auto state = state_from((*settled)->bytes(0));
+  const auto state = turn_state_from_name((*settled)->bytes(0));
   if ((*settled)->step() != SQLITE_DONE || !state) return unexpected{LeaseError::Unavailable};
   return *state;
 }
@@ -628,7 +615,7 @@ Result<std::vector<ChildTurn>, QueueError> SqliteQueue::children() {
   int rc = SQLITE_ROW;
   while ((rc = (*rows)->step()) == SQLITE_ROW) {
     const Statement& row = **rows;
-    const auto state = state_from(row.bytes(2));
+    const auto state = turn_state_from_name(row.bytes(2));
     if (!state) {
       return unexpected{
           error(QueueErrorKind::Internal, "child turn " + std::to_string(row.integer(0)) +

@@ -21,13 +21,8 @@ struct sqlite3;
 
 namespace thm::sqlite {
 
-/// Where a child turn is in its life; stored as its name (`pending`, ...). As in
-/// `thm::memory`: `Failed` was given back with no attempts left, `Dead` ran out of attempts
-/// without an answer; every state keeps its idempotency record.
-enum class TurnState : std::uint8_t { Pending, Completed, Failed, Dead };
-
-/// The stored name of `state`, e.g. `pending`.
-[[nodiscard]] std::string_view name(TurnState state) noexcept;
+/// A child turn's state (`thm::TurnState`), stored as its name (`pending`, ...).
+using thm::TurnState;
 
 /// How a queue opens its database. Byte counts and milliseconds.
 struct Options {
