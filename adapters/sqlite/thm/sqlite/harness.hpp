@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "thm/conformance/harness.hpp"
+#include "thm/conformance/store_harness.hpp"
 #include "thm/sqlite/sqlite_queue.hpp"
 
 namespace thm::sqlite {
@@ -62,19 +63,12 @@ class SqliteHarness final : public conformance::Harness {
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
  private:
-  // The hook every session's transaction calls; shared, so it reaches sessions opened
-  // before it was installed.
-  struct HookSlot {
-    std::mutex mutex;
-    std::shared_ptr<const TransactionHook> hook;
-  };
-
   [[nodiscard]] std::unique_ptr<SqliteQueue> connect(Options options) const;
 
   std::string directory_;  // the temporary directory, when the harness made one
   std::string path_;
   Options options_;
-  std::shared_ptr<HookSlot> hook_ = std::make_shared<HookSlot>();
+  std::shared_ptr<conformance::HookSlot> hook_ = std::make_shared<conformance::HookSlot>();
   std::unique_ptr<SqliteQueue> admin_;
 };
 

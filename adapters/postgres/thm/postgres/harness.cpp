@@ -1,0 +1,192 @@
+#include "thm/postgres/harness.hpp"
+
+#include <libpq-fe.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <utility>
+
+#include "thm/conformance/crash.hpp"
+#include "thm/conformance/store_harness.hpp"
+
+namespace thm::postgres {
+namespace {
+
+using Answer = Result<EnqueueOutcome, QueueError>;
+using conformance::value_or_throw;
+
+std::string environment(const char* variable) {
+  const char* value = std::getenv(variable);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+// The tables in the database's search path other than thm's own and the scratch mark, and
+// whether the scratch mark is there.
+std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conninfo) {
+  PGconn* connection = PQconnectdb(conninfo.c_str());
+  if (PQstatus(connection) != CONNECTION_OK) {
+    const std::string message = PQerrorMessage(connection);
+    PQfinish(connection);
+    throw std::runtime_error("cannot connect to PostgreSQL ('" + conninfo + "'): " + message);
+  }
+  PGresult* result = PQexec(connection,
+                            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = "
+                            "c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm') AND "
+                            "n.nspname = ANY (current_schemas(false))");
+  if (PQresultStatus(result) != PGRES_TUPLES_OK) {
+    const std::string message = PQerrorMessage(connection);
+    PQclear(result);
+    PQfinish(connection);
+    throw std::runtime_error("cannot list the tables of '" + conninfo + "': " + message);
+  }
+  std::vector<std::string> foreign;
+  bool marked = false;
+  for (int r = 0; r < PQntuples(result); ++r) {
+    const std::string table = PQgetvalue(result, r, 0);
+    if (table == "thm_conformance_scratch") {
+      marked = true;
+    } else if (!table.starts_with("thm_")) {
+      foreign.push_back(table);
+    }
+  }
+  PQclear(result);
+  PQfinish(connection);
+  return {foreign, marked};
+}
+
+}  // namespace
+
+PostgresHarness::PostgresHarness()
+    : PostgresHarness(environment("THM_POSTGRES"), environment("THM_POSTGRES_RESTART")) {}
+
+PostgresHarness::PostgresHarness(std::string conninfo, std::string restart_command, Options options)
+    : conninfo_(std::move(conninfo)),
+      restart_command_(std::move(restart_command)),
+      options_(std::move(options)),
+      admin_(connect()) {}
+
+PostgresHarness::~PostgresHarness() = default;
+
+std::unique_ptr<PostgresHarness> PostgresHarness::open_scratch(const std::string& conninfo) {
+  const auto [foreign, marked] = foreign_tables(conninfo);
+  if (!marked && !foreign.empty()) {
+    throw std::runtime_error("refusing to run the conformance suite on '" + conninfo +
+                             "': its schema holds other tables (" + foreign.front() +
+                             (foreign.size() > 1 ? ", ..." : "") +
+                             ") and was not made by a conformance run, and the suite deletes "
+                             "every row of the thm tables; name an empty database");
+  }
+  auto harness = std::make_unique<PostgresHarness>(conninfo);
+  PGconn* connection = PQconnectdb(conninfo.c_str());
+  PGresult* result =
+      PQexec(connection, "CREATE TABLE IF NOT EXISTS thm_conformance_scratch (made_by TEXT)");
+  const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
+  PQclear(result);
+  PQfinish(connection);
+  if (!ok) throw std::runtime_error("cannot mark '" + conninfo + "' as a scratch database");
+  return harness;
+}
+
+std::unique_ptr<PostgresQueue> PostgresHarness::connect() const {
+  Options options = options_;
+  options.hook = conformance::HookSlot::trampoline(hook_);
+  return value_or_throw(PostgresQueue::open(conninfo_, std::move(options)), "connecting");
+}
+
+conformance::Capabilities PostgresHarness::capabilities() const {
+  return {.hooks = true,
+          .row_locking = true,
+          .persistent = true,
+          .sql_schema = true,
+          .max_content_bytes = options_.max_content_bytes,
+          .max_id_bytes = options_.max_id_bytes,
+          .leases = true,
+          .injected_store_clock = false,
+          .max_attempts = options_.max_attempts};
+}
+
+void PostgresHarness::reset() {
+  set_hook({});
+  value_or_throw(admin_->clear(), "clearing the tables");
+}
+
+std::unique_ptr<conformance::Session> PostgresHarness::open_session() {
+  return std::make_unique<conformance::QueueSession<PostgresQueue>>(connect());
+}
+
+void PostgresHarness::commit_reply(const CommittedReply& reply) {
+  value_or_throw(admin_->commit_reply(reply), "committing a reply");
+}
+void PostgresHarness::set_policy(MentionDispatchPolicy policy) {
+  value_or_throw(admin_->set_policy(policy), "writing the policy");
+}
+void PostgresHarness::set_authorized(const std::string& source_id, const std::string& target_id,
+                                     bool authorized) {
+  value_or_throw(admin_->set_authorized(source_id, target_id, authorized), "writing authorization");
+}
+void PostgresHarness::set_available(const std::string& agent_id, bool available) {
+  value_or_throw(admin_->set_available(agent_id, available), "writing availability");
+}
+void PostgresHarness::set_hook(TransactionHook hook) { hook_->install(std::move(hook)); }
+
+void PostgresHarness::settle(std::uint64_t child_id, conformance::Settlement how) {
+  const bool found = [&] {
+    switch (how) {
+      case conformance::Settlement::Complete:
+        return value_or_throw(admin_->settle(child_id, TurnState::Completed), "settling");
+      case conformance::Settlement::Fail:
+        return value_or_throw(admin_->settle(child_id, TurnState::Failed), "settling");
+      case conformance::Settlement::DeadLetter:
+        return value_or_throw(admin_->settle(child_id, TurnState::Dead), "settling");
+      case conformance::Settlement::Delete:
+        return value_or_throw(admin_->remove(child_id), "deleting");
+    }
+    return false;
+  }();
+  if (!found) throw std::invalid_argument("no child turn with id " + std::to_string(child_id));
+}
+
+void PostgresHarness::run_maintenance() { (void)value_or_throw(admin_->prune(), "pruning"); }
+
+void PostgresHarness::reopen() {
+  admin_.reset();
+  admin_ = connect();
+}
+
+std::optional<Answer> PostgresHarness::enqueue_then_kill(const MentionTurnRequest& request,
+                                                         conformance::KillPoint when) {
+  auto answer = conformance::enqueue_in_killed_child(when, [&](TransactionHook hook) {
+    Options options = options_;
+    options.hook = std::move(hook);
+    auto queue = PostgresQueue::open(conninfo_, std::move(options));
+    if (!queue) return Answer(unexpected{queue.error()});
+    return (*queue)->enqueue_once(request);
+  });
+  admin_.reset();
+  if (!restart_command_.empty() && std::system(restart_command_.c_str()) != 0) {
+    throw std::runtime_error("the restart command failed: " + restart_command_);
+  }
+  admin_ = connect();
+  return answer;
+}
+
+StoreTime PostgresHarness::store_now() {
+  return value_or_throw(admin_->now(), "reading the clock");
+}
+
+std::vector<conformance::RecordRow> PostgresHarness::records() {
+  return conformance::record_rows(value_or_throw(admin_->records(), "reading records"));
+}
+
+std::vector<conformance::ChildRow> PostgresHarness::children() {
+  return conformance::child_rows(value_or_throw(admin_->children(), "reading children"));
+}
+
+std::optional<conformance::Harness::UniqueIndex> PostgresHarness::unique_key_index() {
+  auto indexes = value_or_throw(admin_->idempotency_indexes(), "reading the schema");
+  if (indexes.empty()) return std::nullopt;
+  return UniqueIndex{.columns = std::move(indexes.front().columns),
+                     .partial = indexes.front().partial};
+}
+
+}  // namespace thm::postgres

@@ -1,0 +1,147 @@
+#pragma once
+/// \file
+/// `thm::postgres::PostgresQueue`: the host contract of SPEC §4 on a PostgreSQL server
+/// through libpq, one connection per queue object. The schema is
+/// `adapters/postgres/schema.sql`; `open` applies it. Any number of `PostgresQueue`s, in any
+/// number of processes, may share one database.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "thm/core.hpp"
+
+namespace thm::postgres {
+
+/// How a queue connects and what it accepts. Byte counts.
+struct Options {
+  /// A larger request is `QueueErrorKind::InvalidRequest` and writes nothing.
+  std::size_t max_content_bytes = std::size_t{1} << 20;
+  /// Applies to `source_id`, `target_id` and the conversation's `desk_id` each.
+  std::size_t max_id_bytes = 1024;
+  /// Claims a child may receive; one whose attempts are spent is `Dead`, not claimable.
+  std::uint32_t max_attempts = 3;
+  /// A test seam (queue-conformance.md §8): called at each `HookPoint` of `enqueue_once`'s
+  /// transaction; `false` rolls the step back there. Empty in production.
+  TransactionHook hook{};
+};
+
+/// A host write that committed (`Result` has no `void` form).
+struct Committed {};
+
+/// One child turn row as stored.
+struct ChildTurn {
+  std::uint64_t id = 0;
+  /// The record's key, `TurnKey::encoded()` of the request.
+  std::string key{};
+  MentionTurnRequest request{};
+  TurnState state = TurnState::Pending;
+  /// Claims made so far, counted by the claiming statement itself.
+  std::uint32_t attempts = 0;
+  /// The current or last lease's expiry on the server's clock; cleared when failed back.
+  std::optional<StoreTime> lease_expires_at{};
+};
+
+/// One idempotency record: its key, and the id of the child it admitted (the same id).
+struct IdempotencyRecord {
+  std::string key{};
+  std::uint64_t child_id = 0;
+};
+
+/// A unique index of the idempotency table as the catalog describes it (`pg_index`).
+struct UniqueIndex {
+  std::vector<std::string> columns{};
+  bool partial = false;
+};
+
+/// The PostgreSQL host queue over one connection. Thread-safe: calls on one object run one
+/// at a time; open one per thread for parallelism. A broken connection (a server restart)
+/// is re-established at the next call.
+///
+/// `enqueue_once` is one READ COMMITTED transaction:
+///  1. a request over the limits → `InvalidRequest`, before any SQL;
+///  2. re-read the committed reply under the request's `TurnKey` `FOR SHARE` (an edit waits
+///     for the step): none → `TriggerMissing`; another author, content, or a hop with
+///     `child_hop != hop + 1` → `TriggerMismatch`;
+///  3. lock the policy, pair and availability tables in SHARE mode (a change waits for the
+///     step) and revalidate them: `Refused{FeatureDisabled}` (disabled, or `child_hop >
+///     max_hops`), `Refused{Unauthorized}`, `Refused{TargetUnavailable}`;
+///  4. `INSERT INTO thm_idempotency … ON CONFLICT (turn_key) DO NOTHING RETURNING id`: no row
+///     → `Already` (a concurrent insert of the same key is waited for, so `Already` always
+///     means a committed child); otherwise insert the child with that id and commit.
+/// Anything but `Enqueued` rolls back and writes nothing; no error is caught inside the
+/// transaction, so none needs a savepoint. A lost connection or a serialization failure
+/// before COMMIT is `Unavailable`; a failure of COMMIT itself is `Indeterminate`.
+class PostgresQueue final : public MentionTurnQueue {
+ public:
+  /// Connects with libpq `conninfo` (empty: the `PG*` environment variables) and applies the
+  /// schema. `Unavailable` when the server cannot be reached; `Internal` when the database
+  /// holds a schema version this build does not know.
+  [[nodiscard]] static Result<std::unique_ptr<PostgresQueue>, QueueError> open(
+      const std::string& conninfo, Options options = {});
+  ~PostgresQueue() override;
+  PostgresQueue(const PostgresQueue&) = delete;
+  PostgresQueue& operator=(const PostgresQueue&) = delete;
+
+  /// The transaction above. Never throws.
+  [[nodiscard]] Result<EnqueueOutcome, QueueError> enqueue_once(
+      const MentionTurnRequest& request) noexcept override;
+
+  // ---- the host's own writes, each committed before it returns ---------------------------
+  /// Stores or replaces the reply under `turn_key(reply.conversation, {reply.sequence})`.
+  [[nodiscard]] Result<Committed, QueueError> commit_reply(const CommittedReply& reply);
+  [[nodiscard]] Result<Committed, QueueError> set_policy(MentionDispatchPolicy policy);
+  [[nodiscard]] Result<Committed, QueueError> set_authorized(const std::string& source_id,
+                                                             const std::string& target_id,
+                                                             bool authorized);
+  [[nodiscard]] Result<Committed, QueueError> set_available(const std::string& agent_id,
+                                                            bool available);
+
+  // ---- leases: durations only, expiry on the server's clock (EQ-14…EQ-19) ------------------
+  /// Marks spent children `Dead`, then claims the oldest `Pending` child with no live lease
+  /// (`FOR UPDATE SKIP LOCKED`), incrementing its attempts and setting its expiry to the
+  /// claiming statement's time + `duration`. Nothing when none is claimable;
+  /// `InvalidDuration` unless positive; `Unavailable` when the server fails.
+  [[nodiscard]] Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration);
+  /// Extends the live lease `token` to statement time + `duration`; the expiry as stored.
+  /// `StaleToken` unless `token` is a pending child's current, unexpired lease.
+  [[nodiscard]] Result<StoreTime, LeaseError> renew(const std::string& token,
+                                                    std::chrono::milliseconds duration);
+  /// Marks the leased child `Completed`. `StaleToken` as for `renew`.
+  [[nodiscard]] Result<TurnState, LeaseError> complete(const std::string& token);
+  /// Gives the leased child back: `Pending` while attempts remain, else `Failed`.
+  [[nodiscard]] Result<TurnState, LeaseError> fail(const std::string& token);
+  /// The server's clock: `statement_timestamp()` in milliseconds since the Unix epoch.
+  [[nodiscard]] Result<StoreTime, QueueError> now();
+
+  // ---- lifecycle and maintenance ------------------------------------------------------------
+  /// Moves child `id` to `state`; false when there is no such child. The record stays.
+  [[nodiscard]] Result<bool, QueueError> settle(std::uint64_t id, TurnState state);
+  /// Deletes child `id`; its record stays, so the key keeps answering `Already`.
+  [[nodiscard]] Result<bool, QueueError> remove(std::uint64_t id);
+  /// Deletes every child that is no longer `Pending`; records are kept. How many it deleted.
+  [[nodiscard]] Result<std::size_t, QueueError> prune();
+  /// Deletes every row of every thm table (tests and scratch databases only).
+  [[nodiscard]] Result<Committed, QueueError> clear();
+
+  // ---- inspection: raw rows, in id order ------------------------------------------------------
+  [[nodiscard]] Result<std::vector<IdempotencyRecord>, QueueError> records();
+  [[nodiscard]] Result<std::vector<ChildTurn>, QueueError> children();
+  /// The unique indexes of the idempotency table other than its primary key (EQ-04).
+  [[nodiscard]] Result<std::vector<UniqueIndex>, QueueError> idempotency_indexes();
+
+  /// The connection and its prepared statements (defined in postgres_queue.cpp).
+  class Impl;
+
+ private:
+  explicit PostgresQueue(std::unique_ptr<Impl> impl);
+  std::mutex mutex_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace thm::postgres

@@ -1,0 +1,153 @@
+// PostgresQueue on its own, against the throwaway server CTest starts: byte-exact rows,
+// typed errors, several processes racing on one key, and a session that outlives a server
+// restart.
+#include "thm/postgres/postgres_queue.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace thm::postgres {
+namespace {
+
+using Answer = Result<EnqueueOutcome, QueueError>;
+
+std::string conninfo() {
+  const char* value = std::getenv("THM_POSTGRES");
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+class PostgresQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    queue_ = open_queue();
+    ASSERT_NE(queue_, nullptr);
+    ASSERT_TRUE(queue_->clear());
+  }
+
+  static std::unique_ptr<PostgresQueue> open_queue() {
+    auto queue = PostgresQueue::open(conninfo());
+    EXPECT_TRUE(queue.has_value()) << (queue ? "" : queue.error().message);
+    return queue ? *std::move(queue) : nullptr;
+  }
+
+  // A reply, enabled policy and an available target, and the request that matches.
+  MentionTurnRequest ready(std::string content = "@bob go") {
+    const CommittedReply reply{.conversation = {.desk_id = "eng", .thread_root = 5},
+                               .sequence = 7,
+                               .author_id = "alice",
+                               .content = content,
+                               .hop = 0};
+    EXPECT_TRUE(queue_->commit_reply(reply));
+    EXPECT_TRUE(queue_->set_policy({.enabled = true, .max_hops = 3}));
+    EXPECT_TRUE(queue_->set_available("bob", true));
+    return {.key = {7},
+            .source_id = "alice",
+            .target_id = "bob",
+            .content = std::move(content),
+            .conversation = reply.conversation,
+            .child_hop = 1};
+  }
+
+  std::unique_ptr<PostgresQueue> queue_;
+};
+
+TEST_F(PostgresQueueTest, KeepsEveryByteOfContentAndIds) {
+  const std::string content("@bob \0\xff\xfe not utf-8", 19);
+  const auto request = ready(content);
+  ASSERT_EQ(queue_->enqueue_once(request), Answer(Enqueued{}));
+  EXPECT_EQ(queue_->enqueue_once(request), Answer(Already{}));
+  const auto children = queue_->children();
+  ASSERT_TRUE(children && children->size() == 1U);
+  EXPECT_EQ((*children)[0].request, request);
+}
+
+TEST_F(PostgresQueueTest, AMismatchedRequestIsATypedErrorAndTheSessionGoesOn) {
+  auto request = ready();
+  auto wrong = request;
+  wrong.child_hop = 2;
+  const auto answer = queue_->enqueue_once(wrong);
+  ASSERT_FALSE(answer);
+  EXPECT_EQ(answer.error().kind, QueueErrorKind::TriggerMismatch);
+  EXPECT_TRUE(queue_->records()->empty());
+  EXPECT_EQ(queue_->enqueue_once(request), Answer(Enqueued{}));
+}
+
+TEST_F(PostgresQueueTest, AnUnreachableServerIsUnavailableNotAThrow) {
+  const auto queue = PostgresQueue::open("host=/nonexistent port=1 connect_timeout=2");
+  ASSERT_FALSE(queue);
+  EXPECT_EQ(queue.error().kind, QueueErrorKind::Unavailable);
+  EXPECT_NE(queue.error().message.find("/nonexistent"), std::string::npos);
+}
+
+// Four processes, each with its own connection, released together onto one key.
+TEST_F(PostgresQueueTest, ProcessesRacingOnOneKeyAdmitOneChild) {
+  const auto request = ready();
+  int release[2];
+  ASSERT_EQ(pipe(release), 0);
+  std::vector<pid_t> racers;
+  for (int i = 0; i < 4; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(release[1]);
+      auto queue = PostgresQueue::open(conninfo());
+      char go = 0;
+      (void)read(release[0], &go, 1);  // returns when the parent closes the pipe
+      if (!queue) _exit(3);
+      const auto answer = (*queue)->enqueue_once(request);
+      _exit(answer == Answer(Enqueued{}) ? 0 : answer == Answer(Already{}) ? 1 : 2);
+    }
+    racers.push_back(pid);
+  }
+  close(release[0]);
+  close(release[1]);
+  int enqueued = 0;
+  int already = 0;
+  for (const pid_t pid : racers) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    enqueued += WEXITSTATUS(status) == 0 ? 1 : 0;
+    already += WEXITSTATUS(status) == 1 ? 1 : 0;
+  }
+  EXPECT_EQ(enqueued, 1);
+  EXPECT_EQ(already, 3);
+  EXPECT_EQ(queue_->children()->size(), 1U);
+}
+
+TEST_F(PostgresQueueTest, ASessionReconnectsAfterTheServerRestarts) {
+  const char* restart = std::getenv("THM_POSTGRES_RESTART");
+  if (restart == nullptr) GTEST_SKIP() << "THM_POSTGRES_RESTART is not set";
+  const auto request = ready();
+  ASSERT_EQ(queue_->enqueue_once(request), Answer(Enqueued{}));
+  ASSERT_EQ(std::system(restart), 0);
+  // The first call after the restart may find the connection dead; the next one reconnects.
+  auto answer = queue_->enqueue_once(request);
+  if (!answer) answer = queue_->enqueue_once(request);
+  EXPECT_EQ(answer, Answer(Already{}));
+}
+
+TEST_F(PostgresQueueTest, LeasesUseTheServerClockAndCountAttempts) {
+  ASSERT_EQ(queue_->enqueue_once(ready()), Answer(Enqueued{}));
+  const auto before = queue_->now();
+  ASSERT_TRUE(before);
+  const auto lease = queue_->claim(std::chrono::minutes(5));
+  ASSERT_TRUE(lease && lease->has_value());
+  EXPECT_EQ((*lease)->attempt, 1U);
+  EXPECT_GE((*lease)->expires_at, *before + std::chrono::minutes(5));
+  const auto renewed = queue_->renew((*lease)->token, std::chrono::minutes(10));
+  ASSERT_TRUE(renewed);
+  EXPECT_EQ(queue_->children()->front().lease_expires_at, *renewed);
+  EXPECT_EQ(queue_->complete((*lease)->token),
+            (Result<TurnState, LeaseError>(TurnState::Completed)));
+  EXPECT_EQ(queue_->fail((*lease)->token),
+            (Result<TurnState, LeaseError>(unexpected{LeaseError::StaleToken})));
+}
+
+}  // namespace
+}  // namespace thm::postgres

@@ -1,0 +1,915 @@
+// One SQLite host queue with a flaw switch, and its conformance harness. The unbroken path
+// is the reference queue's transaction (adapters/sqlite): BEGIN IMMEDIATE, re-read the
+// committed reply and the policy, decide with one conditional insert on a unique key, insert
+// the child, commit. Each flaw departs from it in as few lines as it can, marked with its
+// mutant's name.
+#include "broken_sqlite.hpp"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "thm/conformance/crash.hpp"
+
+namespace thm::conformance::sqlite_mutants {
+namespace {
+
+using Answer = Result<EnqueueOutcome, QueueError>;
+
+constexpr std::array kBrokenFlaws{SqlFlaw::CheckThenInsert,      SqlFlaw::CatchUniqueViolation,
+                                  SqlFlaw::AutocommitRecord,     SqlFlaw::ClientClockExpiry,
+                                  SqlFlaw::ClientClockPredicate, SqlFlaw::HiddenAttempts,
+                                  SqlFlaw::TruncatedKey,         SqlFlaw::LiveStateDedup};
+
+// The reference queue's defaults (`thm::sqlite::Options`), declared by every mutant.
+constexpr std::size_t kMaxContentBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxIdBytes = 1024;
+constexpr std::uint32_t kMaxAttempts = 3;
+constexpr int kBusyTimeoutMs = 30'000;
+// M11: how much of the encoded key survives, and the connections' blob limit.
+constexpr std::size_t kTruncatedKeyBytes = 24;
+constexpr int kLengthLimitBytes = 64 << 10;
+
+// SQLite's clock in milliseconds since the Unix epoch (3.40 has no `unixepoch('subsec')`).
+const std::string kStoreNow = "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
+
+// ---- schemas: the reference tables, then the record table each flaw keeps -----------------------
+
+// Every variant's tables but the record table. Ids, keys and content are BLOBs (byte for
+// byte); times are milliseconds on SQLite's clock.
+constexpr const char* kTables = R"sql(
+CREATE TABLE thm_reply (turn_key BLOB PRIMARY KEY, author_id BLOB NOT NULL,
+                        content BLOB NOT NULL, hop INTEGER NOT NULL);
+CREATE TABLE thm_policy (id INTEGER PRIMARY KEY CHECK (id = 1), enabled INTEGER NOT NULL,
+                         max_hops INTEGER NOT NULL);
+CREATE TABLE thm_forbidden_pair (source_id BLOB NOT NULL, target_id BLOB NOT NULL,
+                                 PRIMARY KEY (source_id, target_id));
+CREATE TABLE thm_available_agent (agent_id BLOB PRIMARY KEY);
+CREATE TABLE thm_child_turn (
+  id INTEGER PRIMARY KEY, turn_key BLOB NOT NULL, desk_id BLOB NOT NULL, thread_root INTEGER,
+  trigger_sequence INTEGER NOT NULL, source_id BLOB NOT NULL, target_id BLOB NOT NULL,
+  content BLOB NOT NULL, child_hop INTEGER NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'completed', 'failed', 'dead')),
+  attempts INTEGER NOT NULL DEFAULT 0, lease_token TEXT, lease_expires_at INTEGER);
+CREATE UNIQUE INDEX thm_child_turn_lease ON thm_child_turn (lease_token);
+)sql";
+
+// The reference: one record per key, an unconditional unique index, kept when the child goes.
+constexpr const char* kRecordTable = R"sql(
+CREATE TABLE thm_idempotency (id INTEGER PRIMARY KEY, turn_key BLOB NOT NULL);
+CREATE UNIQUE INDEX thm_idempotency_turn_key ON thm_idempotency (turn_key);
+)sql";
+
+// M1: the record table with no index on the key.
+constexpr const char* kRecordTableWithoutIndex = R"sql(
+CREATE TABLE thm_idempotency (id INTEGER PRIMARY KEY, turn_key BLOB NOT NULL);
+)sql";
+
+// M14: no record table; uniqueness only among pending children.
+constexpr const char* kLiveStateIndex = R"sql(
+CREATE UNIQUE INDEX thm_child_turn_live_key ON thm_child_turn (turn_key) WHERE state = 'pending';
+)sql";
+
+const char* record_schema(SqlFlaw flaw) {
+  switch (flaw) {
+    case SqlFlaw::CheckThenInsert:
+      return kRecordTableWithoutIndex;
+    case SqlFlaw::LiveStateDedup:
+      return kLiveStateIndex;
+    case SqlFlaw::None:
+    case SqlFlaw::CatchUniqueViolation:
+    case SqlFlaw::AutocommitRecord:
+    case SqlFlaw::ClientClockExpiry:
+    case SqlFlaw::ClientClockPredicate:
+    case SqlFlaw::HiddenAttempts:
+    case SqlFlaw::TruncatedKey:
+      return kRecordTable;
+  }
+  detail::unreachable();
+}
+
+// The table whose rows are the idempotency records (M14 keeps them in the child table).
+std::string record_table(SqlFlaw flaw) {
+  return flaw == SqlFlaw::LiveStateDedup ? "thm_child_turn" : "thm_idempotency";
+}
+
+// ---- the sqlite3 C API, thinly wrapped ----------------------------------------------------------
+
+// One prepared statement. A failed prepare or bind is remembered and returned by `step`.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql) {
+    rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &statement_, nullptr);
+  }
+  ~Statement() { sqlite3_finalize(statement_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Bytes, compared byte for byte.
+  Statement& bind(const char* name, std::string_view bytes) {
+    if (const int i = index(name); i > 0) {
+      rc_ = sqlite3_bind_blob64(statement_, i, non_null(bytes), bytes.size(), SQLITE_TRANSIENT);
+    }
+    return *this;
+  }
+  // Text (lease tokens, which SQLite makes as text).
+  Statement& bind_text(const char* name, std::string_view text) {
+    if (const int i = index(name); i > 0) {
+      rc_ = sqlite3_bind_text64(statement_, i, non_null(text), text.size(), SQLITE_TRANSIENT,
+                                SQLITE_UTF8);
+    }
+    return *this;
+  }
+  Statement& bind(const char* name, std::optional<std::int64_t> value) {
+    if (const int i = index(name); i > 0) {
+      rc_ = value ? sqlite3_bind_int64(statement_, i, *value) : sqlite3_bind_null(statement_, i);
+    }
+    return *this;
+  }
+  // SQLITE_ROW, SQLITE_DONE, or the first error.
+  int step() { return rc_ == SQLITE_OK ? sqlite3_step(statement_) : rc_; }
+  // Runs to the end: SQLITE_DONE or an error.
+  int finish() {
+    int rc = SQLITE_ROW;
+    while (rc == SQLITE_ROW) rc = step();
+    return rc;
+  }
+  [[nodiscard]] std::string bytes(int column) const {
+    const auto* data = static_cast<const char*>(sqlite3_column_blob(statement_, column));
+    return data == nullptr
+               ? std::string()
+               : std::string(data,
+                             static_cast<std::size_t>(sqlite3_column_bytes(statement_, column)));
+  }
+  [[nodiscard]] std::int64_t integer(int column) const {
+    return sqlite3_column_int64(statement_, column);
+  }
+  [[nodiscard]] bool null(int column) const {
+    return sqlite3_column_type(statement_, column) == SQLITE_NULL;
+  }
+
+ private:
+  // The parameter's index, or 0 when the statement lacks it (or an error is pending).
+  int index(const char* name) const {
+    return rc_ == SQLITE_OK ? sqlite3_bind_parameter_index(statement_, name) : 0;
+  }
+  // Empty bytes as a non-null pointer: a null one would bind NULL, not "".
+  static const char* non_null(std::string_view bytes) {
+    return bytes.data() != nullptr ? bytes.data() : "";
+  }
+  sqlite3_stmt* statement_ = nullptr;
+  int rc_ = SQLITE_OK;
+};
+
+// One connection to the database file, closed with the object.
+class Connection {
+ public:
+  // Throws `std::runtime_error` when the file cannot be opened.
+  Connection(const std::string& path, bool limit_length) {
+    const int rc =
+        sqlite3_open_v2(path.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+      const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+      sqlite3_close_v2(db_);
+      throw std::runtime_error("cannot open '" + path + "': " + message);
+    }
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    sqlite3_extended_result_codes(db_, 1);
+    if (limit_length) sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, kLengthLimitBytes);  // M11
+  }
+  ~Connection() { sqlite3_close_v2(db_); }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  [[nodiscard]] sqlite3* get() const { return db_; }
+  int exec(const char* sql) const { return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr); }
+  [[nodiscard]] std::string message() const { return sqlite3_errmsg(db_); }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// A write transaction on one connection (BEGIN IMMEDIATE), rolled back unless committed.
+class Transaction {
+ public:
+  explicit Transaction(const Connection& db) : db_(db) {}
+  ~Transaction() {
+    if (open_) db_.exec("ROLLBACK");
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  int begin() {
+    const int rc = db_.exec("BEGIN IMMEDIATE");
+    open_ = rc == SQLITE_OK;
+    return rc;
+  }
+  int commit() {
+    const int rc = db_.exec("COMMIT");
+    open_ = rc != SQLITE_OK && sqlite3_get_autocommit(db_.get()) == 0;
+    return rc;
+  }
+
+ private:
+  const Connection& db_;
+  bool open_ = false;
+};
+
+// Sequences are u64, SQLite integers i64: the two's-complement cast is injective.
+std::int64_t to_column(std::uint64_t value) { return static_cast<std::int64_t>(value); }
+
+StoreTime store_time(std::int64_t millis) { return StoreTime(std::chrono::milliseconds(millis)); }
+
+// The child's request from a row whose columns `first`… are desk_id, thread_root,
+// trigger_sequence, source_id, target_id, content, child_hop.
+MentionTurnRequest request_from(const Statement& row, int first) {
+  MentionTurnRequest request;
+  request.conversation.desk_id = row.bytes(first);
+  if (!row.null(first + 1)) {
+    request.conversation.thread_root = static_cast<std::uint64_t>(row.integer(first + 1));
+  }
+  request.key.trigger_sequence = static_cast<std::uint64_t>(row.integer(first + 2));
+  request.source_id = row.bytes(first + 3);
+  request.target_id = row.bytes(first + 4);
+  request.content = row.bytes(first + 5);
+  request.child_hop = static_cast<std::uint32_t>(row.integer(first + 6));
+  return request;
+}
+constexpr const char* kRequestColumns =
+    "desk_id, thread_root, trigger_sequence, source_id, target_id, content, child_hop";
+
+QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::move(message)}; }
+
+// ---- the broken queue ---------------------------------------------------------------------------
+
+// What a harness shares with its sessions, and a forked process with its one queue: the
+// flaw, the file, the installed hook, the client clock and M9's attempts.
+struct Shared {
+  SqlFlaw flaw = SqlFlaw::None;
+  std::string path{};
+  std::mutex mutex{};
+  std::shared_ptr<const TransactionHook> hook{};
+  Harness::ClientClock client_clock{};
+  std::map<std::int64_t, std::uint32_t> hidden_attempts{};  // M9 only
+};
+
+// The queue over one connection; a session is one. Never throws from a queue call.
+class BrokenQueue final : public Session {
+ public:
+  // Opens its own connection; throws `std::runtime_error` when it cannot.
+  explicit BrokenQueue(std::shared_ptr<Shared> shared)
+      : shared_(std::move(shared)),
+        flaw_(shared_->flaw),
+        db_(shared_->path, flaw_ == SqlFlaw::TruncatedKey) {}
+
+  Answer enqueue_once(const MentionTurnRequest& request) noexcept override;
+  Result<std::optional<Lease>, LeaseError> claim(
+      std::chrono::milliseconds duration) noexcept override;
+  Result<StoreTime, LeaseError> renew(const std::string& token,
+                                      std::chrono::milliseconds duration) noexcept override;
+  Result<std::string, LeaseError> complete(const std::string& token) noexcept override {
+    return settle_lease("state = 'completed', lease_token = NULL", token);
+  }
+  Result<std::string, LeaseError> fail(const std::string& token) noexcept override {
+    return settle_lease(
+        "lease_token = NULL, lease_expires_at = NULL,"
+        " state = CASE WHEN attempts >= :max THEN 'failed' ELSE 'pending' END",
+        token);
+  }
+
+ private:
+  // The error for SQLite result `rc` while doing `what`: a lock wait is `Unavailable`,
+  // anything else a raw `Internal` error with SQLite's words.
+  QueueError failure(int rc, const std::string& what) const {
+    const int primary = rc & 0xff;
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+      return error(QueueErrorKind::Unavailable, "the database stayed locked while " + what);
+    }
+    return error(QueueErrorKind::Internal, "SQLite error while " + what + ": " +
+                                               sqlite3_errstr(rc) + " (" + db_.message() + ")");
+  }
+  bool pass(HookPoint point, const MentionTurnRequest& request) const {
+    std::shared_ptr<const TransactionHook> hook;
+    {
+      const std::scoped_lock guard(shared_->mutex);
+      hook = shared_->hook;
+    }
+    try {
+      return !hook || (*hook)(point, request);
+    } catch (...) {
+      return false;  // a throwing hook fails the step, as `false` does
+    }
+  }
+  // The host process's clock, in milliseconds, for M7 and M8: the installed client clock,
+  // else the system's; nothing when the installed clock throws. Every other flaw never reads
+  // it (0).
+  std::optional<std::int64_t> client_millis() const {
+    if (flaw_ != SqlFlaw::ClientClockExpiry && flaw_ != SqlFlaw::ClientClockPredicate) return 0;
+    Harness::ClientClock clock;
+    {
+      const std::scoped_lock guard(shared_->mutex);
+      clock = shared_->client_clock;
+    }
+    try {
+      const StoreTime now =
+          clock ? clock()
+                : std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
+      return now.time_since_epoch().count();
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  // The early answer of re-reading the committed reply and the live policy, if any.
+  std::optional<Answer> revalidate(const MentionTurnRequest& request, const std::string& key);
+  // The idempotency statement: the new record's (and child's) id, nothing for `Already`.
+  Result<std::optional<std::int64_t>, QueueError> decide(const MentionTurnRequest& request,
+                                                         const std::string& key, bool seen);
+  // Inserts the child under `id`; with no id (M14), only if no pending child has the key:
+  // its new id, or nothing for `Already`.
+  Result<std::optional<std::int64_t>, QueueError> insert_child(const MentionTurnRequest& request,
+                                                               const std::string& key,
+                                                               std::optional<std::int64_t> id);
+  Result<std::string, LeaseError> settle_lease(const std::string& set, const std::string& token);
+
+  std::shared_ptr<Shared> shared_;
+  SqlFlaw flaw_;
+  Connection db_;
+};
+
+Answer BrokenQueue::enqueue_once(const MentionTurnRequest& request) noexcept {
+  if (request.content.size() > kMaxContentBytes) {
+    return unexpected{
+        error(QueueErrorKind::InvalidRequest,
+              "content is longer than " + std::to_string(kMaxContentBytes) + " bytes")};
+  }
+  for (const std::string* id :
+       {&request.source_id, &request.target_id, &request.conversation.desk_id}) {
+    if (id->size() > kMaxIdBytes) {
+      return unexpected{error(QueueErrorKind::InvalidRequest,
+                              "an id is longer than " + std::to_string(kMaxIdBytes) + " bytes")};
+    }
+  }
+  const std::string reply_key = turn_key(request).encoded();
+  std::string key = reply_key;
+  if (flaw_ == SqlFlaw::TruncatedKey) key.resize(std::min(key.size(), kTruncatedKeyBytes));  // M11
+  const auto rolled_back = [](HookPoint point) {
+    return unexpected{error(QueueErrorKind::Unavailable,
+                            "the step was rolled back at " + std::string(name(point)))};
+  };
+
+  // M1, M2: a cheap look at the records first, in autocommit, before taking the write lock.
+  // Its answer is stale by the time the transaction below inserts.
+  bool seen = false;
+  if (flaw_ == SqlFlaw::CheckThenInsert || flaw_ == SqlFlaw::CatchUniqueViolation) {
+    Statement lookup(db_.get(), "SELECT 1 FROM thm_idempotency WHERE turn_key = :key");
+    const int rc = lookup.bind(":key", key).step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return unexpected{failure(rc, "looking up the key")};
+    seen = rc == SQLITE_ROW;
+  }
+
+  Transaction transaction(db_);
+  if (const int rc = transaction.begin(); rc != SQLITE_OK) {
+    return unexpected{failure(rc, "beginning the step")};
+  }
+  if (!pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+  if (auto early = revalidate(request, reply_key)) return *std::move(early);
+  if (!pass(HookPoint::AfterValidateReads, request)) {
+    return rolled_back(HookPoint::AfterValidateReads);
+  }
+  if (flaw_ == SqlFlaw::AutocommitRecord) {  // M4: the reads commit; the record goes alone
+    if (const int rc = transaction.commit(); rc != SQLITE_OK) {
+      return unexpected{failure(rc, "committing the reads")};
+    }
+  }
+
+  auto decided = decide(request, key, seen);
+  if (!decided) return unexpected{decided.error()};
+  if (!decided->has_value()) return Already{};
+  const std::int64_t id = **decided;
+  if (!pass(HookPoint::AfterIdempotencyStatement, request)) {
+    return rolled_back(HookPoint::AfterIdempotencyStatement);
+  }
+  if (flaw_ == SqlFlaw::AutocommitRecord) {  // M4: the child's own transaction
+    if (const int rc = transaction.begin(); rc != SQLITE_OK) {
+      return unexpected{failure(rc, "beginning the child's transaction")};
+    }
+  }
+  if (flaw_ != SqlFlaw::LiveStateDedup) {  // M14 inserted the child as its record
+    if (auto inserted = insert_child(request, key, id); !inserted) {
+      return unexpected{inserted.error()};
+    }
+  }
+  if (!pass(HookPoint::AfterChildInsert, request)) {
+    return rolled_back(HookPoint::AfterChildInsert);
+  }
+  if (!pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
+  if (const int rc = transaction.commit(); rc != SQLITE_OK) {
+    QueueError failed = failure(rc, "committing");
+    if (failed.kind != QueueErrorKind::Unavailable) failed.kind = QueueErrorKind::Indeterminate;
+    return unexpected{std::move(failed)};
+  }
+  if (!pass(HookPoint::AfterCommitBeforeReturn, request)) {
+    return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
+  }
+  return Enqueued{};
+}
+
+std::optional<Answer> BrokenQueue::revalidate(const MentionTurnRequest& request,
+                                              const std::string& key) {
+  {
+    Statement reply(db_.get(),
+                    "SELECT author_id, content, hop FROM thm_reply WHERE turn_key = :key");
+    const int rc = reply.bind(":key", key).step();
+    if (rc == SQLITE_DONE) {
+      return unexpected{error(QueueErrorKind::TriggerMissing, "no committed reply under " + key)};
+    }
+    if (rc != SQLITE_ROW) return unexpected{failure(rc, "reading the committed reply")};
+    const std::int64_t hop = reply.integer(2);
+    const char* differs = reply.bytes(0) != request.source_id ? "source"
+                          : reply.bytes(1) != request.content ? "content"
+                          : (hop >= std::numeric_limits<std::uint32_t>::max() ||
+                             std::int64_t{request.child_hop} != hop + 1)
+                              ? "child hop"
+                              : nullptr;
+    if (differs != nullptr) {
+      return unexpected{error(QueueErrorKind::TriggerMismatch,
+                              std::string("the request's ") + differs +
+                                  " differs from the committed reply under " + key)};
+    }
+  }
+  Statement policy(db_.get(),
+                   "SELECT coalesce((SELECT enabled = 1 AND :hop <= max_hops FROM thm_policy), 0),"
+                   " EXISTS (SELECT 1 FROM thm_forbidden_pair"
+                   "         WHERE source_id = :source AND target_id = :target),"
+                   " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = :target)");
+  const int rc = policy.bind(":hop", std::int64_t{request.child_hop})
+                     .bind(":source", request.source_id)
+                     .bind(":target", request.target_id)
+                     .step();
+  if (rc != SQLITE_ROW) return unexpected{failure(rc, "reading the policy")};
+  if (policy.integer(0) == 0) return Refused{EnqueueRefusal::FeatureDisabled};
+  if (policy.integer(1) != 0) return Refused{EnqueueRefusal::Unauthorized};
+  if (policy.integer(2) == 0) return Refused{EnqueueRefusal::TargetUnavailable};
+  return std::nullopt;
+}
+
+Result<std::optional<std::int64_t>, QueueError> BrokenQueue::decide(
+    const MentionTurnRequest& request, const std::string& key, bool seen) {
+  if (flaw_ == SqlFlaw::LiveStateDedup) return insert_child(request, key, std::nullopt);  // M14
+  const bool plain_insert =
+      flaw_ == SqlFlaw::CheckThenInsert || flaw_ == SqlFlaw::CatchUniqueViolation;
+  if (plain_insert && seen) return std::optional<std::int64_t>();  // M1, M2: the stale look
+  Statement record(
+      db_.get(), plain_insert ? "INSERT INTO thm_idempotency (turn_key) VALUES (:key) RETURNING id"
+                              : "INSERT INTO thm_idempotency (turn_key) VALUES (:key)"
+                                " ON CONFLICT (turn_key) DO NOTHING RETURNING id");
+  const int rc = record.bind(":key", key).step();
+  if (rc == SQLITE_DONE) return std::optional<std::int64_t>();
+  if (flaw_ == SqlFlaw::CatchUniqueViolation && rc == SQLITE_CONSTRAINT_UNIQUE) {
+    // M2: the violation is caught and handed to the caller as an error, not `Already`.
+    return unexpected{error(QueueErrorKind::Internal,
+                            "the key was taken by a concurrent step (" + db_.message() + ")")};
+  }
+  if (rc != SQLITE_ROW) return unexpected{failure(rc, "inserting the idempotency record")};
+  const std::int64_t id = record.integer(0);
+  if (const int end = record.finish(); end != SQLITE_DONE) {
+    return unexpected{failure(end, "inserting the idempotency record")};
+  }
+  return std::optional(id);
+}
+
+Result<std::optional<std::int64_t>, QueueError> BrokenQueue::insert_child(
+    const MentionTurnRequest& request, const std::string& key, std::optional<std::int64_t> id) {
+  // Without an id (M14) the row is its own record: the partial index decides, as an upsert.
+  Statement child(db_.get(), std::string("INSERT INTO thm_child_turn (id, turn_key, ") +
+                                 kRequestColumns +
+                                 ") VALUES (:id, :key, :desk, :root, :sequence, :source,"
+                                 " :target, :content, :hop)" +
+                                 (id ? "" : " ON CONFLICT DO NOTHING RETURNING id"));
+  const auto& root = request.conversation.thread_root;
+  int rc = child.bind(":id", id)
+               .bind(":key", key)
+               .bind(":desk", request.conversation.desk_id)
+               .bind(":root", root ? std::optional(to_column(*root)) : std::nullopt)
+               .bind(":sequence", to_column(request.key.trigger_sequence))
+               .bind(":source", request.source_id)
+               .bind(":target", request.target_id)
+               .bind(":content", request.content)
+               .bind(":hop", std::int64_t{request.child_hop})
+               .step();
+  if (!id && rc == SQLITE_DONE) return std::optional<std::int64_t>();  // M14: Already
+  if (!id && rc == SQLITE_ROW) {
+    id = child.integer(0);
+    rc = child.finish();
+  }
+  if (rc != SQLITE_DONE) return unexpected{failure(rc, "inserting the child turn")};
+  return id;
+}
+
+Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
+    std::chrono::milliseconds duration) noexcept {
+  if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const auto client = client_millis();
+  if (!client) return unexpected{LeaseError::Unavailable};
+  // M7 stamps the expiry from the client's clock; M8 judges expiry by it.
+  const std::string stamped_from = flaw_ == SqlFlaw::ClientClockExpiry ? ":client" : kStoreNow;
+  const std::string expired_by = flaw_ == SqlFlaw::ClientClockPredicate ? ":client" : kStoreNow;
+  const std::string free = "(lease_expires_at IS NULL OR lease_expires_at <= " + expired_by + ")";
+  const std::string count = flaw_ == SqlFlaw::HiddenAttempts ? "" : "attempts = attempts + 1, ";
+
+  Transaction transaction(db_);
+  if (transaction.begin() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
+  Statement spent(db_.get(),
+                  "UPDATE thm_child_turn SET state = 'dead'"
+                  " WHERE state = 'pending' AND attempts >= :max AND " +
+                      free);
+  if (spent.bind(":max", std::int64_t{kMaxAttempts}).bind(":client", *client).finish() !=
+      SQLITE_DONE) {
+    return unexpected{LeaseError::Unavailable};
+  }
+  for (;;) {
+    Statement taken(db_.get(),
+                    "UPDATE thm_child_turn SET " + count +
+                        "lease_token = lower(hex(randomblob(16))),"
+                        " lease_expires_at = " +
+                        stamped_from +
+                        " + :duration"
+                        " WHERE id = (SELECT id FROM thm_child_turn WHERE state = 'pending'"
+                        " AND attempts < :max AND " +
+                        free +
+                        " ORDER BY id LIMIT 1)"
+                        " RETURNING id, lease_token, lease_expires_at, attempts, " +
+                        kRequestColumns);
+    const int rc = taken.bind(":duration", std::int64_t{duration.count()})
+                       .bind(":max", std::int64_t{kMaxAttempts})
+                       .bind(":client", *client)
+                       .step();
+    if (rc == SQLITE_DONE) {
+      if (transaction.commit() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
+      return std::optional<Lease>();
+    }
+    if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+    Lease lease{.child_id = static_cast<std::uint64_t>(taken.integer(0)),
+                .token = taken.bytes(1),
+                .expires_at = store_time(taken.integer(2)),
+                .attempt = static_cast<std::uint32_t>(taken.integer(3)),
+                .request = request_from(taken, 4)};
+    if (taken.finish() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+    if (flaw_ == SqlFlaw::HiddenAttempts) {  // M9: the count lives here, not on the row
+      const std::scoped_lock guard(shared_->mutex);
+      const auto id = static_cast<std::int64_t>(lease.child_id);
+      std::uint32_t& attempts = shared_->hidden_attempts[id];
+      if (attempts >= kMaxAttempts) {
+        Statement dead(db_.get(), "UPDATE thm_child_turn SET state = 'dead' WHERE id = :id");
+        if (dead.bind(":id", id).finish() != SQLITE_DONE) {
+          return unexpected{LeaseError::Unavailable};
+        }
+        continue;
+      }
+      lease.attempt = ++attempts;
+    }
+    if (transaction.commit() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
+    return std::optional(std::move(lease));
+  }
+}
+
+Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
+                                                 std::chrono::milliseconds duration) noexcept {
+  if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const auto client = client_millis();
+  if (!client) return unexpected{LeaseError::Unavailable};
+  const std::string stamped_from = flaw_ == SqlFlaw::ClientClockExpiry ? ":client" : kStoreNow;
+  Statement renewed(db_.get(), "UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
+                                   " + :duration WHERE lease_token = :token AND state = 'pending'"
+                                   " AND lease_expires_at > " +
+                                   kStoreNow + " RETURNING lease_expires_at");
+  const int rc = renewed.bind_text(":token", token)
+                     .bind(":duration", std::int64_t{duration.count()})
+                     .bind(":client", *client)
+                     .step();
+  if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
+  if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+  const StoreTime expires_at = store_time(renewed.integer(0));
+  if (renewed.finish() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+  return expires_at;
+}
+
+Result<std::string, LeaseError> BrokenQueue::settle_lease(const std::string& set,
+                                                          const std::string& token) {
+  Statement settled(db_.get(), "UPDATE thm_child_turn SET " + set +
+                                   " WHERE lease_token = :token AND state = 'pending'"
+                                   " AND lease_expires_at > " +
+                                   kStoreNow + " RETURNING state");
+  const int rc = settled.bind_text(":token", token).bind(":max", std::int64_t{kMaxAttempts}).step();
+  if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
+  if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+  std::string state = settled.bytes(0);
+  if (settled.finish() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+  return state;
+}
+
+// ---- the harness --------------------------------------------------------------------------------
+
+class BrokenSqliteHarness final : public Harness {
+ public:
+  explicit BrokenSqliteHarness(SqlFlaw flaw) : flaw_(flaw) {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "thm-sqlite-mutant-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("cannot create a temporary directory from " + pattern);
+    }
+    directory_ = pattern;
+    shared_->flaw = flaw;
+    shared_->path = directory_ + "/queue.db";
+    try {
+      admin_ = std::make_unique<Connection>(shared_->path, false);
+      const std::string schema = std::string("BEGIN;") + kTables + record_schema(flaw) + "COMMIT;";
+      if (admin_->exec("PRAGMA journal_mode=WAL") != SQLITE_OK ||
+          admin_->exec(schema.c_str()) != SQLITE_OK) {
+        throw std::runtime_error("cannot create the schema: " + admin_->message());
+      }
+    } catch (...) {
+      admin_.reset();
+      remove_directory();
+      throw;
+    }
+  }
+  ~BrokenSqliteHarness() override {
+    admin_.reset();
+    remove_directory();
+  }
+  BrokenSqliteHarness(const BrokenSqliteHarness&) = delete;
+  BrokenSqliteHarness& operator=(const BrokenSqliteHarness&) = delete;
+
+  [[nodiscard]] std::string name() const override {
+    return "sqlite mutant " + std::string(sqlite_mutants::name(flaw_));
+  }
+  [[nodiscard]] Capabilities capabilities() const override {
+    return {.hooks = true,
+            .row_locking = true,
+            .persistent = true,
+            .sql_schema = true,
+            .max_content_bytes = kMaxContentBytes,
+            .max_id_bytes = kMaxIdBytes,
+            .leases = true,
+            .injected_store_clock = false,
+            .max_attempts = kMaxAttempts};
+  }
+
+  void reset() override {
+    set_hook({});
+    {
+      const std::scoped_lock guard(shared_->mutex);
+      shared_->hidden_attempts.clear();
+    }
+    std::string clear = "BEGIN IMMEDIATE;";
+    for (const char* table : {"thm_reply", "thm_policy", "thm_forbidden_pair",
+                              "thm_available_agent", "thm_child_turn", "thm_idempotency"}) {
+      if (flaw_ == SqlFlaw::LiveStateDedup && std::string_view(table) == "thm_idempotency")
+        continue;
+      clear += std::string("DELETE FROM ") + table + ";";
+    }
+    clear += "COMMIT;";
+    const std::scoped_lock guard(admin_mutex_);
+    if (admin_->exec(clear.c_str()) != SQLITE_OK) {
+      const std::string message = admin_->message();
+      admin_->exec("ROLLBACK");
+      throw std::runtime_error("clearing the tables: " + message);
+    }
+  }
+  [[nodiscard]] std::unique_ptr<Session> open_session() override {
+    return std::make_unique<BrokenQueue>(shared_);
+  }
+
+  void commit_reply(const CommittedReply& reply) override {
+    write(
+        "INSERT INTO thm_reply (turn_key, author_id, content, hop) VALUES (:key, :author,"
+        " :content, :hop) ON CONFLICT (turn_key) DO UPDATE SET author_id = excluded.author_id,"
+        " content = excluded.content, hop = excluded.hop",
+        [&](Statement& s) {
+          s.bind(":key", turn_key(reply.conversation, {reply.sequence}).encoded())
+              .bind(":author", reply.author_id)
+              .bind(":content", reply.content)
+              .bind(":hop", std::int64_t{reply.hop});
+        },
+        "committing a reply");
+  }
+  void set_policy(MentionDispatchPolicy policy) override {
+    write(
+        "INSERT OR REPLACE INTO thm_policy (id, enabled, max_hops) VALUES (1, :enabled, :hops)",
+        [&](Statement& s) {
+          s.bind(":enabled", std::int64_t{policy.enabled ? 1 : 0})
+              .bind(":hops", std::int64_t{policy.max_hops});
+        },
+        "writing the policy");
+  }
+  void set_authorized(const std::string& source_id, const std::string& target_id,
+                      bool authorized) override {
+    write(
+        authorized ? "DELETE FROM thm_forbidden_pair WHERE source_id = :s AND target_id = :t"
+                   : "INSERT OR IGNORE INTO thm_forbidden_pair VALUES (:s, :t)",
+        [&](Statement& s) { s.bind(":s", source_id).bind(":t", target_id); },
+        "writing authorization");
+  }
+  void set_available(const std::string& agent_id, bool available) override {
+    write(
+        available ? "INSERT OR IGNORE INTO thm_available_agent VALUES (:a)"
+                  : "DELETE FROM thm_available_agent WHERE agent_id = :a",
+        [&](Statement& s) { s.bind(":a", agent_id); }, "writing availability");
+  }
+  void set_hook(TransactionHook hook) override {
+    auto installed = hook ? std::make_shared<const TransactionHook>(std::move(hook)) : nullptr;
+    const std::scoped_lock guard(shared_->mutex);
+    shared_->hook = std::move(installed);
+  }
+
+  void settle(std::uint64_t child_id, Settlement how) override {
+    const char* sql = nullptr;
+    switch (how) {
+      case Settlement::Complete:
+        sql = "UPDATE thm_child_turn SET state = 'completed', lease_token = NULL WHERE id = :id";
+        break;
+      case Settlement::Fail:
+        sql = "UPDATE thm_child_turn SET state = 'failed', lease_token = NULL WHERE id = :id";
+        break;
+      case Settlement::DeadLetter:
+        sql = "UPDATE thm_child_turn SET state = 'dead', lease_token = NULL WHERE id = :id";
+        break;
+      case Settlement::Delete:
+        sql = "DELETE FROM thm_child_turn WHERE id = :id";
+        break;
+    }
+    if (write(
+            sql, [&](Statement& s) { s.bind(":id", to_column(child_id)); }, "settling") == 0) {
+      throw std::invalid_argument("no child turn with id " + std::to_string(child_id));
+    }
+  }
+  // Prunes settled children; the records stay in their own table (M14 has none).
+  void run_maintenance() override {
+    write(
+        "DELETE FROM thm_child_turn WHERE state <> 'pending'", [](Statement&) {}, "pruning");
+  }
+  void reopen() override {
+    const std::scoped_lock guard(admin_mutex_);
+    admin_.reset();
+    admin_ = std::make_unique<Connection>(shared_->path, false);
+  }
+  std::optional<Answer> enqueue_then_kill(const MentionTurnRequest& request,
+                                          KillPoint when) override {
+    auto answer = enqueue_in_killed_child(when, [&](TransactionHook hook) {
+      auto shared = std::make_shared<Shared>();
+      shared->flaw = flaw_;
+      shared->path = shared_->path;
+      if (hook) shared->hook = std::make_shared<const TransactionHook>(std::move(hook));
+      BrokenQueue queue(shared);
+      return queue.enqueue_once(request);
+    });
+    reopen();
+    return answer;
+  }
+
+  [[nodiscard]] StoreTime store_now() override {
+    std::int64_t now = 0;
+    read(
+        "SELECT " + kStoreNow, [&](const Statement& row) { now = row.integer(0); },
+        "reading the clock");
+    return store_time(now);
+  }
+  void set_client_clock(ClientClock clock) override {
+    const std::scoped_lock guard(shared_->mutex);
+    shared_->client_clock = std::move(clock);
+  }
+
+  [[nodiscard]] std::vector<RecordRow> records() override {
+    std::vector<RecordRow> out;
+    read(
+        "SELECT turn_key, id FROM " + record_table(flaw_) + " ORDER BY id",
+        [&](const Statement& row) {
+          out.push_back({row.bytes(0), static_cast<std::uint64_t>(row.integer(1))});
+        },
+        "reading records");
+    return out;
+  }
+  [[nodiscard]] std::vector<ChildRow> children() override {
+    std::vector<ChildRow> out;
+    read(
+        std::string("SELECT id, turn_key, state, attempts, lease_expires_at, ") + kRequestColumns +
+            " FROM thm_child_turn ORDER BY id",
+        [&](const Statement& row) {
+          out.push_back({.id = static_cast<std::uint64_t>(row.integer(0)),
+                         .key = row.bytes(1),
+                         .request = request_from(row, 5),
+                         .state = row.bytes(2),
+                         .attempts = static_cast<std::uint32_t>(row.integer(3)),
+                         .lease_expires_at = row.null(4)
+                                                 ? std::nullopt
+                                                 : std::optional(store_time(row.integer(4)))});
+        },
+        "reading children");
+    return out;
+  }
+  // The record table's unique index over `turn_key`, as SQLite lists it.
+  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
+    std::vector<std::pair<std::string, bool>> unique;
+    read(
+        "SELECT name, partial FROM pragma_index_list('" + record_table(flaw_) +
+            "') WHERE \"unique\" = 1",
+        [&](const Statement& row) { unique.emplace_back(row.bytes(0), row.integer(1) != 0); },
+        "listing indexes");
+    for (const auto& [index, partial] : unique) {
+      UniqueIndex described{.columns = {}, .partial = partial};
+      read(
+          "SELECT name FROM pragma_index_info('" + index + "') ORDER BY seqno",
+          [&](const Statement& row) { described.columns.push_back(row.bytes(0)); },
+          "describing an index");
+      if (std::ranges::find(described.columns, "turn_key") != described.columns.end()) {
+        return described;
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  // One statement on the admin connection in autocommit; the rows it changed. Throws.
+  template <class Bind>
+  int write(const char* sql, const Bind& bind, const char* what) {
+    const std::scoped_lock guard(admin_mutex_);
+    Statement statement(admin_->get(), sql);
+    bind(statement);
+    if (const int rc = statement.finish(); rc != SQLITE_DONE) {
+      throw std::runtime_error(std::string(what) + ": " + sqlite3_errstr(rc) + " (" +
+                               admin_->message() + ")");
+    }
+    return sqlite3_changes(admin_->get());
+  }
+  // A query on the admin connection, `row` called for each row. Throws.
+  template <class Row>
+  void read(const std::string& sql, const Row& row, const char* what) {
+    const std::scoped_lock guard(admin_mutex_);
+    Statement statement(admin_->get(), sql);
+    int rc = SQLITE_ROW;
+    while ((rc = statement.step()) == SQLITE_ROW) row(statement);
+    if (rc != SQLITE_DONE) {
+      throw std::runtime_error(std::string(what) + ": " + sqlite3_errstr(rc) + " (" +
+                               admin_->message() + ")");
+    }
+  }
+  void remove_directory() const {
+    std::error_code ignored;
+    std::filesystem::remove_all(directory_, ignored);
+  }
+
+  SqlFlaw flaw_;
+  std::string directory_;
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
+  std::mutex admin_mutex_;
+  std::unique_ptr<Connection> admin_;
+};
+
+}  // namespace
+
+std::span<const SqlFlaw> all_sql_flaws() noexcept { return kBrokenFlaws; }
+
+std::string_view name(SqlFlaw flaw) noexcept {
+  switch (flaw) {
+    case SqlFlaw::None:
+      return "none";
+    case SqlFlaw::CheckThenInsert:
+      return "M1 check-then-insert, no unique index";
+    case SqlFlaw::CatchUniqueViolation:
+      return "M2 unique violation caught and returned as an error";
+    case SqlFlaw::AutocommitRecord:
+      return "M4 idempotency record in autocommit, apart from the child";
+    case SqlFlaw::ClientClockExpiry:
+      return "M7 lease expires = client now + duration";
+    case SqlFlaw::ClientClockPredicate:
+      return "M8 lease expired when at or before the client's now";
+    case SqlFlaw::HiddenAttempts:
+      return "M9 attempts kept in process memory, not on the row";
+    case SqlFlaw::TruncatedKey:
+      return "M11 key cut to 24 bytes, raw SQLite error on large content";
+    case SqlFlaw::LiveStateDedup:
+      return "M14 partial unique index on pending children, pruning deletes records";
+  }
+  detail::unreachable();
+}
+
+std::unique_ptr<Harness> broken_sqlite_harness(SqlFlaw flaw) {
+  return std::make_unique<BrokenSqliteHarness>(flaw);
+}
+
+}  // namespace thm::conformance::sqlite_mutants

@@ -1,0 +1,67 @@
+#pragma once
+/// \file
+/// Deliberately broken SQLite host queues: the SQL mutants of queue-conformance.md §7, each a
+/// conformance `Harness` over its own scratch database. One compact queue, written against the
+/// sqlite3 C API, follows the reference SQLite queue's transaction (`adapters/sqlite`) and
+/// departs from it only where its `SqlFlaw` says, so the project's own tests can assert that
+/// the suite rejects each one. Test code only: never link a mutant into a host.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "thm/conformance/harness.hpp"
+
+namespace thm::conformance::sqlite_mutants {
+
+/// One broken rule of the host contract on a SQL store, named after its mutant in
+/// queue-conformance.md §7; `None` is the unbroken queue, the control.
+enum class SqlFlaw : std::uint8_t {
+  /// No flaw: `BEGIN IMMEDIATE`, `INSERT … ON CONFLICT DO NOTHING RETURNING` on a unique
+  /// key, leases on SQLite's clock. Passes every check the mutants are held to.
+  None,
+  /// M1: the idempotency table has no unique index; the key is looked up in autocommit before
+  /// the write transaction begins, and the record is inserted unconditionally inside it.
+  CheckThenInsert,
+  /// M2: the unique index is there and the lookup is as in M1, but the record is a plain
+  /// `INSERT`; a `SQLITE_CONSTRAINT_UNIQUE` from a racing step is caught and returned as an
+  /// `Internal` error instead of `Already`.
+  CatchUniqueViolation,
+  /// M4: the validation transaction commits, the record is inserted in autocommit, and the
+  /// child gets a transaction of its own; a rollback after the record leaves it behind.
+  AutocommitRecord,
+  /// M7: a claim (and a renewal) stamps the expiry as the *client's* now plus the duration.
+  ClientClockExpiry,
+  /// M8: the expiry is stamped from SQLite's clock, but a claim treats a lease as expired
+  /// when it is at or before the *client's* now.
+  ClientClockPredicate,
+  /// M9: attempts are counted in process memory (shared by the harness's sessions), never
+  /// written to the row.
+  HiddenAttempts,
+  /// M11: the record and child key are cut to 24 bytes of `TurnKey::encoded()`, and the
+  /// sessions' connections run with `SQLITE_LIMIT_LENGTH` at 64 KiB although 1 MiB of
+  /// content is declared, so large content is a raw "string or blob too big" error.
+  TruncatedKey,
+  /// M14: no idempotency table; dedup rests on a unique index over the child table's key
+  /// that is partial on `state = 'pending'`, so settling or pruning a child frees its key.
+  LiveStateDedup,
+};
+
+/// Every broken `SqlFlaw` (all but `None`), in declaration order.
+[[nodiscard]] std::span<const SqlFlaw> all_sql_flaws() noexcept;
+
+/// The flaw's label for reports and test names, e.g. `M1 check-then-insert, no unique index`;
+/// `none` for `SqlFlaw::None`.
+[[nodiscard]] std::string_view name(SqlFlaw flaw) noexcept;
+
+/// A fresh harness over a new database in its own temporary directory (`mkdtemp`, removed
+/// with the harness), broken by `flaw`. It declares what `thm::sqlite::SqliteHarness`
+/// declares (hooks, row locking, persistent, SQL schema, the reference limits, leases on
+/// SQLite's real clock, three attempts), so no check is skipped for want of a capability.
+/// Sessions are connections of their own; `enqueue_then_kill` forks a process that opens
+/// its own. Its `name()` is `sqlite mutant ` followed by `name(flaw)`. Throws
+/// `std::runtime_error` when the directory or database cannot be made.
+[[nodiscard]] std::unique_ptr<Harness> broken_sqlite_harness(SqlFlaw flaw);
+
+}  // namespace thm::conformance::sqlite_mutants

@@ -1,0 +1,150 @@
+// Every SQL mutant of queue-conformance.md §7 must fail the checks that section lists for it,
+// on a real SQLite database: each required ("bold") check on its own, and at least one listed
+// check overall. The same queue with no flaw must pass every one of those checks, so a
+// failure is the flaw's and not the harness's.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <ostream>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broken_sqlite.hpp"
+#include "thm/conformance/suite.hpp"
+
+namespace thm::conformance::sqlite_mutants {
+
+/// Prints a flaw by its label in test names and failures (GoogleTest finds it by ADL).
+void PrintTo(SqlFlaw flaw, std::ostream* out) { *out << name(flaw); }
+
+namespace {
+
+/// A check listed against a mutant; a `bold` one must fail on its own.
+struct ListedCheck {
+  std::string_view id{};
+  bool bold = false;
+};
+
+/// The checks that must reject one mutant.
+struct Expectation {
+  SqlFlaw flaw{};
+  std::vector<ListedCheck> checks{};
+};
+
+// queue-conformance.md §7 for the SQL mutants, adjusted to SQLite where the store decides:
+// - Bold means "must fail on its own here": §7's bold checks, plus checks that are
+//   deterministic on SQLite (EQ-04 reads the schema; EQ-06 and EQ-21 need no race).
+// - EQ-01 races and stays listed, not required (it is §7's "flaky" one).
+// - M2: §7's bold EQ-10 cannot see it on SQLite: a failed statement does not poison the
+//   transaction, and EQ-10 never makes a raced duplicate on its session. EQ-02 (beyond §7)
+//   catches it deterministically: the paused first caller makes the second one insert late.
+// - M7: EQ-15 is listed by §7 but claims before skewing the clock, so M7 passes it.
+// - M14: EQ-04 (beyond §7) sees the partial index that §5.1 forbids.
+const std::vector<Expectation>& expectations() {
+  static const std::vector<Expectation> table{
+      {SqlFlaw::CheckThenInsert, {{"EQ-01", false}, {"EQ-02", true}, {"EQ-04", true}}},
+      {SqlFlaw::CatchUniqueViolation, {{"EQ-01", false}, {"EQ-10", false}, {"EQ-02", true}}},
+      {SqlFlaw::AutocommitRecord, {{"EQ-08", true}, {"EQ-06", true}}},
+      {SqlFlaw::ClientClockExpiry, {{"EQ-14", true}, {"EQ-15", false}}},
+      {SqlFlaw::ClientClockPredicate, {{"EQ-15", true}}},
+      {SqlFlaw::HiddenAttempts, {{"EQ-18", true}}},
+      {SqlFlaw::TruncatedKey, {{"EQ-20", true}, {"EQ-21", true}}},
+      {SqlFlaw::LiveStateDedup, {{"EQ-22", true}, {"EQ-04", true}}},
+  };
+  return table;
+}
+
+const Options kOptions{.seed = 7, .repeat = 10, .short_mode = true};
+
+const Expectation* expectation_for(SqlFlaw flaw) {
+  const auto& table = expectations();
+  const auto found = std::ranges::find(table, flaw, &Expectation::flaw);
+  return found == table.end() ? nullptr : &*found;
+}
+
+std::string describe(const CheckReport& report) {
+  const Counts& c = report.counts;
+  return report.id + " " + std::string(name(report.verdict)) + " (seed " +
+         std::to_string(report.seed) + "): " + report.reason +
+         " [attempts=" + std::to_string(c.attempts) + " enqueued=" + std::to_string(c.enqueued) +
+         " already=" + std::to_string(c.already) + " refused=" + std::to_string(c.refused) +
+         " errors=" + std::to_string(c.errors) +
+         " indeterminate=" + std::to_string(c.indeterminate) +
+         " children=" + std::to_string(c.children) + " lost=" + std::to_string(c.lost) +
+         " duplicated=" + std::to_string(c.duplicated) +
+         " unexpected=" + std::to_string(c.unexpected) + "]";
+}
+
+TEST(SqliteMutantTableTest, EveryFlawHasExactlyOneExpectation) {
+  for (const SqlFlaw flaw : all_sql_flaws()) {
+    EXPECT_EQ(std::ranges::count(expectations(), flaw, &Expectation::flaw), 1) << name(flaw);
+  }
+  EXPECT_EQ(expectations().size(), all_sql_flaws().size());
+}
+
+class SqliteMutantTest : public testing::TestWithParam<SqlFlaw> {};
+
+// What `thm::sqlite::SqliteHarness` declares, so no check is skipped for want of it.
+TEST_P(SqliteMutantTest, DeclaresWhatTheReferenceDeclares) {
+  const Capabilities capabilities = broken_sqlite_harness(GetParam())->capabilities();
+  EXPECT_TRUE(capabilities.hooks);
+  EXPECT_TRUE(capabilities.row_locking);
+  EXPECT_TRUE(capabilities.persistent);
+  EXPECT_TRUE(capabilities.sql_schema);
+  EXPECT_EQ(capabilities.max_content_bytes, std::size_t{1} << 20);
+  EXPECT_EQ(capabilities.max_id_bytes, std::size_t{1024});
+  EXPECT_TRUE(capabilities.leases);
+  EXPECT_FALSE(capabilities.injected_store_clock);
+  EXPECT_EQ(capabilities.max_attempts, 3U);
+}
+
+TEST_P(SqliteMutantTest, FailsTheChecksListedForIt) {
+  const Expectation* expected = expectation_for(GetParam());
+  ASSERT_NE(expected, nullptr) << name(GetParam());
+  const auto harness = broken_sqlite_harness(GetParam());
+  bool caught = false;
+  std::string observed;
+  for (const ListedCheck& listed : expected->checks) {
+    const CheckReport report = run_check(listed.id, *harness, kOptions);
+    std::cout << "[" << harness->name() << "] " << describe(report) << "\n";
+    observed += "\n  " + describe(report);
+    caught = caught || report.verdict == Verdict::Fail;
+    if (listed.bold) {
+      EXPECT_EQ(report.verdict, Verdict::Fail)
+          << listed.id << " must reject " << name(GetParam()) << ": " << describe(report);
+    }
+  }
+  EXPECT_TRUE(caught) << "no listed check rejects " << name(GetParam()) << ":" << observed;
+}
+
+// "M1 check-then-insert, no unique index" → "M1".
+std::string mutant_id(const testing::TestParamInfo<SqlFlaw>& flaw) {
+  const std::string_view label = name(flaw.param);
+  return std::string(label.substr(0, label.find(' ')));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSqlFlaws, SqliteMutantTest, testing::ValuesIn(all_sql_flaws()),
+                         mutant_id);
+
+// The control: with no flaw, the same queue and harness pass every check the table lists,
+// plus EQ-05 (replay after reopening), EQ-23 (a forked process killed mid-enqueue) and EQ-24
+// (capabilities both ways), which exercise the harness's own persistence.
+TEST(SqliteControlTest, NoFlawPassesEveryListedCheck) {
+  std::set<std::string_view> ids{"EQ-05", "EQ-23", "EQ-24"};
+  for (const Expectation& expected : expectations()) {
+    for (const ListedCheck& listed : expected.checks) ids.insert(listed.id);
+  }
+  const auto harness = broken_sqlite_harness(SqlFlaw::None);
+  for (const std::string_view id : ids) {
+    const CheckReport report = run_check(id, *harness, kOptions);
+    std::cout << "[" << harness->name() << "] " << describe(report) << "\n";
+    EXPECT_EQ(report.verdict, Verdict::Pass) << describe(report);
+  }
+}
+
+}  // namespace
+}  // namespace thm::conformance::sqlite_mutants
