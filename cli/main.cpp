@@ -87,8 +87,10 @@ int main(int argc, char** argv) {
                          "exit 1 on any failure");
   conformance_command
       ->add_option("--queue", suite.queue,
-                   "The queue under test: memory (the in-memory reference), or sqlite:PATH (a new "
-                   "or empty SQLite file, or one an earlier run made)")
+                   "The queue under test: memory (the in-memory reference); sqlite:PATH (a new "
+                   "or empty SQLite file, or one an earlier run made); postgres:CONNINFO (libpq "
+                   "conninfo of a database with no tables, or one an earlier run made; empty "
+                   "CONNINFO means the PG* variables). The suite wipes the thm tables.")
       ->capture_default_str();
   conformance_command
       ->add_option("--seed", suite.seed, "Seed of the first run; run k uses seed + k")

@@ -9,6 +9,7 @@
 #include "thm/conformance/report.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
+#include "thm/postgres/harness.hpp"
 #include "thm/sqlite/harness.hpp"
 
 namespace thm::cli {
@@ -25,6 +26,8 @@ std::unique_ptr<conformance::Harness> open_queue(const std::string& queue) {
   if (queue.starts_with("sqlite:") && queue.size() > 7) {
     return sqlite::SqliteHarness::open_scratch(queue.substr(7));
   }
+  if (queue.starts_with("postgres:"))
+    return postgres::PostgresHarness::open_scratch(queue.substr(9));
   return nullptr;
 }
 
@@ -68,7 +71,7 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   }
   if (!harness) {
     progress << "thm conformance: unknown queue '" << request.queue
-             << "'; this build knows: memory, sqlite:PATH\n";
+             << "'; this build knows: memory, sqlite:PATH, postgres:CONNINFO\n";
     return kUsage;
   }
   std::vector<std::string> ids = request.only;

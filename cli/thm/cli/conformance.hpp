@@ -13,8 +13,10 @@ namespace thm::cli {
 
 /// What `thm conformance` was asked to do.
 struct ConformanceRequest {
-  /// Which queue: `memory` (the in-memory reference queue), or `sqlite:PATH` (the SQLite
-  /// queue on a scratch database at PATH: new, empty, or made by an earlier run).
+  /// Which queue: `memory` (the in-memory reference queue), `sqlite:PATH` (the SQLite queue
+  /// on a scratch database file: new, empty, or made by an earlier run), or
+  /// `postgres:CONNINFO` (the PostgreSQL queue on a scratch database named by libpq conninfo:
+  /// no tables in its search path, or made by an earlier run).
   std::string queue = "memory";
   /// The seed of the first run; run k (from 0) uses `seed + k`.
   std::uint64_t seed = 1;
