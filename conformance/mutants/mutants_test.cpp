@@ -46,7 +46,7 @@ const std::vector<Expectation>& expectations() {
       {Flaw::RefusalCached, {{"EQ-09", true}, {"EQ-25", true}}},
       {Flaw::LiveStateDedup, {{"EQ-22", true}}},
       {Flaw::NoMutex, {{"EQ-01", true}, {"EQ-25", false}}},
-      {Flaw::ClientClockExpiry, {{"EQ-14", true}, {"EQ-15", false}}},
+      {Flaw::ClientClockExpiry, {{"EQ-14", true}, {"EQ-15", true}}},
       {Flaw::ClientClockPredicate, {{"EQ-15", true}}},
       {Flaw::HiddenAttempts, {{"EQ-18", true}, {"EQ-25", true}}},
       {Flaw::IgnoresHopBudget, {{"EQ-09", true}}},

@@ -698,6 +698,39 @@ void eq10_session_survives_every_answer(Run& run) {
   run.require(!run.enqueue(session, mismatched),
               "a request that mismatches its stored reply was not an error");
   next(4, "an error");
+
+  // Lost races: two sessions race on one key, then each must take a new key at once. A
+  // host that catches the loser's unique violation without a savepoint (M2) poisons the
+  // loser's transaction or session here, whatever the race answered.
+  for (int round = 0; round < run.options.repeat; ++round) {
+    const Sequence base = 100 + 3 * static_cast<Sequence>(round);
+    const auto contested = run.trigger(base);
+    std::array<std::unique_ptr<Session>, 2> racers{run.harness.open_session(),
+                                                   run.harness.open_session()};
+    std::array<Answer, 2> answers{no_answer(), no_answer()};
+    StartLine line;
+    {
+      std::vector<std::jthread> threads;
+      const OpenOnExit start{line};
+      for (std::size_t i = 0; i < 2; ++i) {
+        threads.emplace_back([&, i] {
+          line.wait();
+          answers[i] = call(*racers[i], contested);
+        });
+      }
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+      run.tally(contested, answers[i]);
+      run.require(is_enqueued(answers[i]) || is_already(answers[i]),
+                  "a caller in a race of two on one key got " + describe(answers[i]));
+      const auto fresh_key = run.trigger(base + 1 + i);
+      const auto after = run.enqueue(*racers[i], fresh_key);
+      run.require(is_enqueued(after),
+                  "right after a race of two on one key, the same session "
+                  "got " +
+                      describe(after) + " for a new key");
+    }
+  }
 }
 
 // ---- C. revalidating the stored trigger and the policy --------------------------------------
@@ -959,9 +992,11 @@ void eq15_no_stolen_lease_no_starvation(Run& run) {
     children_to_claim(run, 1);
     auto holder = run.harness.open_session();
     auto other = run.harness.open_session();
-    const Lease held = clock.claim(*holder, "the first claim");
+    // Skewed from the first claim on: a host that stamps expiry from its own clock (M7)
+    // hands out a lease that has already expired when the clock is behind.
     run.harness.set_client_clock(
         [&harness = run.harness, skew] { return harness.store_now() + skew; });
+    const Lease held = clock.claim(*holder, "the first claim");
     const std::string ahead = skew > 0ms ? "ahead" : "behind";
     const auto early = other->claim(clock.lease);
     run.require(early && !early->has_value(),
