@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace thm::sqlite {
 namespace {
@@ -65,6 +68,43 @@ TEST_F(SqliteQueueTest, EnqueuesOnceAndAnswersAlreadyFromAnotherConnection) {
   ASSERT_EQ(children->size(), 1U);
   EXPECT_EQ((*children)[0].request, request);
   EXPECT_EQ((*children)[0].state, TurnState::Pending);
+}
+
+// Four processes, each with its own connection, released together onto one key.
+TEST_F(SqliteQueueTest, ProcessesRacingOnOneKeyAdmitOneChild) {
+  auto queue = open_queue();
+  const auto request = ready(*queue);
+  int release[2];
+  ASSERT_EQ(pipe(release), 0);
+  std::vector<pid_t> racers;
+  for (int i = 0; i < 4; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(release[1]);
+      auto own = SqliteQueue::open(path_);
+      char go = 0;
+      (void)read(release[0], &go, 1);  // returns when the parent closes the pipe
+      if (!own) _exit(3);
+      const auto answer = (*own)->enqueue_once(request);
+      _exit(answer == Answer(Enqueued{}) ? 0 : answer == Answer(Already{}) ? 1 : 2);
+    }
+    racers.push_back(pid);
+  }
+  close(release[0]);
+  close(release[1]);
+  int enqueued = 0;
+  int already = 0;
+  for (const pid_t pid : racers) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    enqueued += WEXITSTATUS(status) == 0 ? 1 : 0;
+    already += WEXITSTATUS(status) == 1 ? 1 : 0;
+  }
+  EXPECT_EQ(enqueued, 1);
+  EXPECT_EQ(already, 3);
+  EXPECT_EQ(queue->children()->size(), 1U);
 }
 
 TEST_F(SqliteQueueTest, KeepsEveryByteOfContentAndIds) {
