@@ -197,10 +197,7 @@ class Harness {
   [[nodiscard]] virtual std::vector<ChildRow> children() = 0;
   /// The columns of the idempotency table's unique index, and whether it is partial (only
   /// with `capabilities().sql_schema`).
-  struct UniqueIndex {
-    std::vector<std::string> columns{};
-    bool partial = false;
-  };
+  using UniqueIndex = thm::UniqueIndex;
   [[nodiscard]] virtual std::optional<UniqueIndex> unique_key_index() { return std::nullopt; }
 
  protected:

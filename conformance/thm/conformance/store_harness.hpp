@@ -26,12 +26,14 @@ T value_or_throw(Result<T, QueueError> result, const char* what) {
   return *std::move(result);
 }
 
-/// A session over one queue object (one connection) that has `enqueue_once`, `claim`,
-/// `renew`, and `complete`/`fail` returning `Result<TurnState, LeaseError>`.
-template <class Queue>
+/// A session over one queue object, held by `Handle` (a `std::unique_ptr` to a connection of
+/// its own, or a `std::shared_ptr` to a store shared in process), whose queue has
+/// `enqueue_once`, `claim`, `renew`, and `complete`/`fail` returning
+/// `Result<TurnState, LeaseError>`.
+template <class Handle>
 class QueueSession final : public Session {
  public:
-  explicit QueueSession(std::unique_ptr<Queue> queue) : queue_(std::move(queue)) {}
+  explicit QueueSession(Handle queue) : queue_(std::move(queue)) {}
   Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) override {
     return queue_->enqueue_once(request);
   }
@@ -54,8 +56,31 @@ class QueueSession final : public Session {
     if (!state) return unexpected{state.error()};
     return std::string(name(*state));
   }
-  std::unique_ptr<Queue> queue_;
+  Handle queue_;
 };
+
+/// Ends child `child_id` the way `how` says on a store whose `settle(id, TurnState)` and
+/// `remove(id)` return `Result<bool, QueueError>` (false: no such child). Throws
+/// `std::invalid_argument` for a missing child and `std::runtime_error` for a store failure.
+template <class Queue>
+void settle_child(Queue& queue, std::uint64_t child_id, Settlement how) {
+  const auto settled = [&] {
+    switch (how) {
+      case Settlement::Complete:
+        return queue.settle(child_id, TurnState::Completed);
+      case Settlement::Fail:
+        return queue.settle(child_id, TurnState::Failed);
+      case Settlement::DeadLetter:
+        return queue.settle(child_id, TurnState::Dead);
+      case Settlement::Delete:
+        break;
+    }
+    return queue.remove(child_id);
+  }();
+  if (!value_or_throw(settled, "settling a child turn")) {
+    throw std::invalid_argument("no child turn with id " + std::to_string(child_id));
+  }
+}
 
 /// The hook the suite installs, shared by every connection a harness opens (including ones
 /// opened before it was installed).

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "thm/chat/chat.hpp"
 #include "thm/detail/enum_names.hpp"
@@ -124,6 +125,44 @@ inline constexpr std::array kAllTurnStates{TurnState::Pending, TurnState::Comple
     std::string_view token) noexcept {
   return detail::enum_from_name(token, kAllTurnStates);
 }
+
+/// One child turn row as the reference stores keep it: its store-assigned id (never
+/// reused), its record's key (`TurnKey::encoded()`), the request exactly as accepted, its
+/// state, the claims made so far (counted by the claim itself, queue-conformance.md
+/// EQ-18), and its current or last lease: the token (empty when none) and the expiry the
+/// store computed on its own clock.
+struct ChildTurn {
+  std::uint64_t id = 0;
+  std::string key{};
+  MentionTurnRequest request{};
+  TurnState state = TurnState::Pending;
+  std::uint32_t attempts = 0;
+  std::string lease_token{};
+  std::optional<StoreTime> lease_expires_at{};
+  friend bool operator==(const ChildTurn&, const ChildTurn&) = default;
+};
+
+/// One idempotency record as the reference stores keep it: the encoded `TurnKey` and the
+/// child it admitted. Records live in their own table and outlive their child
+/// (queue-conformance.md §5.1).
+struct IdempotencyRecord {
+  std::string key{};
+  std::uint64_t child_id = 0;
+  friend bool operator==(const IdempotencyRecord&, const IdempotencyRecord&) = default;
+};
+
+/// A unique index of a SQL store's idempotency table, as its catalog describes it: the
+/// columns in order, and whether it is partial (queue-conformance.md EQ-04).
+struct UniqueIndex {
+  std::vector<std::string> columns{};
+  bool partial = false;
+  friend bool operator==(const UniqueIndex&, const UniqueIndex&) = default;
+};
+
+/// A host write to a store that committed (`Result` has no `void` form).
+struct Committed {
+  friend bool operator==(const Committed&, const Committed&) = default;
+};
 
 /// The six points of a host's enqueue transaction (queue-conformance.md §6) at which a
 /// conformance check may pause the call or make it fail. A failure at any point before

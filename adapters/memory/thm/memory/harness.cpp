@@ -2,40 +2,9 @@
 
 #include <stdexcept>
 
+#include "thm/conformance/store_harness.hpp"
+
 namespace thm::memory {
-namespace {
-
-Result<std::string, LeaseError> state_name(const Result<TurnState, LeaseError>& state) {
-  if (!state) return unexpected{state.error()};
-  return std::string(name(*state));
-}
-
-// A session is a handle on the shared queue: the queue itself is the concurrency boundary.
-class MemorySession final : public conformance::Session {
- public:
-  explicit MemorySession(std::shared_ptr<MemoryQueue> queue) : queue_(std::move(queue)) {}
-  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) override {
-    return queue_->enqueue_once(request);
-  }
-  Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) override {
-    return queue_->claim(duration);
-  }
-  Result<StoreTime, LeaseError> renew(const std::string& token,
-                                      std::chrono::milliseconds duration) override {
-    return queue_->renew(token, duration);
-  }
-  Result<std::string, LeaseError> complete(const std::string& token) override {
-    return state_name(queue_->complete(token));
-  }
-  Result<std::string, LeaseError> fail(const std::string& token) override {
-    return state_name(queue_->fail(token));
-  }
-
- private:
-  std::shared_ptr<MemoryQueue> queue_;
-};
-
-}  // namespace
 
 MemoryHarness::MemoryHarness(Limits limits)
     : limits_(limits),
@@ -63,7 +32,7 @@ conformance::Capabilities MemoryHarness::capabilities() const {
 void MemoryHarness::reset() { queue_ = make_queue(); }
 
 std::unique_ptr<conformance::Session> MemoryHarness::open_session() {
-  return std::make_unique<MemorySession>(queue_);
+  return std::make_unique<conformance::QueueSession<std::shared_ptr<MemoryQueue>>>(queue_);
 }
 
 void MemoryHarness::settle(std::uint64_t child_id, conformance::Settlement how) {
@@ -84,22 +53,11 @@ void MemoryHarness::settle(std::uint64_t child_id, conformance::Settlement how) 
 }
 
 std::vector<conformance::RecordRow> MemoryHarness::records() {
-  std::vector<conformance::RecordRow> out;
-  for (auto& record : queue_->records()) out.push_back({std::move(record.key), record.child_id});
-  return out;
+  return conformance::record_rows(queue_->records());
 }
 
 std::vector<conformance::ChildRow> MemoryHarness::children() {
-  std::vector<conformance::ChildRow> out;
-  for (auto& child : queue_->children()) {
-    out.push_back({.id = child.id,
-                   .key = std::move(child.key),
-                   .request = std::move(child.request),
-                   .state = std::string(thm::name(child.state)),
-                   .attempts = child.attempts,
-                   .lease_expires_at = child.lease_expires_at});
-  }
-  return out;
+  return conformance::child_rows(queue_->children());
 }
 
 }  // namespace thm::memory

@@ -25,31 +25,10 @@
 
 namespace thm::memory {
 
-/// A child turn's state (`thm::TurnState`, shared by every reference store).
+/// The row types every reference store shares (`thm/queue/host.hpp`).
+using thm::ChildTurn;
+using thm::IdempotencyRecord;
 using thm::TurnState;
-
-/// One child turn row: its store-assigned id (from 1, never reused), its encoded key, the
-/// request exactly as accepted, and its state.
-struct ChildTurn {
-  std::uint64_t id = 0;
-  std::string key{};
-  MentionTurnRequest request{};
-  TurnState state = TurnState::Pending;
-  /// Claims made so far, incremented by the claim itself (queue-conformance.md EQ-18).
-  std::uint32_t attempts = 0;
-  /// The current or last lease: its token and the expiry the store computed.
-  std::string lease_token{};
-  std::optional<StoreTime> lease_expires_at{};
-  friend bool operator==(const ChildTurn&, const ChildTurn&) = default;
-};
-
-/// One idempotency record: the encoded `TurnKey` and the child it admitted. Records live in
-/// their own table and outlive their child (queue-conformance.md §5.1).
-struct IdempotencyRecord {
-  std::string key{};
-  std::uint64_t child_id = 0;
-  friend bool operator==(const IdempotencyRecord&, const IdempotencyRecord&) = default;
-};
 
 /// The store's clock. The default reads the system clock; tests inject one they can move.
 using StoreClock = std::function<StoreTime()>;

@@ -111,7 +111,7 @@ void PostgresHarness::reset() {
 }
 
 std::unique_ptr<conformance::Session> PostgresHarness::open_session() {
-  return std::make_unique<conformance::QueueSession<PostgresQueue>>(connect());
+  return std::make_unique<conformance::QueueSession<std::unique_ptr<PostgresQueue>>>(connect());
 }
 
 void PostgresHarness::commit_reply(const CommittedReply& reply) {
@@ -130,20 +130,7 @@ void PostgresHarness::set_available(const std::string& agent_id, bool available)
 void PostgresHarness::set_hook(TransactionHook hook) { hook_->install(std::move(hook)); }
 
 void PostgresHarness::settle(std::uint64_t child_id, conformance::Settlement how) {
-  const bool found = [&] {
-    switch (how) {
-      case conformance::Settlement::Complete:
-        return value_or_throw(admin_->settle(child_id, TurnState::Completed), "settling");
-      case conformance::Settlement::Fail:
-        return value_or_throw(admin_->settle(child_id, TurnState::Failed), "settling");
-      case conformance::Settlement::DeadLetter:
-        return value_or_throw(admin_->settle(child_id, TurnState::Dead), "settling");
-      case conformance::Settlement::Delete:
-        return value_or_throw(admin_->remove(child_id), "deleting");
-    }
-    return false;
-  }();
-  if (!found) throw std::invalid_argument("no child turn with id " + std::to_string(child_id));
+  conformance::settle_child(*admin_, child_id, how);
 }
 
 void PostgresHarness::run_maintenance() { (void)value_or_throw(admin_->prune(), "pruning"); }

@@ -133,7 +133,7 @@ const Sql kClear{"thm_clear",
 const Sql kRecords{"thm_records", "SELECT turn_key, id FROM thm_idempotency ORDER BY id", {}};
 const Sql kChildren{"thm_children",
                     "SELECT id, turn_key, state, attempts, lease_expires_at, desk_id, thread_root,"
-                    " trigger_sequence, source_id, target_id, content, child_hop"
+                    " trigger_sequence, source_id, target_id, content, child_hop, lease_token"
                     " FROM thm_child_turn ORDER BY id",
                     {}};
 const Sql kIndexes{"thm_indexes",
@@ -697,6 +697,7 @@ Result<std::vector<ChildTurn>, QueueError> PostgresQueue::children() {
                    .request = request_from(*rows, r, 5),
                    .state = *state,
                    .attempts = static_cast<std::uint32_t>(rows->integer(r, 3)),
+                   .lease_token = rows->null(r, 12) ? std::string() : rows->bytes(r, 12),
                    .lease_expires_at = rows->null(r, 4)
                                            ? std::nullopt
                                            : std::optional(store_time(rows->integer(r, 4)))});

@@ -608,8 +608,8 @@ Result<std::vector<ChildTurn>, QueueError> SqliteQueue::children() {
   const std::scoped_lock guard(mutex_);
   auto rows = impl_->prepare(
       "SELECT id, turn_key, state, attempts, lease_expires_at, desk_id, thread_root,"
-      " trigger_sequence, source_id, target_id, content, child_hop FROM thm_child_turn ORDER BY "
-      "id");
+      " trigger_sequence, source_id, target_id, content, child_hop, lease_token"
+      " FROM thm_child_turn ORDER BY id");
   if (!rows) return unexpected{rows.error()};
   std::vector<ChildTurn> out;
   int rc = SQLITE_ROW;
@@ -626,6 +626,7 @@ Result<std::vector<ChildTurn>, QueueError> SqliteQueue::children() {
                    .request = request_from(row, 5),
                    .state = *state,
                    .attempts = static_cast<std::uint32_t>(row.integer(3)),
+                   .lease_token = row.bytes(12),
                    .lease_expires_at =
                        row.null(4) ? std::nullopt : std::optional(store_time(row.integer(4)))});
   }

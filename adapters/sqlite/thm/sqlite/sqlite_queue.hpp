@@ -21,8 +21,13 @@ struct sqlite3;
 
 namespace thm::sqlite {
 
-/// A child turn's state (`thm::TurnState`), stored as its name (`pending`, ...).
+/// The row types every reference store shares (`thm/queue/host.hpp`); the state is stored
+/// as its name (`pending`, ...).
+using thm::ChildTurn;
+using thm::Committed;
+using thm::IdempotencyRecord;
 using thm::TurnState;
+using thm::UniqueIndex;
 
 /// How a queue opens its database. Byte counts and milliseconds.
 struct Options {
@@ -38,34 +43,6 @@ struct Options {
   /// A test seam (queue-conformance.md §8): called at each `HookPoint` of `enqueue_once`'s
   /// transaction; `false` rolls the step back there. Empty in production.
   TransactionHook hook{};
-};
-
-/// A host write that committed (`Result` has no `void` form).
-struct Committed {};
-
-/// One child turn row as stored.
-struct ChildTurn {
-  std::uint64_t id = 0;
-  /// The record's key, `TurnKey::encoded()` of the request.
-  std::string key{};
-  MentionTurnRequest request{};
-  TurnState state = TurnState::Pending;
-  /// Claims made so far, counted by the claiming statement itself.
-  std::uint32_t attempts = 0;
-  /// The current or last lease's expiry on the store's clock; cleared when failed back.
-  std::optional<StoreTime> lease_expires_at{};
-};
-
-/// One idempotency record: its key, and the id of the child it admitted (the same id).
-struct IdempotencyRecord {
-  std::string key{};
-  std::uint64_t child_id = 0;
-};
-
-/// A unique index as SQLite reports it (`PRAGMA index_list` and `index_info`).
-struct UniqueIndex {
-  std::vector<std::string> columns{};
-  bool partial = false;
 };
 
 /// The SQLite host queue over one connection. Thread-safe: calls on one object run one at a
