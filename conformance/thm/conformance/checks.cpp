@@ -554,13 +554,16 @@ void eq07_accounting(Run& run) {
   run.fresh();
   std::vector<MentionTurnRequest> requests;
   for (std::size_t k = 0; k < keys; ++k) requests.push_back(run.trigger(k + 1));
+  auto injected = std::make_shared<std::atomic<std::uint64_t>>(0);
   if (run.capabilities.hooks) {
     const std::uint64_t salt = run.random();
     auto calls = std::make_shared<std::atomic<std::uint64_t>>(0);
-    run.harness.set_hook([salt, calls](HookPoint at, const MentionTurnRequest&) {
+    run.harness.set_hook([salt, calls, injected](HookPoint at, const MentionTurnRequest&) {
       if (at != HookPoint::BeforeCommit && at != HookPoint::AfterCommitBeforeReturn) return true;
       std::mt19937_64 dice(salt ^ calls->fetch_add(1));
-      return dice() % 8 != 0;  // each of the two points fails one call in eight
+      const bool fail = dice() % 8 == 0;  // each of the two points fails one call in eight
+      if (fail) injected->fetch_add(1);
+      return !fail;
     });
   }
   std::vector<std::vector<MentionTurnRequest>> orders(callers, requests);
@@ -579,9 +582,17 @@ void eq07_accounting(Run& run) {
     }
   }
   run.harness.set_hook({});
+  const Counts before = run.counts;
   for (std::size_t c = 0; c < callers; ++c) {
     for (std::size_t i = 0; i < orders[c].size(); ++i) run.tally(orders[c][i], answers[c][i]);
   }
+  // Every error must be one the check injected: the others are the store's own failures
+  // under load (a unique violation caught and returned, a poisoned transaction).
+  const std::uint64_t failed =
+      run.counts.errors + run.counts.indeterminate - before.errors - before.indeterminate;
+  run.require(failed <= injected->load(), std::to_string(failed) +
+                                              " calls failed, but the check injected only " +
+                                              std::to_string(injected->load()) + " failures");
   run.audit();
 }
 
@@ -1206,8 +1217,14 @@ void eq21_large_and_adversarial_inputs(Run& run) {
     throw Failed{"the declared limits are too small to store a request"};
   const std::string long_id(id_max, 'x');
   run.harness.set_available(long_id, true);
+  // Content at the limit twice: one byte repeated, and bytes from the seeded generator that
+  // no store can compress (an index or page that fits the first may not fit the second).
   round_trips("content at the limit",
               request_for(reply_with("eng", kSource, std::string(content_max, 'c'))));
+  std::string noise(content_max, '\0');
+  for (char& byte : noise) byte = static_cast<char>(run.random() & 0xff);
+  round_trips("incompressible content at the limit",
+              request_for(reply_with("eng", kSource, noise)));
   round_trips("source id at the limit", request_for(reply_with("eng", long_id, "@bob hi")));
   round_trips("target id at the limit", request_for(reply_with("eng", kSource, "@x hi"), long_id));
   const Sequence shared = sequence + 1;  // both long desks under one sequence: a cut key collides
