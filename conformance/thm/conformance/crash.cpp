@@ -4,9 +4,11 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -57,17 +59,21 @@ void write_line(int fd, const std::string& text) {
   }
 }
 
-// One line from `fd`, waiting at most `seconds` for each byte.
+// One line from `fd`, waiting at most `seconds` for each byte (signals do not cut it short).
 std::optional<std::string> read_line(int fd, int seconds) {
   std::string line;
   char c = 0;
   pollfd wait{.fd = fd, .events = POLLIN, .revents = 0};
-  while (poll(&wait, 1, seconds * 1000) == 1) {
-    if (::read(fd, &c, 1) != 1) return std::nullopt;
+  for (;;) {
+    const int ready = poll(&wait, 1, seconds * 1000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready != 1) return std::nullopt;
+    const ssize_t n = ::read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != 1) return std::nullopt;
     if (c == '\n') return line;
     line += c;
   }
-  return std::nullopt;
 }
 
 [[noreturn]] void hang() {
@@ -87,6 +93,10 @@ std::optional<Answer> enqueue_in_killed_child(
     throw std::runtime_error("EQ-23: fork failed");
   }
   if (child == 0) {
+    // Never outlive the suite: a parent killed by a timeout takes this child with it (and a
+    // child already orphaned before the request took effect leaves at once).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) _exit(1);
     close(pipe_fds[0]);
     const int report = pipe_fds[1];
     TransactionHook hook;
@@ -110,7 +120,8 @@ std::optional<Answer> enqueue_in_killed_child(
   const auto line = read_line(pipe_fds[0], 60);
   kill(child, SIGKILL);
   int status = 0;
-  waitpid(child, &status, 0);
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
   close(pipe_fds[0]);
   if (!line)
     throw std::runtime_error("EQ-23: the enqueueing child process reported nothing within 60 s");

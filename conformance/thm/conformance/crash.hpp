@@ -14,6 +14,9 @@ namespace thm::conformance {
 /// Forks. The child calls `enqueue(hook)`, which must open its **own** connection to the
 /// store (never use one inherited across `fork`), install `hook` as the store's transaction
 /// hook, and run `enqueue_once`; the child then reports the answer over a pipe and waits.
+/// Close your own connections before calling (SQLite's file locks belong to the process, so
+/// a lock the parent holds would look like the child's), and call it with no other threads
+/// running: the child does more than a forked child of a threaded process safely may.
 /// `hook` does nothing for `KillPoint::AfterAnswer`; for `KillPoint::InsideTransaction` it
 /// reports from `HookPoint::BeforeCommit` and blocks there. Once the report arrives (at most
 /// 60 s), the parent kills the child with SIGKILL and reaps it.

@@ -78,8 +78,10 @@ struct Lease {
 
 /// Why a lease operation was refused: the token is not the child's current live lease
 /// (expired, superseded by a later claim, already completed or failed, or never issued);
-/// the duration is not positive; or the store failed or stayed locked, and nothing changed
-/// (a store out of process; retry later).
+/// the duration is not positive; or the store failed or stayed locked (a store out of
+/// process; retry later). After `Unavailable` from a lost connection the call may still have
+/// taken effect: a retried renew, complete or fail may then answer `StaleToken`, and a claim
+/// may have counted an attempt.
 enum class LeaseError : std::uint8_t { StaleToken, InvalidDuration, Unavailable };
 
 /// The snake_case token of `error`, e.g. `stale_token`.

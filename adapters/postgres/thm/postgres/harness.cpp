@@ -20,14 +20,14 @@ std::string environment(const char* variable) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-// The tables in the database's search path other than thm's own and the scratch mark, and
-// whether the scratch mark is there.
+// The tables in the database's search path other than the scratch mark, and whether the
+// mark is there. (Messages never quote the conninfo: it may hold a password.)
 std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conninfo) {
   PGconn* connection = PQconnectdb(conninfo.c_str());
   if (PQstatus(connection) != CONNECTION_OK) {
     const std::string message = PQerrorMessage(connection);
     PQfinish(connection);
-    throw std::runtime_error("cannot connect to PostgreSQL ('" + conninfo + "'): " + message);
+    throw std::runtime_error("cannot connect to PostgreSQL: " + message);
   }
   PGresult* result = PQexec(connection,
                             "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = "
@@ -37,7 +37,7 @@ std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conn
     const std::string message = PQerrorMessage(connection);
     PQclear(result);
     PQfinish(connection);
-    throw std::runtime_error("cannot list the tables of '" + conninfo + "': " + message);
+    throw std::runtime_error("cannot list the database's tables: " + message);
   }
   std::vector<std::string> foreign;
   bool marked = false;
@@ -45,7 +45,7 @@ std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conn
     const std::string table = PQgetvalue(result, r, 0);
     if (table == "thm_conformance_scratch") {
       marked = true;
-    } else if (!table.starts_with("thm_")) {
+    } else {
       foreign.push_back(table);
     }
   }
@@ -70,11 +70,12 @@ PostgresHarness::~PostgresHarness() = default;
 std::unique_ptr<PostgresHarness> PostgresHarness::open_scratch(const std::string& conninfo) {
   const auto [foreign, marked] = foreign_tables(conninfo);
   if (!marked && !foreign.empty()) {
-    throw std::runtime_error("refusing to run the conformance suite on '" + conninfo +
-                             "': its schema holds other tables (" + foreign.front() +
-                             (foreign.size() > 1 ? ", ..." : "") +
-                             ") and was not made by a conformance run, and the suite deletes "
-                             "every row of the thm tables; name an empty database");
+    throw std::runtime_error(
+        "refusing to run the conformance suite on this database: it holds "
+        "tables (" +
+        foreign.front() + (foreign.size() > 1 ? ", ..." : "") +
+        ") and was not made by a conformance run, and the suite deletes "
+        "every row of the thm tables; name an empty database");
   }
   auto harness = std::make_unique<PostgresHarness>(conninfo);
   PGconn* connection = PQconnectdb(conninfo.c_str());
@@ -83,7 +84,7 @@ std::unique_ptr<PostgresHarness> PostgresHarness::open_scratch(const std::string
   const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
   PQclear(result);
   PQfinish(connection);
-  if (!ok) throw std::runtime_error("cannot mark '" + conninfo + "' as a scratch database");
+  if (!ok) throw std::runtime_error("cannot mark the database as a scratch database");
   return harness;
 }
 
@@ -142,14 +143,20 @@ void PostgresHarness::reopen() {
 
 std::optional<Answer> PostgresHarness::enqueue_then_kill(const MentionTurnRequest& request,
                                                          conformance::KillPoint when) {
-  auto answer = conformance::enqueue_in_killed_child(when, [&](TransactionHook hook) {
-    Options options = options_;
-    options.hook = std::move(hook);
-    auto queue = PostgresQueue::open(conninfo_, std::move(options));
-    if (!queue) return Answer(unexpected{queue.error()});
-    return (*queue)->enqueue_once(request);
-  });
-  admin_.reset();
+  admin_.reset();  // the child must not inherit a connection in use
+  std::optional<Answer> answer;
+  try {
+    answer = conformance::enqueue_in_killed_child(when, [&](TransactionHook hook) {
+      Options options = options_;
+      options.hook = std::move(hook);
+      auto queue = PostgresQueue::open(conninfo_, std::move(options));
+      if (!queue) return Answer(unexpected{queue.error()});
+      return (*queue)->enqueue_once(request);
+    });
+  } catch (...) {
+    admin_ = connect();
+    throw;
+  }
   if (!restart_command_.empty() && std::system(restart_command_.c_str()) != 0) {
     throw std::runtime_error("the restart command failed: " + restart_command_);
   }

@@ -34,8 +34,9 @@ class PostgresHarness final : public conformance::Harness {
 
   /// The harness over a scratch database named by `conninfo`, for a user who names one
   /// (`thm conformance --queue postgres:CONNINFO`): a database with no tables in its schema
-  /// search path becomes one (marked with a `thm_conformance_scratch` table); one already
-  /// marked is reused; any other is refused with `std::runtime_error` saying why.
+  /// search path (thm's included) becomes one (marked with a `thm_conformance_scratch`
+  /// table); one already marked is reused; any other is refused with `std::runtime_error`
+  /// saying why.
   [[nodiscard]] static std::unique_ptr<PostgresHarness> open_scratch(const std::string& conninfo);
 
   [[nodiscard]] std::string name() const override { return "postgres"; }

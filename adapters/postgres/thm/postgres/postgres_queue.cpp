@@ -269,14 +269,26 @@ class PostgresQueue::Impl {
   const Options& options() const { return options_; }
 
   // Re-establishes a broken connection (a restarted server); prepared statements go with it.
+  // A transaction some earlier failure left open is rolled back first.
   std::optional<QueueError> connected() {
-    if (PQstatus(conn_) == CONNECTION_OK) return std::nullopt;
+    if (PQstatus(conn_) == CONNECTION_OK) {
+      if (PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)command("ROLLBACK");
+      return std::nullopt;
+    }
     PQreset(conn_);
     prepared_.clear();
-    if (PQstatus(conn_) == CONNECTION_OK) return std::nullopt;
+    if (PQstatus(conn_) == CONNECTION_OK) return configure();
     return error(
         QueueErrorKind::Unavailable,
         "the PostgreSQL connection is lost and could not be re-established: " + last_message());
+  }
+
+  // Per-connection settings.
+  std::optional<QueueError> configure() {
+    const std::string timeout =
+        "SET lock_timeout = '" + std::to_string(options_.lock_timeout.count()) + "ms'";
+    if (auto set = command(timeout.c_str()); !set) return set.error();
+    return std::nullopt;
   }
 
   // Runs `sql` with `params`; a failure becomes the error for doing `what`.
@@ -293,6 +305,10 @@ class PostgresQueue::Impl {
     params.lay_out(pointers, lengths, formats);
     Rows rows(PQexecPrepared(conn_, sql.name, params.size(), pointers.data(), lengths.data(),
                              formats.data(), 1));
+    if (!rows.ok() && rows.sqlstate() == "26000" && prepared_.erase(&sql) > 0) {
+      // The server forgot the statement (DISCARD ALL, a pooler): prepare it again, once.
+      return run(sql, params, what);
+    }
     if (!rows.ok()) return unexpected{failure(rows, what)};
     return rows;
   }
@@ -380,23 +396,44 @@ class Transaction {
 }  // namespace
 
 Result<Committed, QueueError> PostgresQueue::Impl::apply_schema() {
+  // The common case reads one row and takes no lock: the schema is there, at our version.
+  // DDL (which locks the tables it names, even when they exist) runs only when it is not.
+  const auto version = [this]() -> Result<std::string, QueueError> {
+    // Two statements: a missing table fails a query that names it even in a branch not taken.
+    Rows exists(PQexec(conn_, "SELECT to_regclass('thm_schema') IS NOT NULL"));
+    if (!exists.ok() || exists.size() != 1) {
+      return unexpected{failure(exists, "looking for the thm schema")};
+    }
+    if (exists.bytes(0, 0) != "t") return std::string("0");
+    Rows found(PQexec(conn_, "SELECT coalesce(max(version), 0)::text FROM thm_schema"));
+    if (!found.ok() || found.size() != 1) {
+      return unexpected{failure(found, "reading the schema version")};
+    }
+    return found.bytes(0, 0);
+  };
+  const auto known = [](const std::string& found) -> std::optional<QueueError> {
+    if (found == "0" || found == std::to_string(kSchemaVersion)) return std::nullopt;
+    return error(QueueErrorKind::Internal, "the database has thm schema version " + found +
+                                               "; this build knows version " +
+                                               std::to_string(kSchemaVersion));
+  };
+  auto before = version();
+  if (!before) return unexpected{before.error()};
+  if (auto unknown = known(*before)) return unexpected{*unknown};
+  if (*before == std::to_string(kSchemaVersion)) return Committed{};
+
   Transaction transaction(*this);
   if (auto begun = transaction.begin(); !begun) return begun;
   // One opener at a time creates the tables; a constant key for thm's schema.
   if (auto locked = command("SELECT pg_advisory_xact_lock(7411262)"); !locked) return locked;
   if (auto created = command(kSchemaSql); !created) return created;
-  Rows version(PQexec(conn_, "SELECT coalesce(max(version), 0) FROM thm_schema"));
-  if (!version.ok() || version.size() != 1)
-    return unexpected{failure(version, "reading the schema version")};
-  const std::string found = version.bytes(0, 0);
-  if (found != "0" && found != std::to_string(kSchemaVersion)) {
-    return unexpected{error(QueueErrorKind::Internal, "the database has thm schema version " +
-                                                          found + "; this build knows version " +
-                                                          std::to_string(kSchemaVersion))};
-  }
-  if (found == "0") {
-    if (auto stamped = command("INSERT INTO thm_schema (version) VALUES (1)"); !stamped)
+  auto now = version();
+  if (!now) return unexpected{now.error()};
+  if (auto unknown = known(*now)) return unexpected{*unknown};
+  if (*now == "0") {
+    if (auto stamped = command("INSERT INTO thm_schema (version) VALUES (1)"); !stamped) {
       return stamped;
+    }
   }
   return transaction.commit();
 }
@@ -416,9 +453,10 @@ Result<std::unique_ptr<PostgresQueue>, QueueError> PostgresQueue::open(const std
   if (PQstatus(connection) != CONNECTION_OK) {
     std::string message = PQerrorMessage(connection);
     while (!message.empty() && message.back() == '\n') message.pop_back();
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "cannot connect to PostgreSQL ('" + conninfo + "'): " + message)};
+    return unexpected{
+        error(QueueErrorKind::Unavailable, "cannot connect to PostgreSQL: " + message)};
   }
+  if (auto failed = impl->configure()) return unexpected{*failed};
   if (auto applied = impl->apply_schema(); !applied) return unexpected{applied.error()};
   return std::unique_ptr<PostgresQueue>(new PostgresQueue(std::move(impl)));
 }
@@ -530,10 +568,16 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
 
 namespace {
 
+// One statement in autocommit. If the connection is lost under it, the server may have
+// committed it before the answer was lost: `Indeterminate`.
 Result<Committed, QueueError> write(Impl& db, const Sql& sql, const Params& params) {
   if (auto lost = db.connected()) return unexpected{*std::move(lost)};
   auto done = db.run(sql, params, "writing");
-  if (!done) return unexpected{done.error()};
+  if (!done) {
+    QueueError failed = done.error();
+    if (!db.alive()) failed.kind = QueueErrorKind::Indeterminate;
+    return unexpected{std::move(failed)};
+  }
   return Committed{};
 }
 

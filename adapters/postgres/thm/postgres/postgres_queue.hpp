@@ -34,6 +34,10 @@ struct Options {
   std::size_t max_id_bytes = 1024;
   /// Claims a child may receive; one whose attempts are spent is `Dead`, not claimable.
   std::uint32_t max_attempts = 3;
+  /// How long a statement waits for a lock (PostgreSQL's `lock_timeout`, set on every
+  /// connection) before it answers `Unavailable`: an enqueue behind a policy change, or a
+  /// policy change behind enqueues in flight.
+  std::chrono::milliseconds lock_timeout{30'000};
   /// A test seam (queue-conformance.md §8): called at each `HookPoint` of `enqueue_once`'s
   /// transaction; `false` rolls the step back there. Empty in production.
   TransactionHook hook{};
@@ -55,8 +59,17 @@ struct Options {
 ///     → `Already` (a concurrent insert of the same key is waited for, so `Already` always
 ///     means a committed child); otherwise insert the child with that id and commit.
 /// Anything but `Enqueued` rolls back and writes nothing; no error is caught inside the
-/// transaction, so none needs a savepoint. A lost connection or a serialization failure
-/// before COMMIT is `Unavailable`; a failure of COMMIT itself is `Indeterminate`.
+/// transaction, so none needs a savepoint. A lost connection, a lock wait past
+/// `lock_timeout` or a serialization failure before COMMIT is `Unavailable`; a COMMIT that
+/// fails on a live connection rolled back (`Unavailable`), on a lost one nobody knows
+/// (`Indeterminate`). The host's single-statement writes answer `Indeterminate` when the
+/// connection is lost under them.
+///
+/// Privileges: the connecting role needs SELECT, INSERT, UPDATE and DELETE on the thm tables
+/// (`LOCK … IN SHARE MODE` needs one of UPDATE, DELETE or TRUNCATE); creating the schema the
+/// first time needs CREATE on the schema. Statements are prepared per connection, so a pooler
+/// in transaction mode must keep them (PgBouncer 1.21+), or the queue re-prepares once and
+/// then reports `Internal`.
 class PostgresQueue final : public MentionTurnQueue {
  public:
   /// Connects with libpq `conninfo` (empty: the `PG*` environment variables) and applies the

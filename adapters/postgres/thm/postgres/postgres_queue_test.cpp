@@ -4,6 +4,7 @@
 #include "thm/postgres/postgres_queue.hpp"
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,6 +131,38 @@ TEST_F(PostgresQueueTest, ASessionReconnectsAfterTheServerRestarts) {
   auto answer = queue_->enqueue_once(request);
   if (!answer) answer = queue_->enqueue_once(request);
   EXPECT_EQ(answer, Answer(Already{}));
+}
+
+// Run `sql` on a connection of the test's own; it stays open (and holds what it locked)
+// until `finish`.
+PGconn* side_connection(const char* sql) {
+  PGconn* side = PQconnectdb(conninfo().c_str());
+  PQclear(PQexec(side, sql));
+  return side;
+}
+
+// Connecting reads the schema version and takes no table lock while the schema is there.
+TEST_F(PostgresQueueTest, OpeningDoesNotWaitForTrafficOnTheTables) {
+  PGconn* side = side_connection("BEGIN; LOCK TABLE thm_child_turn IN EXCLUSIVE MODE");
+  Options options;
+  options.lock_timeout = std::chrono::milliseconds(500);
+  const auto queue = PostgresQueue::open(conninfo(), options);
+  PQfinish(side);
+  EXPECT_TRUE(queue.has_value()) << (queue ? "" : queue.error().message);
+}
+
+// A host write whose connection dies under it may have committed: Indeterminate, and the
+// next call reconnects.
+TEST_F(PostgresQueueTest, AWriteOnALostConnectionIsIndeterminateAndTheNextCallReconnects) {
+  ready();
+  PGconn* side = side_connection(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+      " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  PQfinish(side);
+  const auto lost = queue_->set_policy({.enabled = true, .max_hops = 4});
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().kind, QueueErrorKind::Indeterminate) << lost.error().message;
+  EXPECT_TRUE(queue_->set_policy({.enabled = true, .max_hops = 4}));
 }
 
 TEST_F(PostgresQueueTest, LeasesUseTheServerClockAndCountAttempts) {

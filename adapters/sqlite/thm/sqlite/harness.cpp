@@ -153,14 +153,23 @@ void SqliteHarness::reopen() {
 
 std::optional<Answer> SqliteHarness::enqueue_then_kill(const MentionTurnRequest& request,
                                                        conformance::KillPoint when) {
-  auto answer = conformance::enqueue_in_killed_child(when, [&](TransactionHook hook) {
-    Options options = options_;
-    options.hook = std::move(hook);
-    auto queue = SqliteQueue::open(path_, std::move(options));
-    if (!queue) return Answer(unexpected{queue.error()});
-    return (*queue)->enqueue_once(request);
-  });
-  reopen();
+  // Our own connection closes first: SQLite's file locks belong to the process, so a lock it
+  // held would look like the child's.
+  admin_.reset();
+  std::optional<Answer> answer;
+  try {
+    answer = conformance::enqueue_in_killed_child(when, [&](TransactionHook hook) {
+      Options options = options_;
+      options.hook = std::move(hook);
+      auto queue = SqliteQueue::open(path_, std::move(options));
+      if (!queue) return Answer(unexpected{queue.error()});
+      return (*queue)->enqueue_once(request);
+    });
+  } catch (...) {
+    admin_ = connect(options_);
+    throw;
+  }
+  admin_ = connect(options_);
   return answer;
 }
 

@@ -119,11 +119,16 @@ class SqliteQueue::Impl {
   // The error for SQLite result code `rc` while doing `what`.
   QueueError failure(int rc, std::string_view what) const {
     const int primary = rc & 0xff;
-    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+    if (primary == SQLITE_BUSY) {
       return error(QueueErrorKind::Unavailable,
                    "the database stayed locked by another connection for longer than "
                    "busy_timeout (" +
                        std::to_string(options_.busy_timeout.count()) + " ms) while " +
+                       std::string(what));
+    }
+    if (primary == SQLITE_LOCKED) {
+      return error(QueueErrorKind::Unavailable,
+                   "a table was locked by another statement on the same connection while " +
                        std::string(what));
     }
     return error(QueueErrorKind::Internal, "SQLite error while " + std::string(what) + ": " +
@@ -159,6 +164,8 @@ class Transaction {
   Transaction& operator=(const Transaction&) = delete;
 
   Result<Committed, QueueError> begin() {
+    // A transaction an earlier failure left open (a ROLLBACK that failed) ends here.
+    if (sqlite3_get_autocommit(impl_.db()) == 0) (void)impl_.run("ROLLBACK");
     auto begun = impl_.run("BEGIN IMMEDIATE");
     open_ = begun.has_value();
     return begun;
@@ -235,7 +242,18 @@ Result<std::unique_ptr<SqliteQueue>, QueueError> SqliteQueue::open(const std::st
     message = nullptr;
     return failed;
   };
-  if (auto failed = exec("PRAGMA journal_mode=WAL")) return unexpected{*failed};
+  // WAL, so readers never wait for the writer; FULL, so a commit survives power loss too
+  // (set here rather than trusted to the build's default).
+  {
+    auto mode = impl->prepare("PRAGMA journal_mode=WAL");
+    if (!mode) return unexpected{mode.error()};
+    if ((*mode)->step() != SQLITE_ROW || (*mode)->bytes(0) != "wal") {
+      return unexpected{error(QueueErrorKind::Unavailable,
+                              "SQLite database '" + path + "' cannot use WAL mode (it reports '" +
+                                  (*mode)->bytes(0) + "')")};
+    }
+  }
+  if (auto failed = exec("PRAGMA synchronous=FULL")) return unexpected{*failed};
   if (auto failed = exec("BEGIN IMMEDIATE")) return unexpected{*failed};
   {
     auto version = impl->prepare("PRAGMA user_version");

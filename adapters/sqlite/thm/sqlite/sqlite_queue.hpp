@@ -58,7 +58,11 @@ struct Options {
 ///  4. `INSERT INTO thm_idempotency … ON CONFLICT DO NOTHING RETURNING id`: no row →
 ///     `Already`; otherwise insert the child with the record's id, commit → `Enqueued`.
 /// Anything but `Enqueued` rolls back and writes nothing. A lock wait past `busy_timeout`
-/// is `Unavailable`; a failure of COMMIT itself is `Indeterminate`.
+/// is `Unavailable`, at COMMIT too (the transaction is then rolled back); any other failure
+/// of COMMIT is `Indeterminate`.
+///
+/// Durability: WAL mode with `synchronous=FULL`, both set by `open`, so an acknowledged
+/// `Enqueued` survives the process being killed and the machine losing power.
 class SqliteQueue final : public MentionTurnQueue {
  public:
   /// Opens (creating if needed) the database at `path`, in WAL mode, and applies the

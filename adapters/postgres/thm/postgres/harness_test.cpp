@@ -1,0 +1,47 @@
+// The PostgreSQL harness's guard for `thm conformance --queue postgres:CONNINFO`: the suite
+// wipes the thm tables, so it runs only on a database with no tables or one it marked.
+#include "thm/postgres/harness.hpp"
+
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace thm::postgres {
+namespace {
+
+std::string conninfo() {
+  const char* value = std::getenv("THM_POSTGRES");
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+void run(const char* sql) {
+  PGconn* connection = PQconnectdb(conninfo().c_str());
+  PQclear(PQexec(connection, sql));
+  PQfinish(connection);
+}
+
+// A database that holds only thm's own tables may be a host's real queue.
+TEST(PostgresScratchTest, ADatabaseWithThmTablesButNoMarkIsRefused) {
+  run("DROP TABLE IF EXISTS thm_conformance_scratch");
+  ASSERT_TRUE(PostgresQueue::open(conninfo()).has_value());  // the thm tables exist
+  try {
+    (void)PostgresHarness::open_scratch(conninfo());
+    FAIL() << "a database holding thm tables without the scratch mark was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("refusing"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find(conninfo()), std::string::npos)
+        << "the message quotes the conninfo, which may hold a password";
+  }
+}
+
+TEST(PostgresScratchTest, AMarkedDatabaseIsReused) {
+  run("CREATE TABLE IF NOT EXISTS thm_conformance_scratch (made_by TEXT)");
+  EXPECT_NO_THROW((void)PostgresHarness::open_scratch(conninfo()));
+  run("DROP TABLE IF EXISTS thm_conformance_scratch");
+}
+
+}  // namespace
+}  // namespace thm::postgres
