@@ -55,8 +55,13 @@ inline Result<Options, std::string> options_from_environment() {
           std::string("THM_CONFORMANCE_REPEAT must be a whole number from 1 to 1000000")};
     options.repeat = static_cast<int>(*repeat);
   }
-  if (const char* quick = std::getenv("THM_CONFORMANCE_SHORT"))
-    options.short_mode = std::string_view(quick) == "1";
+  if (const char* quick = std::getenv("THM_CONFORMANCE_SHORT")) {
+    const std::string_view value(quick);
+    if (value != "0" && value != "1" && !value.empty()) {
+      return unexpected{std::string("THM_CONFORMANCE_SHORT must be 1 (short) or 0 (full)")};
+    }
+    options.short_mode = value == "1";
+  }
   return options;
 }
 

@@ -35,8 +35,9 @@ struct Capabilities {
   bool persistent = false;
   /// `unique_key_index` reports the idempotency table's unique index (EQ-04).
   bool sql_schema = false;
-  /// The largest content and id the store accepts, in bytes, if it has a limit (EQ-21).
+  /// The largest content the store accepts, in bytes, if it has a limit (EQ-21).
   std::optional<std::size_t> max_content_bytes{};
+  /// The largest source, target or desk id the store accepts, in bytes, if it has a limit.
   std::optional<std::size_t> max_id_bytes{};
   /// Sessions claim, renew, complete and fail child turns; rows show attempts and lease
   /// expiry; `store_now` reads the store's clock (EQ-14…EQ-19).
@@ -135,6 +136,7 @@ class Harness {
 
   /// A short name for reports, e.g. `memory`.
   [[nodiscard]] virtual std::string name() const = 0;
+  /// What the harness supports; checked both ways by EQ-24.
   [[nodiscard]] virtual Capabilities capabilities() const = 0;
 
   /// Empties the store: no replies, records or children; dispatch disabled; every pair
@@ -147,13 +149,18 @@ class Harness {
   // ---- the host's own writes, each committed before it returns ----------------------------
   /// Stores (or, for an existing conversation and sequence, edits) a committed reply.
   virtual void commit_reply(const CommittedReply& reply) = 0;
+  /// The live dispatch policy every enqueue revalidates.
   virtual void set_policy(MentionDispatchPolicy policy) = 0;
+  /// Allows or forbids `source_id` to hand turns to `target_id` (all pairs start allowed).
   virtual void set_authorized(const std::string& source_id, const std::string& target_id,
                               bool authorized) = 0;
+  /// Marks `agent_id` available as a target, or not (all agents start unavailable).
   virtual void set_available(const std::string& agent_id, bool available) = 0;
-  /// Installs a hook every later enqueue step calls (only with `capabilities().hooks`;
-  /// otherwise it throws `Unsupported`, EQ-24); an empty function removes it.
-  virtual void set_hook(TransactionHook hook) = 0;
+  /// Installs a hook every later enqueue step calls (only with `capabilities().hooks`; the
+  /// default throws `Unsupported`, EQ-24); an empty function removes it.
+  virtual void set_hook(TransactionHook hook) {
+    if (hook) throw Unsupported("set_hook");
+  }
 
   // ---- lifecycle -----------------------------------------------------------------------------
   /// Ends child `child_id` the given way (complete, fail, dead-letter or delete/archive).
@@ -180,7 +187,8 @@ class Harness {
   }
 
   // ---- clocks (only with `capabilities().leases`) --------------------------------------------
-  /// The store's current time, read from the store (`SELECT now()` for SQL).
+  /// The store's current time, read from the store's own clock (for SQL, the same
+  /// expression its leases use, e.g. `statement_timestamp()` on PostgreSQL).
   [[nodiscard]] virtual StoreTime store_now() { throw Unsupported("store_now"); }
   /// Moves the store's clock forward (only with `injected_store_clock`).
   virtual void advance_store_clock(std::chrono::milliseconds by) {
@@ -193,7 +201,9 @@ class Harness {
   virtual void set_client_clock(ClientClock clock) { (void)clock; }
 
   // ---- inspector: raw rows, read outside any enqueue -----------------------------------------
+  /// Every idempotency record, as stored.
   [[nodiscard]] virtual std::vector<RecordRow> records() = 0;
+  /// Every child turn, as stored.
   [[nodiscard]] virtual std::vector<ChildRow> children() = 0;
   /// The columns of the idempotency table's unique index, and whether it is partial (only
   /// with `capabilities().sql_schema`).

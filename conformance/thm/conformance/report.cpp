@@ -47,7 +47,8 @@ void print_table(std::ostream& out, std::span<const CheckReport> reports) {
         << std::setw(9) << c.attempts << std::setw(9) << c.enqueued << std::setw(8) << c.already
         << std::setw(8) << c.refused << std::setw(7) << c.errors << std::setw(7) << c.indeterminate
         << std::setw(9) << c.children << std::setw(5) << c.lost << std::setw(5) << c.duplicated
-        << std::setw(6) << c.unexpected << "  " << (r.reason.empty() ? r.title : r.reason) << '\n';
+        << std::setw(6) << c.unexpected << "  " << (r.reason.empty() ? r.title : r.reason)
+        << (r.verdict == Verdict::Fail ? " (seed " + std::to_string(r.seed) + ")" : "") << '\n';
   }
   const auto count = [&](Verdict v) {
     return std::count_if(reports.begin(), reports.end(),

@@ -86,6 +86,7 @@ void settle_child(Queue& queue, std::uint64_t child_id, Settlement how) {
 /// opened before it was installed).
 class HookSlot {
  public:
+  /// Installs `hook` for every connection; an empty one removes it.
   void install(TransactionHook hook) {
     auto installed = hook ? std::make_shared<const TransactionHook>(std::move(hook)) : nullptr;
     const std::scoped_lock guard(mutex_);

@@ -56,8 +56,19 @@ std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conn
 
 }  // namespace
 
+// The scratch database named by $THM_POSTGRES: never libpq's defaults, which may name a
+// real one the suite would wipe.
+std::string scratch_database() {
+  if (std::getenv("THM_POSTGRES") == nullptr) {
+    throw std::runtime_error(
+        "THM_POSTGRES is not set: set it to the libpq conninfo of a scratch database the "
+        "conformance suite may wipe");
+  }
+  return environment("THM_POSTGRES");
+}
+
 PostgresHarness::PostgresHarness()
-    : PostgresHarness(environment("THM_POSTGRES"), environment("THM_POSTGRES_RESTART")) {}
+    : PostgresHarness(scratch_database(), environment("THM_POSTGRES_RESTART")) {}
 
 PostgresHarness::PostgresHarness(std::string conninfo, std::string restart_command, Options options)
     : conninfo_(std::move(conninfo)),

@@ -21,8 +21,9 @@ namespace thm::postgres {
 /// limits. Members throw `std::runtime_error` with the server's message when it fails.
 class PostgresHarness final : public conformance::Harness {
  public:
-  /// Connects with `$THM_POSTGRES` as libpq conninfo (unset: libpq's `PG*` variables); EQ-23
-  /// restarts the server with the shell command `$THM_POSTGRES_RESTART`, if set.
+  /// Connects with `$THM_POSTGRES` as libpq conninfo, a scratch database (unset: throws
+  /// `std::runtime_error`, never falling back to libpq's defaults); EQ-23 restarts the server
+  /// with the shell command `$THM_POSTGRES_RESTART`, if set.
   PostgresHarness();
   /// Connects with `conninfo`; `restart_command`, if not empty, is a shell command that
   /// restarts the server (EQ-23). `reset` empties the thm tables: use a scratch database.

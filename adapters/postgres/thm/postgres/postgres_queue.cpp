@@ -128,7 +128,7 @@ const Sql kRemove{"thm_remove", "DELETE FROM thm_child_turn WHERE id = $1", {kIn
 const Sql kPrune{"thm_prune", "DELETE FROM thm_child_turn WHERE state <> 'pending'", {}};
 const Sql kClear{"thm_clear",
                  "TRUNCATE thm_reply, thm_policy, thm_forbidden_pair, thm_available_agent,"
-                 " thm_idempotency, thm_child_turn RESTART IDENTITY",
+                 " thm_idempotency, thm_child_turn",
                  {}};
 const Sql kRecords{"thm_records", "SELECT turn_key, id FROM thm_idempotency ORDER BY id", {}};
 const Sql kChildren{"thm_children",

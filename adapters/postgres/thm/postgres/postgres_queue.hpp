@@ -66,10 +66,12 @@ struct Options {
 /// connection is lost under them.
 ///
 /// Privileges: the connecting role needs SELECT, INSERT, UPDATE and DELETE on the thm tables
-/// (`LOCK … IN SHARE MODE` needs one of UPDATE, DELETE or TRUNCATE); creating the schema the
-/// first time needs CREATE on the schema. Statements are prepared per connection, so a pooler
-/// in transaction mode must keep them (PgBouncer 1.21+), or the queue re-prepares once and
-/// then reports `Internal`.
+/// (`LOCK … IN SHARE MODE` needs one of UPDATE, DELETE or TRUNCATE; `clear` needs TRUNCATE);
+/// creating the schema the first time needs CREATE on the schema (PostgreSQL 15 no longer
+/// grants it on `public`: create the database with `createdb -O <role>`). Through a pooler in
+/// transaction mode, prepared statements must survive (PgBouncer 1.21+; otherwise the queue
+/// prepares again once, then reports `Internal`), and `lock_timeout`, a session setting, does
+/// not: set it on the role instead (`ALTER ROLE … SET lock_timeout = '30s'`).
 class PostgresQueue final : public MentionTurnQueue {
  public:
   /// Connects with libpq `conninfo` (empty: the `PG*` environment variables) and applies the
@@ -88,10 +90,13 @@ class PostgresQueue final : public MentionTurnQueue {
   // ---- the host's own writes, each committed before it returns ---------------------------
   /// Stores or replaces the reply under `turn_key(reply.conversation, {reply.sequence})`.
   [[nodiscard]] Result<Committed, QueueError> commit_reply(const CommittedReply& reply);
+  /// The live dispatch policy every enqueue revalidates (none stored: disabled).
   [[nodiscard]] Result<Committed, QueueError> set_policy(MentionDispatchPolicy policy);
+  /// Allows or forbids `source_id` to hand turns to `target_id` (all pairs start allowed).
   [[nodiscard]] Result<Committed, QueueError> set_authorized(const std::string& source_id,
                                                              const std::string& target_id,
                                                              bool authorized);
+  /// Marks `agent_id` available as a target, or not (all agents start unavailable).
   [[nodiscard]] Result<Committed, QueueError> set_available(const std::string& agent_id,
                                                             bool available);
 
@@ -119,11 +124,14 @@ class PostgresQueue final : public MentionTurnQueue {
   [[nodiscard]] Result<bool, QueueError> remove(std::uint64_t id);
   /// Deletes every child that is no longer `Pending`; records are kept. How many it deleted.
   [[nodiscard]] Result<std::size_t, QueueError> prune();
-  /// Deletes every row of every thm table (tests and scratch databases only).
+  /// Deletes every row of every thm table (`TRUNCATE`, for tests and scratch databases only;
+  /// ids keep counting up).
   [[nodiscard]] Result<Committed, QueueError> clear();
 
   // ---- inspection: raw rows, in id order ------------------------------------------------------
+  /// Every idempotency record.
   [[nodiscard]] Result<std::vector<IdempotencyRecord>, QueueError> records();
+  /// Every child turn.
   [[nodiscard]] Result<std::vector<ChildTurn>, QueueError> children();
   /// The unique indexes of the idempotency table other than its primary key (EQ-04).
   [[nodiscard]] Result<std::vector<UniqueIndex>, QueueError> idempotency_indexes();

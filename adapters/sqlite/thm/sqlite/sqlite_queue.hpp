@@ -81,10 +81,13 @@ class SqliteQueue final : public MentionTurnQueue {
   // ---- the host's own writes, each committed before it returns ---------------------------
   /// Stores or replaces the reply under `turn_key(reply.conversation, {reply.sequence})`.
   [[nodiscard]] Result<Committed, QueueError> commit_reply(const CommittedReply& reply);
+  /// The live dispatch policy every enqueue revalidates (none stored: disabled).
   [[nodiscard]] Result<Committed, QueueError> set_policy(MentionDispatchPolicy policy);
+  /// Allows or forbids `source_id` to hand turns to `target_id` (all pairs start allowed).
   [[nodiscard]] Result<Committed, QueueError> set_authorized(const std::string& source_id,
                                                              const std::string& target_id,
                                                              bool authorized);
+  /// Marks `agent_id` available as a target, or not (all agents start unavailable).
   [[nodiscard]] Result<Committed, QueueError> set_available(const std::string& agent_id,
                                                             bool available);
 
@@ -115,7 +118,9 @@ class SqliteQueue final : public MentionTurnQueue {
   [[nodiscard]] Result<Committed, QueueError> clear();
 
   // ---- inspection: raw rows, in id order ------------------------------------------------------
+  /// Every idempotency record.
   [[nodiscard]] Result<std::vector<IdempotencyRecord>, QueueError> records();
+  /// Every child turn.
   [[nodiscard]] Result<std::vector<ChildTurn>, QueueError> children();
   /// The unique indexes of the idempotency table, for schema audits (EQ-04).
   [[nodiscard]] Result<std::vector<UniqueIndex>, QueueError> idempotency_indexes();
