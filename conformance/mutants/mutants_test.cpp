@@ -12,16 +12,11 @@
 #include <vector>
 
 #include "broken_queue.hpp"
+#include "listed_checks.hpp"
 #include "thm/conformance/suite.hpp"
 
 namespace thm::conformance::mutants {
 namespace {
-
-/// A check §7 lists against a mutant; a `bold` one must fail on its own.
-struct ListedCheck {
-  std::string_view id{};
-  bool bold = false;
-};
 
 /// The checks that must reject one mutant.
 struct Expectation {
@@ -70,19 +65,6 @@ const Expectation* expectation_for(Flaw flaw) {
   return found == table.end() ? nullptr : &*found;
 }
 
-std::string describe(const CheckReport& report) {
-  const Counts& c = report.counts;
-  return report.id + " " + std::string(name(report.verdict)) + " (seed " +
-         std::to_string(report.seed) + "): " + report.reason +
-         " [attempts=" + std::to_string(c.attempts) + " enqueued=" + std::to_string(c.enqueued) +
-         " already=" + std::to_string(c.already) + " refused=" + std::to_string(c.refused) +
-         " errors=" + std::to_string(c.errors) +
-         " indeterminate=" + std::to_string(c.indeterminate) +
-         " children=" + std::to_string(c.children) + " lost=" + std::to_string(c.lost) +
-         " duplicated=" + std::to_string(c.duplicated) +
-         " unexpected=" + std::to_string(c.unexpected) + "]";
-}
-
 TEST(BrokenQueueTest, EveryFlawHasExactlyOneExpectation) {
   for (const Flaw flaw : all_flaws()) {
     EXPECT_EQ(std::ranges::count(expectations(), flaw, &Expectation::flaw), 1) << name(flaw);
@@ -106,19 +88,7 @@ TEST_P(MutantTest, FailsTheChecksListedForIt) {
   const Expectation* expected = expectation_for(GetParam());
   ASSERT_NE(expected, nullptr) << name(GetParam());
   const auto harness = broken_harness(GetParam());
-  bool caught = false;
-  std::string observed;
-  for (const ListedCheck& listed : expected->checks) {
-    const CheckReport report = run_check(listed.id, *harness, kOptions);
-    std::cout << "[" << harness->name() << "] " << describe(report) << "\n";
-    observed += "\n  " + describe(report);
-    caught = caught || report.verdict == Verdict::Fail;
-    if (listed.bold) {
-      EXPECT_EQ(report.verdict, Verdict::Fail)
-          << listed.id << " must reject " << name(GetParam()) << ": " << describe(report);
-    }
-  }
-  EXPECT_TRUE(caught) << "no listed check rejects " << name(GetParam()) << ":" << observed;
+  mutants::expect_rejected(*harness, expected->checks, kOptions, name(GetParam()));
 }
 
 // EQ-25 on its own, at the suite's default effort, rejects store flaws whose counterexample

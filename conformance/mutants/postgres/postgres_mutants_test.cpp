@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../listed_checks.hpp"
 #include "broken_postgres.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/postgres/postgres_queue.hpp"
@@ -27,11 +28,8 @@ void PrintTo(PgFlaw flaw, std::ostream* out) { *out << name(flaw); }
 
 namespace {
 
-/// A check listed against a mutant; a `bold` one must fail on its own.
-struct ListedCheck {
-  std::string_view id{};
-  bool bold = false;
-};
+using mutants::describe;
+using mutants::ListedCheck;
 
 /// The checks that must reject one mutant.
 struct Expectation {
@@ -71,19 +69,6 @@ const Expectation* expectation_for(PgFlaw flaw) {
   const auto& table = expectations();
   const auto found = std::ranges::find(table, flaw, &Expectation::flaw);
   return found == table.end() ? nullptr : &*found;
-}
-
-std::string describe(const CheckReport& report) {
-  const Counts& c = report.counts;
-  return report.id + " " + std::string(name(report.verdict)) + " (seed " +
-         std::to_string(report.seed) + "): " + report.reason +
-         " [attempts=" + std::to_string(c.attempts) + " enqueued=" + std::to_string(c.enqueued) +
-         " already=" + std::to_string(c.already) + " refused=" + std::to_string(c.refused) +
-         " errors=" + std::to_string(c.errors) +
-         " indeterminate=" + std::to_string(c.indeterminate) +
-         " children=" + std::to_string(c.children) + " lost=" + std::to_string(c.lost) +
-         " duplicated=" + std::to_string(c.duplicated) +
-         " unexpected=" + std::to_string(c.unexpected) + "]";
 }
 
 std::string environment(const char* variable) {
@@ -142,19 +127,7 @@ TEST_P(PostgresMutantTest, FailsTheChecksListedForIt) {
   ASSERT_NE(expected, nullptr) << name(GetParam());
   const auto harness = harness_for(GetParam());
   if (!harness) GTEST_SKIP() << kNoServer;
-  bool caught = false;
-  std::string observed;
-  for (const ListedCheck& listed : expected->checks) {
-    const CheckReport report = run_check(listed.id, *harness, kOptions);
-    std::cout << "[" << harness->name() << "] " << describe(report) << "\n";
-    observed += "\n  " + describe(report);
-    caught = caught || report.verdict == Verdict::Fail;
-    if (listed.bold) {
-      EXPECT_EQ(report.verdict, Verdict::Fail)
-          << listed.id << " must reject " << name(GetParam()) << ": " << describe(report);
-    }
-  }
-  EXPECT_TRUE(caught) << "no listed check rejects " << name(GetParam()) << ":" << observed;
+  mutants::expect_rejected(*harness, expected->checks, kOptions, name(GetParam()));
 }
 
 // "M1 check-then-insert, no unique index" → "M1".

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../listed_checks.hpp"
 #include "broken_sqlite.hpp"
 #include "thm/conformance/suite.hpp"
 
@@ -23,11 +24,8 @@ void PrintTo(SqlFlaw flaw, std::ostream* out) { *out << name(flaw); }
 
 namespace {
 
-/// A check listed against a mutant; a `bold` one must fail on its own.
-struct ListedCheck {
-  std::string_view id{};
-  bool bold = false;
-};
+using mutants::describe;
+using mutants::ListedCheck;
 
 /// The checks that must reject one mutant.
 struct Expectation {
@@ -66,19 +64,6 @@ const Expectation* expectation_for(SqlFlaw flaw) {
   return found == table.end() ? nullptr : &*found;
 }
 
-std::string describe(const CheckReport& report) {
-  const Counts& c = report.counts;
-  return report.id + " " + std::string(name(report.verdict)) + " (seed " +
-         std::to_string(report.seed) + "): " + report.reason +
-         " [attempts=" + std::to_string(c.attempts) + " enqueued=" + std::to_string(c.enqueued) +
-         " already=" + std::to_string(c.already) + " refused=" + std::to_string(c.refused) +
-         " errors=" + std::to_string(c.errors) +
-         " indeterminate=" + std::to_string(c.indeterminate) +
-         " children=" + std::to_string(c.children) + " lost=" + std::to_string(c.lost) +
-         " duplicated=" + std::to_string(c.duplicated) +
-         " unexpected=" + std::to_string(c.unexpected) + "]";
-}
-
 TEST(SqliteMutantTableTest, EveryFlawHasExactlyOneExpectation) {
   for (const SqlFlaw flaw : all_sql_flaws()) {
     EXPECT_EQ(std::ranges::count(expectations(), flaw, &Expectation::flaw), 1) << name(flaw);
@@ -106,19 +91,7 @@ TEST_P(SqliteMutantTest, FailsTheChecksListedForIt) {
   const Expectation* expected = expectation_for(GetParam());
   ASSERT_NE(expected, nullptr) << name(GetParam());
   const auto harness = broken_sqlite_harness(GetParam());
-  bool caught = false;
-  std::string observed;
-  for (const ListedCheck& listed : expected->checks) {
-    const CheckReport report = run_check(listed.id, *harness, kOptions);
-    std::cout << "[" << harness->name() << "] " << describe(report) << "\n";
-    observed += "\n  " + describe(report);
-    caught = caught || report.verdict == Verdict::Fail;
-    if (listed.bold) {
-      EXPECT_EQ(report.verdict, Verdict::Fail)
-          << listed.id << " must reject " << name(GetParam()) << ": " << describe(report);
-    }
-  }
-  EXPECT_TRUE(caught) << "no listed check rejects " << name(GetParam()) << ":" << observed;
+  mutants::expect_rejected(*harness, expected->checks, kOptions, name(GetParam()));
 }
 
 // "M1 check-then-insert, no unique index" → "M1".
