@@ -6,6 +6,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "thm/detail/enum_names.hpp"
 #include "thm/detail/unreachable.hpp"
 #include "thm/dispatch/types.hpp"
+#include "thm/queue/queue.hpp"
 
 namespace thm {
 
@@ -44,6 +46,23 @@ struct TurnKey {
 [[nodiscard]] TurnKey turn_key(const DispatchConversation& conversation, DispatchKey key);
 /// The key of the child turn `request` would start: `turn_key(request.conversation, request.key)`.
 [[nodiscard]] TurnKey turn_key(const MentionTurnRequest& request);
+
+/// The first check of a host's enqueue (SPEC §4), before any store is touched: a request
+/// whose content is longer than `max_content_bytes`, or whose source, target or desk id is
+/// longer than `max_id_bytes`, is `InvalidRequest` with a message naming the limit. Nothing
+/// when the request fits.
+[[nodiscard]] std::optional<QueueError> exceeds_limits(const MentionTurnRequest& request,
+                                                       std::size_t max_content_bytes,
+                                                       std::size_t max_id_bytes);
+
+/// The re-read of the committed reply (SPEC §3.5, §4): `TriggerMismatch` naming the first
+/// of source, content and child hop (which must be the stored `hop` + 1) in which `request`
+/// differs from the reply stored under `key`. `hop` is as the store keeps it, possibly wider
+/// than 32 bits. Nothing when they agree.
+[[nodiscard]] std::optional<QueueError> trigger_mismatch(const MentionTurnRequest& request,
+                                                         std::string_view author_id,
+                                                         std::string_view content, std::int64_t hop,
+                                                         std::string_view key);
 
 /// An agent reply the host has committed: the row a host's `enqueue_once` re-reads and
 /// verifies a request against (SPEC §4): the same conversation and sequence, `author_id` as

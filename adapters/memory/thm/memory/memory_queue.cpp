@@ -53,17 +53,8 @@ MemoryQueue::MemoryQueue(Limits limits, StoreClock clock)
 
 Result<EnqueueOutcome, QueueError> MemoryQueue::enqueue_once(
     const MentionTurnRequest& request) noexcept {
-  const auto too_long = [this](const std::string& id) { return id.size() > limits_.max_id_bytes; };
-  if (request.content.size() > limits_.max_content_bytes) {
-    return unexpected{error(QueueErrorKind::InvalidRequest,
-                            "content is longer than the store's limit of " +
-                                std::to_string(limits_.max_content_bytes) + " bytes")};
-  }
-  if (too_long(request.source_id) || too_long(request.target_id) ||
-      too_long(request.conversation.desk_id)) {
-    return unexpected{
-        error(QueueErrorKind::InvalidRequest, "an id is longer than the store's limit of " +
-                                                  std::to_string(limits_.max_id_bytes) + " bytes")};
+  if (auto over = exceeds_limits(request, limits_.max_content_bytes, limits_.max_id_bytes)) {
+    return unexpected{*std::move(over)};
   }
 
   const std::string key = turn_key(request).encoded();
@@ -113,16 +104,8 @@ std::optional<QueueError> MemoryQueue::verify_trigger(const MentionTurnRequest& 
     return error(QueueErrorKind::TriggerMissing, "no committed reply under key " + key);
   }
   const CommittedReply& reply = stored->second;
-  const auto mismatch = [&key](const char* what) {
-    return error(QueueErrorKind::TriggerMismatch,
-                 std::string("the request's ") + what +
-                     " differs from the committed reply under key " + key);
-  };
-  if (reply.author_id != request.source_id) return mismatch("source");
-  if (reply.content != request.content) return mismatch("content");
-  if (reply.hop == std::numeric_limits<std::uint32_t>::max() ||
-      request.child_hop != reply.hop + 1) {
-    return mismatch("child hop");
+  if (auto differs = trigger_mismatch(request, reply.author_id, reply.content, reply.hop, key)) {
+    return differs;
   }
   return std::nullopt;
 }

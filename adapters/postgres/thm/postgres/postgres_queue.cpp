@@ -468,19 +468,10 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
   const std::scoped_lock guard(mutex_);
   Impl& db = *impl_;
   const Options& limits = db.options();
-  if (request.content.size() > limits.max_content_bytes) {
-    return unexpected{error(QueueErrorKind::InvalidRequest,
-                            "content is longer than the store's limit of " +
-                                std::to_string(limits.max_content_bytes) + " bytes")};
+  if (auto over = exceeds_limits(request, limits.max_content_bytes, limits.max_id_bytes)) {
+    return unexpected{*std::move(over)};
   }
-  for (const std::string* id :
-       {&request.source_id, &request.target_id, &request.conversation.desk_id}) {
-    if (id->size() > limits.max_id_bytes) {
-      return unexpected{error(QueueErrorKind::InvalidRequest,
-                              "an id is longer than the store's limit of " +
-                                  std::to_string(limits.max_id_bytes) + " bytes")};
-    }
-  }
+
   if (auto lost = db.connected()) return unexpected{*std::move(lost)};
   const std::string key = turn_key(request).encoded();
   const auto rolled_back = [](HookPoint point) {
@@ -498,17 +489,9 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
       return unexpected{
           error(QueueErrorKind::TriggerMissing, "no committed reply under key " + key)};
     }
-    const auto mismatch = [&key](const char* what) {
-      return unexpected{error(QueueErrorKind::TriggerMismatch,
-                              std::string("the request's ") + what +
-                                  " differs from the committed reply under key " + key)};
-    };
-    if (reply->bytes(0, 0) != request.source_id) return mismatch("source");
-    if (reply->bytes(0, 1) != request.content) return mismatch("content");
-    const std::int64_t hop = reply->integer(0, 2);
-    if (hop >= std::numeric_limits<std::uint32_t>::max() ||
-        static_cast<std::int64_t>(request.child_hop) != hop + 1) {
-      return mismatch("child hop");
+    if (auto differs = trigger_mismatch(request, reply->bytes(0, 0), reply->bytes(0, 1),
+                                        reply->integer(0, 2), key)) {
+      return unexpected{*std::move(differs)};
     }
   }
   {
