@@ -6,22 +6,23 @@
 /// step over all of them. It is the reference the conformance suite is proven against, and
 /// a usable queue for hosts that keep their turns in memory (tests, single-process tools).
 
+#include <array>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <shared_mutex>
 #include <string>
-#include <unordered_map>
-#include <utility>
+#include <string_view>
 #include <vector>
 
 #include "thm/core.hpp"
+#include "thm/memory/tables.hpp"
 
 namespace thm::memory {
 
@@ -123,54 +124,44 @@ class MemoryQueue final : public MentionTurnQueue {
   [[nodiscard]] std::optional<ChildTurn> child_for(const TurnKey& key) const;
 
  private:
-  // One mutex per key while any call holds or waits for it: exact, so two keys never
-  // share a lock by accident of hashing.
+  // Exact per-key locks with no mutex or allocation per key: a key is locked while it is
+  // listed among its shard's held keys, and a caller whose key is held waits on the shard's
+  // condition variable. Shards only spread the bookkeeping; two keys never wait for each
+  // other, even in one shard.
   class KeyLocks {
    public:
     class Guard;
+    // Locks `key` until the guard is destroyed; `key` must outlive the guard.
     [[nodiscard]] Guard lock(const std::string& key);
 
    private:
-    struct Entry {
+    struct alignas(64) Shard {
+      Shard() { held.reserve(4); }  // so that locking a key allocates nothing
       std::mutex mutex;
-      std::size_t users = 0;
+      std::condition_variable released;
+      std::vector<std::string_view> held;
     };
-    std::mutex mutex_;
-    std::map<std::string, Entry> entries_;
+    std::array<Shard, 64> shards_;
   };
 
-  struct Staged {
-    IdempotencyRecord record;
-    ChildTurn child;
-  };
-
-  std::optional<QueueError> verify_trigger(const MentionTurnRequest& request,
-                                           const std::string& key) const;
-  std::optional<EnqueueRefusal> revalidate_policy(const MentionTurnRequest& request) const;
-  bool pass(HookPoint point, const MentionTurnRequest& request) const;
-
-  // The child holding the live lease `token` at `now`, or null. Needs `table_mutex_`.
-  ChildTurn* leased_child(const std::string& token, StoreTime now);
+  // The hook installed when a step begins (the step keeps it to the end), or null.
+  std::shared_ptr<const TransactionHook> current_hook() const;
 
   const Limits limits_;
   const StoreClock clock_;
   KeyLocks key_locks_;
 
-  // Replies, policy, authorization and availability: shared while an enqueue reads them.
+  // What an enqueue re-reads: shared while an enqueue reads it, so a change waits for it.
   mutable std::shared_mutex state_mutex_;
-  std::unordered_map<std::string, CommittedReply> replies_;
-  MentionDispatchPolicy policy_{};
-  std::set<std::pair<std::string, std::string>> forbidden_;
-  std::set<std::string> available_;
+  ReplyState state_;
 
-  // Records and children: held only for a lookup or an insert.
+  // Records and children: held only for a lookup, an insert or a lease operation.
   mutable std::mutex table_mutex_;
-  std::map<std::string, std::uint64_t> records_;
-  std::map<std::uint64_t, ChildTurn> children_;
-  std::uint64_t next_child_id_ = 1;
+  TurnTable table_;
 
   mutable std::mutex hook_mutex_;
   std::shared_ptr<const TransactionHook> hook_;
+  std::atomic<bool> hooked_ = false;  // lets a step without a hook skip `hook_mutex_`
 };
 
 }  // namespace thm::memory

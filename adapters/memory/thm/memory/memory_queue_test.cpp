@@ -283,6 +283,21 @@ TEST(MemoryLeasesTest, SpentAttemptsMakeAChildDeadOrFailed) {
   EXPECT_EQ(s.queue.records().size(), 2U);
 }
 
+TEST(MemoryLeasesTest, ClaimsFollowSettlementsAndRemovalsInIdOrder) {
+  LeasedStore s(4);
+  ASSERT_TRUE(s.queue.settle(1, TurnState::Completed));  // settled: never claimed
+  ASSERT_TRUE(s.queue.remove(2));                         // removed: never claimed
+  const Lease third = s.claim();
+  EXPECT_EQ(third.child_id, 3U);
+  ASSERT_TRUE(s.queue.settle(1, TurnState::Pending));  // a host may put a child back
+  EXPECT_EQ(s.claim().child_id, 1U);
+  EXPECT_EQ(s.claim().child_id, 4U);
+  EXPECT_FALSE(s.queue.claim(1s)->has_value());
+  EXPECT_EQ(s.queue.complete(third.token), TurnState::Completed);
+  EXPECT_EQ(s.queue.prune(), 1U);  // child 3; 1 and 4 are leased, still pending
+  EXPECT_EQ(s.queue.children().size(), 2U);
+}
+
 TEST(MemoryLeasesTest, AnEmptyClockMeansTheSystemClock) {
   MemoryQueue queue(Limits{}, StoreClock{});
   const auto before = system_store_clock();
