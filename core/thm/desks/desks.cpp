@@ -6,6 +6,7 @@
 
 #include "thm/chat/chat.hpp"
 #include "thm/overloaded.hpp"
+#include "thm/roster/repeats.hpp"
 
 namespace thm {
 namespace {
@@ -44,7 +45,9 @@ std::string to_string(const DeskError& error) {
   return std::visit(
       overloaded{
           [](const EmptyDeskId&) -> string { return "a desk has an empty id"; },
-          [](const EmptyDeskName& e) -> string { return "desk " + e.desk_id + " has an empty name"; },
+          [](const EmptyDeskName& e) -> string {
+            return "desk " + e.desk_id + " has an empty name";
+          },
           [](const DuplicateDeskId& e) -> string {
             return "desk id " + e.desk_id + " appears more than once";
           },
@@ -128,9 +131,18 @@ const DeskOrder* DeskSet::order_of(std::string_view desk_id) const noexcept {
 
 std::vector<std::string> DeskSet::base_members(const Desk& d) const {
   std::vector<std::string> base;
-  std::unordered_set<std::string_view> seen;
+  // First appearance kept. While few are kept, look back through `base` (no allocation);
+  // past detail::kPairwiseRepeatLimit switch to a set of the kept ids, to stay linear.
+  std::unordered_set<std::string> seen;
+  const auto is_new = [&](const std::string& agent_id) {
+    if (seen.empty() && base.size() < detail::kPairwiseRepeatLimit) {
+      return std::ranges::find(base, agent_id) == base.end();
+    }
+    if (seen.empty()) seen.insert(base.begin(), base.end());
+    return seen.insert(agent_id).second;
+  };
   const auto consider = [&](const std::string& agent_id) {
-    if (is_retired(agent_id) || !seen.insert(agent_id).second) return;
+    if (is_retired(agent_id) || !is_new(agent_id)) return;
     base.push_back(agent_id);
   };
   for (const std::string& agent_id : d.members) consider(agent_id);
@@ -141,15 +153,27 @@ std::vector<std::string> DeskSet::base_members(const Desk& d) const {
 }
 
 std::optional<DeskError> DeskSet::validate() const {
-  std::unordered_map<std::string_view, const Desk*> by_id;
-  for (const Desk* d : desks()) {
+  // Declared desks, then added ones, indexed together without building a list.
+  const std::size_t desk_count = declared_.size() + added_.size();
+  const auto desk_at = [this](std::size_t i) -> const Desk& {
+    return i < declared_.size() ? declared_[i] : added_[i - declared_.size()];
+  };
+  // The first desk whose id an earlier desk has: the DuplicateDeskId, in its turn below.
+  const std::size_t repeat = detail::first_repeat(
+      desk_count, [&](std::size_t i) -> std::string_view { return desk_at(i).id; });
+  for (std::size_t i = 0; i < desk_count; ++i) {
+    const Desk* d = &desk_at(i);
     if (d->id.empty()) return EmptyDeskId{};
     if (d->name.empty()) return EmptyDeskName{.desk_id = d->id};
-    if (!by_id.emplace(d->id, d).second) return DuplicateDeskId{.desk_id = d->id};
+    if (i == repeat) return DuplicateDeskId{.desk_id = d->id};
     const bool general_desk = d->id == kGeneralDesk && d->name == kGeneralDesk;
     if (!general_desk && is_reserved(d->id)) return ReservedDeskIdentity{.identity = d->id};
     if (!general_desk && is_reserved(d->name)) return ReservedDeskIdentity{.identity = d->name};
   }
+  // Nothing refers to a desk: no need to index them (the common case allocates nothing).
+  if (member_additions_.empty() && orders_.empty()) return std::nullopt;
+  std::unordered_map<std::string_view, const Desk*> by_id;  // the ids are distinct by now
+  for (std::size_t i = 0; i < desk_count; ++i) by_id.emplace(desk_at(i).id, &desk_at(i));
   for (const DeskMember& row : member_additions_) {
     if (!by_id.contains(row.desk_id)) return UnknownMemberDesk{.desk_id = row.desk_id};
   }
@@ -186,12 +210,17 @@ Result<std::string, DeskError> DeskSet::resolve_id(std::string_view identity) co
   if (auto error = validate()) return unexpected{*std::move(error)};
   if (const Desk* exact = desk(identity)) return exact->id;
   const Desk* named = nullptr;
-  for (const Desk* d : desks()) {
-    if (d->name != identity) continue;
-    if (named != nullptr) return unexpected{DeskError{AmbiguousDesk{.identity = std::string(identity)}}};
-    named = d;
+  for (const auto list : {declared_, added_}) {
+    for (const Desk& d : list) {
+      if (d.name != identity) continue;
+      if (named != nullptr) {
+        return unexpected{DeskError{AmbiguousDesk{.identity = std::string(identity)}}};
+      }
+      named = &d;
+    }
   }
-  if (named == nullptr) return unexpected{DeskError{UnknownDesk{.identity = std::string(identity)}}};
+  if (named == nullptr)
+    return unexpected{DeskError{UnknownDesk{.identity = std::string(identity)}}};
   return named->id;
 }
 

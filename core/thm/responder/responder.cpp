@@ -1,7 +1,6 @@
 #include "thm/responder/responder.hpp"
 
 #include "thm/chat/chat.hpp"
-#include "thm/mentions/resolve.hpp"
 #include "thm/overloaded.hpp"
 
 namespace thm {
@@ -11,7 +10,8 @@ using PlanResult = Result<ResponderPlan, ResponderError>;
 
 ResponderPlan decided(std::string responder_id, ResponderRung rung,
                       SelectionDisposition disposition = SelectionDisposition::NotApplicable) {
-  return Decided{{.responder_id = std::move(responder_id), .rung = rung, .disposition = disposition}};
+  return Decided{
+      {.responder_id = std::move(responder_id), .rung = rung, .disposition = disposition}};
 }
 
 // SPEC §2.2 step 3.
@@ -22,15 +22,32 @@ PlanResult orchestrator_plan(const ResponderRequest& request, const Roster& rost
   return decided(request.orchestrator_id, ResponderRung::Orchestrator);
 }
 
+// SPEC §2.2 step 1, `direct_responder` (SPEC §1.5) on a roster responder_plan has already
+// validated: the first mention in offset order (ties: list order) that is not quiet, names
+// an agent, and that agent is active. A mention at or after the best offset so far cannot
+// replace it, so its activity is not looked up.
+std::optional<std::string> explicit_responder(std::span<const Mention> mentions,
+                                              const Roster& roster) {
+  const Mention* first = nullptr;
+  for (const Mention& mention : mentions) {
+    if (first != nullptr && mention.offset >= first->offset) continue;
+    const auto* agent = std::get_if<AgentTarget>(&mention.target);
+    if (mention.quiet || agent == nullptr || !roster.is_active(agent->id)) continue;
+    first = &mention;
+  }
+  if (first == nullptr) return std::nullopt;
+  return std::get<AgentTarget>(first->target).id;
+}
+
 // SPEC §2.2 step 2b: the agent whose own chat this is, if exactly one.
 std::optional<std::string> direct_agent(std::string_view chat, const Roster& roster) {
   if (chat.starts_with("dm:")) chat.remove_prefix(3);
   if (const RosterMember* member = roster.active_member(chat)) return member->id;
   const RosterMember* named = nullptr;
-  for (const RosterMember* member : roster.active_members()) {
-    if (member->name != chat) continue;
+  for (const RosterMember& member : roster.members()) {
+    if (member.name != chat || roster.is_retired(member.id)) continue;
     if (named != nullptr) return std::nullopt;
-    named = member;
+    named = &member;
   }
   if (named == nullptr) return std::nullopt;
   return named->id;
@@ -68,8 +85,9 @@ PlanResult desk_plan(const ResponderRequest& request, const std::string& desk_id
       detail = &candidate;
     }
     select.request.candidates.push_back(
-        detail != nullptr ? *detail
-                          : SelectorCandidate{.id = agent_id, .label = agent_id, .role = "Teammate"});
+        detail != nullptr
+            ? *detail
+            : SelectorCandidate{.id = agent_id, .label = agent_id, .role = "Teammate"});
   }
   return select;
 }
@@ -81,7 +99,9 @@ std::string_view name(const ResponderError& error) noexcept {
       overloaded{
           [](const RosterError& e) { return name(e); },
           [](const DeskError& e) { return name(e); },
-          [](const DuplicateSelectorCandidate&) { return std::string_view("DuplicateSelectorCandidate"); },
+          [](const DuplicateSelectorCandidate&) {
+            return std::string_view("DuplicateSelectorCandidate");
+          },
           [](const NoActiveResponder&) { return std::string_view("NoActiveResponder"); },
       },
       error);
@@ -108,7 +128,7 @@ Result<ResponderPlan, ResponderError> responder_plan(
   if (auto error = roster.validate()) return unexpected{ResponderError{*std::move(error)}};
   if (auto error = desks.validate()) return unexpected{ResponderError{*std::move(error)}};
 
-  if (auto mentioned = direct_responder(request.mentions, roster)) {
+  if (auto mentioned = explicit_responder(request.mentions, roster)) {
     return decided(*std::move(mentioned), ResponderRung::ExplicitMention);
   }
   if (request.chat && !is_general_chat(*request.chat)) {

@@ -42,6 +42,98 @@ TEST(RosterTest, PeopleErrorsComeAfterMembers) {
   EXPECT_EQ(Roster(twice).validate(), RosterError{DuplicatePersonId{.person_id = "p"}});
 }
 
+TEST(RosterTest, IdsThatDifferOnlyBeyondTheFirstByteAreDistinct) {
+  const RosterSnapshot snapshot{
+      .members = {{.id = "agent_1"}, {.id = "agent_2"}, {.id = "agent_10"}},
+      .people = {{.id = "pa"}, {.id = "pb"}}};
+  EXPECT_EQ(Roster(snapshot).validate(), std::nullopt);
+}
+
+TEST(RosterTest, NonAsciiBlankIdsAreBlank) {
+  for (const char* blank : {"\u3000", "\u00A0", "\u0085", "\u2028 \t", "\n\u3000"}) {
+    const RosterSnapshot members{.members = {{.id = "alice"}, {.id = blank}}};
+    EXPECT_EQ(Roster(members).validate(), RosterError{EmptyRosterMemberId{}}) << blank;
+    const RosterSnapshot people{.people = {{.id = "p"}, {.id = blank}}};
+    EXPECT_EQ(Roster(people).validate(), RosterError{EmptyPersonId{}}) << blank;
+  }
+  // Not White_Space, so not blank: an information separator, a zero-width space, invalid UTF-8.
+  for (const char* id : {"\x1F", "\u200B", "\xFF", "\u3000x\u3000", "\x7F"}) {
+    const RosterSnapshot snapshot{.members = {{.id = id}}, .people = {{.id = id}}};
+    EXPECT_EQ(Roster(snapshot).validate(), std::nullopt) << id;
+  }
+}
+
+TEST(RosterTest, EveryAsciiWhitespaceStartsABlankCandidate) {
+  // The fast path treats a first byte below 0x80 as deciding only when it is not one of
+  // U+0009..U+000D, U+0020; pin that this is exactly ASCII's White_Space.
+  for (int c = 0; c < 0x80; ++c) {
+    const std::string id(1, static_cast<char>(c));
+    const bool white = c == ' ' || (c >= 0x09 && c <= 0x0D);
+    const RosterSnapshot snapshot{.members = {{.id = id}}};
+    EXPECT_EQ(Roster(snapshot).validate().has_value(), white) << c;
+    const RosterSnapshot padded{.members = {{.id = id + "x"}}};
+    EXPECT_EQ(Roster(padded).validate(), std::nullopt) << c;
+  }
+}
+
+// Rosters of 40 (past any small-roster path): the first error in roster order still wins.
+std::vector<RosterMember> numbered_members(std::size_t count) {
+  std::vector<RosterMember> members;
+  for (std::size_t i = 0; i < count; ++i) members.push_back({.id = "agent_" + std::to_string(i)});
+  return members;
+}
+
+TEST(RosterTest, DuplicatesAmongFortyMembersReportTheEarliestRepeat) {
+  RosterSnapshot snapshot{.members = numbered_members(40)};
+  EXPECT_EQ(Roster(snapshot).validate(), std::nullopt);
+  snapshot.members[30].id = "agent_2";   // repeats at 30
+  snapshot.members[25].id = "agent_39";  // repeats at 39, later: agent_2 wins
+  EXPECT_EQ(Roster(snapshot).validate(),
+            RosterError{DuplicateRosterMemberId{.member_id = "agent_2"}});
+  snapshot.members[35].id = "agent_25";  // agent_25 is gone (now agent_39): no new repeat
+  EXPECT_EQ(Roster(snapshot).validate(),
+            RosterError{DuplicateRosterMemberId{.member_id = "agent_2"}});
+  snapshot.members[28].id = "agent_0";  // repeats at 28, before 30
+  EXPECT_EQ(Roster(snapshot).validate(),
+            RosterError{DuplicateRosterMemberId{.member_id = "agent_0"}});
+  snapshot.members[27].id = " ";  // a blank before the first repeat wins
+  EXPECT_EQ(Roster(snapshot).validate(), RosterError{EmptyRosterMemberId{}});
+  snapshot.members[27].id = "agent_27";
+  snapshot.members[29].id = "\u3000";  // a blank after the first repeat does not
+  EXPECT_EQ(Roster(snapshot).validate(),
+            RosterError{DuplicateRosterMemberId{.member_id = "agent_0"}});
+}
+
+TEST(RosterTest, ThriceRepeatedIdIsReportedAtItsSecondAppearance) {
+  RosterSnapshot snapshot{.members = numbered_members(40)};
+  snapshot.members[10].id = "x";
+  snapshot.members[20].id = "y";
+  snapshot.members[21].id = "y";
+  snapshot.members[15].id = "x";
+  snapshot.members[39].id = "x";
+  EXPECT_EQ(Roster(snapshot).validate(), RosterError{DuplicateRosterMemberId{.member_id = "x"}});
+  snapshot.members[15].id = "agent_15";
+  EXPECT_EQ(Roster(snapshot).validate(), RosterError{DuplicateRosterMemberId{.member_id = "y"}});
+}
+
+TEST(RosterTest, DuplicatePeopleAmongFortyAreFound) {
+  RosterSnapshot snapshot{.members = numbered_members(40)};
+  for (std::size_t i = 0; i < 40; ++i) snapshot.people.push_back({.id = "p" + std::to_string(i)});
+  EXPECT_EQ(Roster(snapshot).validate(), std::nullopt);
+  snapshot.people[39].id = "p38";
+  EXPECT_EQ(Roster(snapshot).validate(), RosterError{DuplicatePersonId{.person_id = "p38"}});
+  snapshot.people[0].id = "";
+  EXPECT_EQ(Roster(snapshot).validate(), RosterError{EmptyPersonId{}});
+}
+
+TEST(RosterTest, ValidatesATenThousandMemberRoster) {
+  RosterSnapshot snapshot{.members = numbered_members(10'000)};
+  EXPECT_EQ(Roster(snapshot).validate(), std::nullopt);
+  snapshot.members[9'999].id = "agent_0";
+  EXPECT_EQ(Roster(snapshot).validate(),
+            RosterError{DuplicateRosterMemberId{.member_id = "agent_0"}});
+}
+
 TEST(RosterTest, AViewOfATemporaryDoesNotCompile) {
   static_assert(!std::is_constructible_v<Roster, RosterSnapshot&&>);
   static_assert(std::is_constructible_v<Roster, const RosterSnapshot&>);

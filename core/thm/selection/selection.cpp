@@ -1,7 +1,11 @@
 #include "thm/selection/selection.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <span>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <vector>
 
 #include "thm/detail/ascii.hpp"
 #include "thm/detail/unicode.hpp"
@@ -28,6 +32,42 @@ ResponderDecision fallback(const Select& plan, SelectionDisposition disposition)
           .disposition = disposition};
 }
 
+// SPEC §2.6's "exactly one entry with exactly its id", asked once per candidate. A typed
+// answer for a handful of candidates is scanned, which allocates nothing; a longer one is
+// sorted by id once, so that each question is a binary search: O(n log n), one allocation.
+class EntriesById {
+ public:
+  explicit EntriesById(std::span<const CandidateProbability> entries) : entries_(entries) {
+    if (entries.size() <= kScanned) return;
+    sorted_.reserve(entries.size());
+    for (const CandidateProbability& entry : entries) sorted_.push_back(&entry);
+    std::ranges::sort(sorted_, {}, id_of);
+  }
+
+  // The one entry with exactly this id, or null when there is none or more than one.
+  [[nodiscard]] const CandidateProbability* only(std::string_view id) const {
+    if (sorted_.empty()) {
+      const CandidateProbability* found = nullptr;
+      for (const CandidateProbability& entry : entries_) {
+        if (entry.candidate_id != id) continue;
+        if (found != nullptr) return nullptr;
+        found = &entry;
+      }
+      return found;
+    }
+    const auto [first, last] = std::ranges::equal_range(sorted_, id, {}, id_of);
+    return last - first == 1 ? *first : nullptr;
+  }
+
+ private:
+  static constexpr std::size_t kScanned = 16;  // n^2 compares stay below a sort's cost
+  static std::string_view id_of(const CandidateProbability* entry) noexcept {
+    return entry->candidate_id;
+  }
+  std::span<const CandidateProbability> entries_;
+  std::vector<const CandidateProbability*> sorted_;
+};
+
 }  // namespace
 
 std::optional<std::string> accept_selection(std::string_view output,
@@ -51,29 +91,17 @@ std::optional<std::string> accept_evaluation(const SelectionEvaluation& evaluati
   if (evaluation.confidence < minimum_confidence) return std::nullopt;
   if (evaluation.probabilities.size() != candidates.size()) return std::nullopt;
 
-  struct Tally {
-    std::size_t entries = 0;
-    Probability probability{};
-  };
-  std::unordered_map<std::string_view, Tally> by_id;
-  for (const CandidateProbability& entry : evaluation.probabilities) {
-    Tally& tally = by_id[entry.candidate_id];
-    ++tally.entries;
-    tally.probability = entry.probability;
-  }
-
+  const EntriesById entries(evaluation.probabilities);
   // Each entry is at most kProbabilityScale, so a 64-bit sum cannot overflow for any list
   // that fits in memory; SPEC §2.6's "running sum overflows" rejection is therefore covered
   // by the exact-sum check below.
   std::uint64_t sum = 0;
   const Probability* chosen = nullptr;
   for (const SelectorCandidate& candidate : candidates) {
-    const auto found = by_id.find(candidate.id);
-    if (found == by_id.end() || found->second.entries != 1) return std::nullopt;
-    const Probability probability = found->second.probability;
-    if (!probability.valid()) return std::nullopt;
-    sum += probability.parts_per_million;
-    if (candidate.id == evaluation.choice) chosen = &found->second.probability;
+    const CandidateProbability* entry = entries.only(candidate.id);
+    if (entry == nullptr || !entry->probability.valid()) return std::nullopt;
+    sum += entry->probability.parts_per_million;
+    if (candidate.id == evaluation.choice) chosen = &entry->probability;
   }
   if (chosen == nullptr || sum != kProbabilityScale) return std::nullopt;
   for (const CandidateProbability& entry : evaluation.probabilities) {
@@ -91,23 +119,22 @@ ResponderDecision settle_selection(const ResponderPlan& plan, const SelectorResu
                                .disposition = SelectionDisposition::Selected};
     };
     const auto& candidates = select.request.candidates;
-    return std::visit(
-        overloaded{
-            [&](const SelectorAbsent&) {
-              return fallback(select, SelectionDisposition::Unavailable);
-            },
-            [&](const SelectorFailed&) {
-              return fallback(select, SelectionDisposition::Unavailable);
-            },
-            [&](const SelectorText& text) {
-              return judged(accept_selection(text.output, candidates));
-            },
-            [&](const SelectorEvaluation& answer) {
-              return judged(
-                  accept_evaluation(answer.evaluation, candidates, answer.minimum_confidence));
-            },
-        },
-        selector);
+    return std::visit(overloaded{
+                          [&](const SelectorAbsent&) {
+                            return fallback(select, SelectionDisposition::Unavailable);
+                          },
+                          [&](const SelectorFailed&) {
+                            return fallback(select, SelectionDisposition::Unavailable);
+                          },
+                          [&](const SelectorText& text) {
+                            return judged(accept_selection(text.output, candidates));
+                          },
+                          [&](const SelectorEvaluation& answer) {
+                            return judged(accept_evaluation(answer.evaluation, candidates,
+                                                            answer.minimum_confidence));
+                          },
+                      },
+                      selector);
   };
   return std::visit(overloaded{[](const Decided& decided) { return decided.decision; }, settle},
                     plan);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,68 @@ TEST(AcceptEvaluationTest, ChoiceMustBeExactlyACandidate) {
 TEST(AcceptEvaluationTest, ChoiceMayTieButNeverTrailTheMostProbable) {
   EXPECT_EQ(judge(evaluation("alice", {{"alice", 500'000}, {"bob", 500'000}})), "alice");
   EXPECT_EQ(judge(evaluation("alice", {{"alice", 400'000}, {"bob", 600'000}})), std::nullopt);
+}
+
+// 64 candidates `a0` … `a63`, and a distribution choosing `a63` (every other 7'812 ppm).
+std::vector<SelectorCandidate> many_candidates() {
+  std::vector<SelectorCandidate> out;
+  for (int i = 0; i < 64; ++i) {
+    const std::string id = "a" + std::to_string(i);
+    out.push_back({.id = id, .label = id, .role = "Teammate"});
+  }
+  return out;
+}
+
+SelectionEvaluation many_evaluation() {
+  SelectionEvaluation e{.choice = "a63", .confidence = {900'000}};
+  for (int i = 0; i < 64; ++i) {
+    e.probabilities.push_back({.candidate_id = "a" + std::to_string(i),
+                               .probability = {i == 63 ? 1'000'000U - 63U * 7'812U : 7'812U}});
+  }
+  return e;
+}
+
+TEST(AcceptEvaluationTest, SixtyFourCandidatesInAnyEntryOrderAreAccepted) {
+  const auto all = many_candidates();
+  SelectionEvaluation e = many_evaluation();
+  EXPECT_EQ(accept_evaluation(e, all, Probability{500'000}), "a63");
+  std::ranges::reverse(e.probabilities);
+  EXPECT_EQ(accept_evaluation(e, all, Probability{500'000}), "a63");
+  std::swap(e.probabilities[3], e.probabilities[40]);
+  EXPECT_EQ(accept_evaluation(e, all, Probability{500'000}), "a63");
+}
+
+TEST(AcceptEvaluationTest, SixtyFourCandidatesWithARepeatedOrMissingEntryAreRejected) {
+  const auto all = many_candidates();
+  SelectionEvaluation twice = many_evaluation();
+  twice.probabilities[40].candidate_id = "a17";  // a17 twice, a40 missing
+  EXPECT_EQ(accept_evaluation(twice, all, Probability{500'000}), std::nullopt);
+  SelectionEvaluation stranger = many_evaluation();
+  stranger.probabilities[0].candidate_id = "a64";
+  EXPECT_EQ(accept_evaluation(stranger, all, Probability{500'000}), std::nullopt);
+  SelectionEvaluation trailing = many_evaluation();
+  trailing.probabilities[5].probability = {7'812 + 300'000};  // the sum is kept
+  trailing.probabilities[63].probability = {1'000'000 - 63 * 7'812 - 300'000};
+  EXPECT_EQ(accept_evaluation(trailing, all, Probability{500'000}), std::nullopt);
+  trailing.probabilities[5].probability = {1'000'000 - 63 * 7'812 - 300'000};  // swapped back
+  trailing.probabilities[63].probability = {7'812 + 300'000};
+  EXPECT_EQ(accept_evaluation(trailing, all, Probability{500'000}), "a63");
+}
+
+TEST(AcceptEvaluationTest, ARepeatedCandidateCountsItsOneEntryForEachAppearance) {
+  // SPEC §2.6 checks each candidate in order for exactly one entry with its id: a candidate
+  // listed twice is covered twice by the same entry, and the extra entry names no one.
+  const auto twice = candidates({"alice", "alice"});
+  const auto e = evaluation("alice", {{"alice", 500'000}, {"zed", 500'000}});
+  EXPECT_EQ(accept_evaluation(e, twice, Probability{500'000}), "alice");
+  const auto doubled = evaluation("alice", {{"alice", 250'000}, {"alice", 750'000}});
+  EXPECT_EQ(accept_evaluation(doubled, twice, Probability{500'000}), std::nullopt);
+  const auto trailing = evaluation("alice", {{"alice", 500'000}, {"zed", 500'001}});
+  EXPECT_EQ(accept_evaluation(trailing, twice, Probability{500'000}), std::nullopt);
+}
+
+TEST(AcceptEvaluationTest, NoCandidatesAcceptNothing) {
+  EXPECT_EQ(accept_evaluation(evaluation("", {}), {}, Probability{0}), std::nullopt);
 }
 
 Select desk_select() {

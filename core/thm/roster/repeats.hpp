@@ -1,0 +1,52 @@
+#pragma once
+/// \file
+/// Finding the first repeated id of a list without hashing (SPEC §1.1, §1.2 "appears twice,
+/// exact comparison"), shared by roster and desk validation.
+
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace thm::detail {
+
+/// Lists up to this long are checked pairwise: no allocation, and for the handful of ids a
+/// chat holds fewer instructions than hashing or sorting them.
+inline constexpr std::size_t kPairwiseRepeatLimit = 32;
+
+/// Exactly `a == b`, testing the last byte first: ids that share a prefix (`agent_1`,
+/// `agent_2`) differ there, which spares the `memcmp` call of most unequal pairs.
+[[nodiscard]] inline bool same_id(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && (a.empty() || a.back() == b.back()) && a == b;
+}
+
+/// The smallest index `i < count` whose id `id_at(i)` equals (exactly) the id of some
+/// `j < i`, or `count` when the ids are distinct. That is where a left-to-right scan with a
+/// set of seen ids stops. Up to `kPairwiseRepeatLimit` ids: pairwise, allocation-free;
+/// beyond: one sorted array of (id, index), O(n log n), one allocation.
+template <class IdAt>
+[[nodiscard]] std::size_t first_repeat(std::size_t count, IdAt id_at) {
+  if (count <= kPairwiseRepeatLimit) {
+    for (std::size_t i = 1; i < count; ++i) {
+      const std::string_view id = id_at(i);
+      for (std::size_t j = 0; j < i; ++j) {
+        if (same_id(id_at(j), id)) return i;
+      }
+    }
+    return count;
+  }
+  std::vector<std::pair<std::string_view, std::size_t>> sorted;
+  sorted.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) sorted.emplace_back(id_at(i), i);
+  std::ranges::sort(sorted);
+  // Sorted by (id, index): an entry equal to the one before it is a repeat, and the
+  // smallest index among those is the first repeat.
+  std::size_t first = count;
+  for (std::size_t k = 1; k < sorted.size(); ++k) {
+    if (sorted[k].first == sorted[k - 1].first) first = std::min(first, sorted[k].second);
+  }
+  return first;
+}
+
+}  // namespace thm::detail
