@@ -39,12 +39,12 @@ std::size_t whitespace_start_before(std::string_view text, std::size_t end) noex
 
 }  // namespace
 
-bool is_unicode_whitespace(char32_t code_point) noexcept {
+bool is_unicode_whitespace_non_ascii(char32_t code_point) noexcept {
   if (code_point == kInvalidCodePoint) return false;
   return u_hasBinaryProperty(static_cast<UChar32>(code_point), UCHAR_WHITE_SPACE) != 0;
 }
 
-DecodedChar decode_at(std::string_view text, std::size_t offset) noexcept {
+DecodedChar decode_non_ascii_at(std::string_view text, std::size_t offset) noexcept {
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(text.data() + offset);
   const auto length = static_cast<std::int32_t>(std::min<std::size_t>(text.size() - offset, 4));
   std::int32_t end = 0;
@@ -54,7 +54,7 @@ DecodedChar decode_at(std::string_view text, std::size_t offset) noexcept {
   return {.code_point = static_cast<char32_t>(code_point), .length = static_cast<std::size_t>(end)};
 }
 
-bool is_alphanumeric(char32_t code_point) noexcept {
+bool is_alphanumeric_non_ascii(char32_t code_point) noexcept {
   if (code_point == kInvalidCodePoint) return false;
   const auto c = static_cast<UChar32>(code_point);
   if (u_hasBinaryProperty(c, UCHAR_ALPHABETIC) != 0) return true;

@@ -1,6 +1,7 @@
 #include "thm/detail/unicode.hpp"
 
 #include <gtest/gtest.h>
+#include <unicode/uchar.h>
 
 #include <string>
 
@@ -14,6 +15,30 @@ TEST(UnicodeTest, WhiteSpacePropertyComesFromIcu) {
   }
   for (const char32_t c : {U'a', U'_', U'\u200B', U'\uFEFF', U'\u180E', U'0'}) {
     EXPECT_FALSE(is_unicode_whitespace(c)) << static_cast<unsigned>(c);
+  }
+}
+
+// The ASCII fast paths answer as ICU does.
+TEST(UnicodeTest, AsciiAnswersEqualIcus) {
+  for (char32_t c = 0; c < 0x80; ++c) {
+    const auto icu = static_cast<UChar32>(c);
+    EXPECT_EQ(is_unicode_whitespace(c), u_hasBinaryProperty(icu, UCHAR_WHITE_SPACE) != 0)
+        << static_cast<unsigned>(c);
+    const auto category = u_charType(icu);
+    const bool alphanumeric = u_hasBinaryProperty(icu, UCHAR_ALPHABETIC) != 0 ||
+                              category == U_DECIMAL_DIGIT_NUMBER || category == U_LETTER_NUMBER ||
+                              category == U_OTHER_NUMBER;
+    EXPECT_EQ(is_alphanumeric(c), alphanumeric) << static_cast<unsigned>(c);
+  }
+}
+
+// The mention alias table relies on this: a name that starts with a letter, digit or `_`
+// is never blank.
+TEST(UnicodeTest, NoWhiteSpaceCharacterIsAlphanumeric) {
+  for (char32_t c = 0; c <= 0x10FFFF; ++c) {
+    if (is_unicode_whitespace(c)) {
+      EXPECT_FALSE(is_alphanumeric(c)) << static_cast<unsigned>(c);
+    }
   }
 }
 

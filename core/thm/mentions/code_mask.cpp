@@ -1,8 +1,10 @@
 #include "thm/mentions/code_mask.hpp"
 
+#include <string.h>  // memrchr (GNU)
+
 #include <algorithm>
-#include <map>
 #include <optional>
+#include <string_view>
 
 namespace thm::detail {
 namespace {
@@ -29,11 +31,6 @@ Line line_at(std::string_view body, std::size_t begin) {
 }
 
 bool is_space_or_tab(char c) { return c == ' ' || c == '\t'; }
-
-bool is_ascii_punctuation(char c) {
-  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
-         (c >= '{' && c <= '~');
-}
 
 class LineView {
  public:
@@ -116,46 +113,105 @@ bool is_setext_underline(const LineView& line) {
   return std::ranges::all_of(text->substr(run), is_space_or_tab);
 }
 
-// Inline code spans of one paragraph or heading, `[begin, end)` of the body. A closer is
-// found through an index of backtick runs by length, so the scan stays linear.
+// A maximal run of backticks: `length` of them from `begin`.
+struct BacktickRun {
+  std::size_t begin = 0;
+  std::size_t length = 0;
+};
+
+// The backtick runs of `[begin, end)` of the body, in order, found with `find` (memchr)
+// rather than by testing every byte.
+std::vector<BacktickRun> backtick_runs(std::string_view body, std::size_t begin, std::size_t end) {
+  std::vector<BacktickRun> runs;
+  const std::string_view text = body.substr(0, end);
+  for (std::size_t i = text.find('`', begin); i != std::string_view::npos; i = text.find('`', i)) {
+    const std::size_t start = i;
+    i = std::min(text.find_first_not_of('`', i), end);
+    runs.push_back({.begin = start, .length = i - start});
+  }
+  return runs;
+}
+
+// CommonMark escapes: `\` before ASCII punctuation escapes that one character. `\` and
+// the backtick are both punctuation, so backslashes pair up (`\\` is a literal backslash)
+// and a backtick is escaped exactly when an odd number of backslashes end just before it.
+// Counting stops at `scan_begin`, where the scan for openers (re)started: that is the block
+// start or just after a backtick, so the whole backslash run lies after it.
+bool is_escaped(std::string_view body, std::size_t scan_begin, std::size_t at) {
+  std::size_t backslashes = 0;
+  while (at - backslashes > scan_begin && body[at - backslashes - 1] == '\\') ++backslashes;
+  return backslashes % 2 == 1;
+}
+
+// Inline code spans of one paragraph or heading, `[begin, end)` of the body. Openers are
+// read left to right (backslash escapes apply outside spans only); a closer is the next raw
+// run of exactly the opener's length (backslashes are literal there), found through an index
+// of runs by length in which each is passed once: O(runs log runs) after one memchr pass.
 void add_code_spans(std::string_view body, std::size_t begin, std::size_t end,
                     std::vector<ByteRange>& ranges) {
-  std::map<std::size_t, std::vector<std::size_t>> runs_by_length;  // raw runs; backslashes literal
-  for (std::size_t i = begin; i < end;) {
-    if (body[i] != '`') {
-      ++i;
-      continue;
-    }
-    const std::size_t start = i;
-    while (i < end && body[i] == '`') ++i;
-    runs_by_length[i - start].push_back(start);
-  }
-  if (runs_by_length.empty()) return;
-  std::map<std::size_t, std::size_t> cursor;  // per length: first run not yet passed
+  const std::vector<BacktickRun> runs = backtick_runs(body, begin, end);
+  if (runs.size() < 2) return;  // a span needs an opening run and a later closing one
+  // The runs ordered by length, then position: the candidate closers of one length are a
+  // block of it, and `passed[i]` counts the ones of the block starting at `i` that lie
+  // behind the scan (openers only move forward, so closers are passed once each).
+  std::vector<BacktickRun> by_length = runs;
+  std::ranges::stable_sort(by_length, {}, &BacktickRun::length);
+  std::vector<std::size_t> passed(by_length.size(), 0);
+  // The first closer of exactly `length` backticks that starts at or after `from`.
+  const auto closer = [&](std::size_t length, std::size_t from) -> std::optional<std::size_t> {
+    const auto block = std::ranges::lower_bound(by_length, length, {}, &BacktickRun::length);
+    const auto first = static_cast<std::size_t>(block - by_length.begin());
+    const auto in_block = [&](std::size_t i) {
+      return i < by_length.size() && by_length[i].length == length;
+    };
+    if (!in_block(first)) return std::nullopt;  // no run of that length
+    std::size_t& next = passed[first];
+    while (in_block(first + next) && by_length[first + next].begin < from) ++next;
+    if (!in_block(first + next)) return std::nullopt;
+    return by_length[first + next].begin;
+  };
 
-  for (std::size_t p = begin; p < end;) {
-    const char c = body[p];
-    if (c == '\\' && p + 1 < end && is_ascii_punctuation(body[p + 1])) {
-      p += 2;  // an escaped character opens nothing
-      continue;
+  std::size_t p = begin;  // where the scan for openers stands; never inside a span
+  for (const BacktickRun& run : runs) {
+    if (run.begin < p) continue;  // inside the last span (spans end at the end of a run)
+    std::size_t opener = run.begin;
+    std::size_t length = run.length;
+    if (is_escaped(body, p, opener)) {  // the first tick is text; the rest may still open
+      ++opener;
+      --length;
+      if (length == 0) {
+        p = opener;
+        continue;
+      }
     }
-    if (c != '`') {
-      ++p;
-      continue;
-    }
-    std::size_t length = 0;
-    while (p + length < end && body[p + length] == '`') ++length;
-    const auto& candidates = runs_by_length[length];
-    std::size_t& next = cursor[length];
-    while (next < candidates.size() && candidates[next] < p + length) ++next;
-    if (next < candidates.size()) {
-      const std::size_t closer_end = candidates[next] + length;
-      ranges.push_back({.begin = p, .end = closer_end});
+    if (const auto closer_begin = closer(length, opener + length)) {
+      const std::size_t closer_end = *closer_begin + length;
+      ranges.push_back({.begin = opener, .end = closer_end});
       p = closer_end;
     } else {
-      p += length;  // no closer: the opener is plain text
+      p = opener + length;  // no closer: the opener is plain text
     }
   }
+}
+
+// True when `body` has a line that could open a fence: one needs a run of three backticks
+// or three tildes, so a body with neither substring has no fence.
+bool may_have_fence(std::string_view body) {
+  return body.find("```") != std::string_view::npos || body.find("~~~") != std::string_view::npos;
+}
+
+// Start of the line that holds byte `offset <= body.size()` (or starts there). glibc's
+// memrchr is vectorized, where string_view::rfind tests byte by byte.
+std::size_t line_start(std::string_view body, std::size_t offset) {
+  if (offset == 0) return 0;
+#if defined(__GLIBC__)
+  const void* newline = memrchr(body.data(), '\n', offset);
+  if (newline == nullptr) return 0;
+  return static_cast<std::size_t>(static_cast<const char*>(newline) - body.data()) + 1;
+#else
+  const std::size_t newline = body.rfind('\n', offset - 1);
+  return newline == std::string_view::npos ? 0 : newline + 1;
+#endif
 }
 
 }  // namespace
@@ -229,6 +285,48 @@ std::vector<ByteRange> code_ranges(std::string_view body) {
   end_paragraph();
   std::ranges::sort(ranges, {}, &ByteRange::begin);
   return ranges;
+}
+
+CodeMask::CodeMask(std::string_view body) noexcept : body_(body) {}
+
+bool CodeMask::contains(std::size_t offset) {
+  if (offset >= body_.size()) return false;  // every code range ends inside the body
+  if (!computed_) {
+    has_fence_ = may_have_fence(body_);
+    if (has_fence_) {
+      window_end_ = body_.size();
+      ranges_ = code_ranges(body_);
+    }
+    computed_ = true;
+  }
+  if (!has_fence_ && offset >= window_end_) {
+    // The block around `offset`: back to just after the nearest blank line before its line
+    // (or the body start), on through the next blank line at or after it (or the body end).
+    // Without fences the code_ranges state machine holds only an open paragraph, which a
+    // blank line closes; so it stands at both ends exactly as at the start of a body, and
+    // the ranges of this slice are those of the whole body there.
+    std::size_t begin = line_start(body_, offset);
+    while (begin > 0) {
+      const Line previous = line_at(body_, line_start(body_, begin - 1));
+      if (LineView(body_, previous).blank()) break;
+      begin = previous.begin;
+    }
+    std::size_t end = line_start(body_, offset);
+    while (end < body_.size()) {
+      const Line line = line_at(body_, end);
+      end = line.next;
+      if (LineView(body_, line).blank()) break;
+    }
+    window_end_ = end;
+    ranges_ = code_ranges(body_.substr(begin, end - begin));
+    for (ByteRange& range : ranges_) {
+      range.begin += begin;
+      range.end += begin;
+    }
+    next_ = 0;
+  }
+  while (next_ < ranges_.size() && ranges_[next_].end <= offset) ++next_;
+  return next_ < ranges_.size() && ranges_[next_].begin <= offset;
 }
 
 }  // namespace thm::detail

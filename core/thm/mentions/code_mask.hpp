@@ -24,4 +24,30 @@ struct ByteRange {
 /// Linear in the body's length.
 [[nodiscard]] std::vector<ByteRange> code_ranges(std::string_view body);
 
+/// Whether offsets of one body lie in its code, asked in non-decreasing order: the answers
+/// of a lookup in `code_ranges(body)`, computed from as little of the body as will do. A
+/// body with a fence anywhere is masked whole, once. A body without one (no "```" and no
+/// "~~~" in it) is masked one block at a time: the lines between the blank lines around the
+/// offset asked about, because without fences a blank line leaves nothing open (no
+/// paragraph, no span) and so the ranges past it do not depend on the text before it.
+/// Borrows `body`.
+class CodeMask {
+ public:
+  explicit CodeMask(std::string_view body) noexcept;
+
+  /// True when `offset` lies in a range of `code_ranges(body)`. Precondition: `offset` is
+  /// not smaller than in the previous call.
+  [[nodiscard]] bool contains(std::size_t offset);
+
+ private:
+  std::string_view body_;
+  bool has_fence_ = false;
+  bool computed_ = false;
+  // The code ranges of the block that ends at window_end_ (of the whole body when it has a
+  // fence), in body offsets, and the first of them not yet passed.
+  std::size_t window_end_ = 0;
+  std::vector<ByteRange> ranges_;
+  std::size_t next_ = 0;
+};
+
 }  // namespace thm::detail

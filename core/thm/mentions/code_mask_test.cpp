@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace thm::detail {
 namespace {
@@ -84,6 +87,58 @@ TEST(CodeMaskTest, RangesAreSortedAndDisjoint) {
   const auto ranges = code_ranges("`a` x\n\n    code\n\n```\nf\n```\n`b`");
   ASSERT_EQ(ranges.size(), 4U);
   for (std::size_t i = 1; i < ranges.size(); ++i) EXPECT_LE(ranges[i - 1].end, ranges[i].begin);
+}
+
+TEST(CodeMaskTest, BackslashRunsEscapeByParity) {
+  EXPECT_EQ(masked("\\\\\\`a` b`"), "\\\\\\`a####");  // three: the first tick is escaped
+  EXPECT_EQ(masked("\\\\``a`` b"), "\\\\##### b");    // two: nothing is escaped
+  EXPECT_EQ(masked("\\```a`` b"), "\\`##### b");      // the rest of an escaped run opens
+  EXPECT_EQ(masked("`a` \\`b`"), "### \\`b`");        // counting starts after a span
+  EXPECT_EQ(masked("x\\*`a`"), "x\\*###");            // an escaped `*` escapes no tick
+}
+
+// CodeMask answers as a lookup in code_ranges, for every offset and for sparse ones.
+bool in_ranges(const std::vector<ByteRange>& ranges, std::size_t offset) {
+  for (const ByteRange& range : ranges) {
+    if (range.begin <= offset && offset < range.end) return true;
+  }
+  return false;
+}
+
+void expect_mask_agrees(std::string_view body) {
+  const auto ranges = code_ranges(body);
+  CodeMask every(body);
+  for (std::size_t i = 0; i <= body.size(); ++i) {
+    ASSERT_EQ(every.contains(i), in_ranges(ranges, i)) << "offset " << i << " of \"" << body << '"';
+  }
+  CodeMask sparse(body);
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '@') continue;
+    ASSERT_EQ(sparse.contains(i), in_ranges(ranges, i))
+        << "offset " << i << " of \"" << body << '"';
+  }
+}
+
+TEST(CodeMaskTest, MaskAgreesWithCodeRanges) {
+  for (const char* body : {"", "@", "a `@` b\n\n`@`", "`a\n\n@b`", "    @\n\n@\n    @",
+                           "x\n    @\n\n    @", "```\n\n@\n```\n\n    @", "`a\r\n\r\n@`",
+                           "# `a\n@`", "***\n    @", "x\n===\n    @ `\n@`", " \t \n\t@"}) {
+    expect_mask_agrees(body);
+  }
+  // Bodies drawn from the bytes that matter, by a fixed linear congruential sequence.
+  constexpr std::string_view kBytes = "`~ \t\n\r\\#-=*@a";
+  std::uint32_t state = 20240601;
+  for (int round = 0; round < 4000; ++round) {
+    std::string body;
+    state = state * 1664525U + 1013904223U;
+    const std::size_t length = (state >> 16) % 24;
+    for (std::size_t i = 0; i < length; ++i) {
+      state = state * 1664525U + 1013904223U;
+      body += kBytes[(state >> 16) % kBytes.size()];
+    }
+    expect_mask_agrees(body);
+    if (HasFatalFailure()) return;
+  }
 }
 
 TEST(CodeMaskTest, ManyUnmatchedRunsStayFast) {

@@ -1,15 +1,20 @@
 #include "thm/mentions/resolve.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <forward_list>
 #include <iterator>
 #include <limits>
+#include <memory_resource>
 #include <numeric>
-#include <utility>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "thm/chat/chat.hpp"
 #include "thm/detail/unicode.hpp"
+#include "thm/detail/unreachable.hpp"
 #include "thm/mentions/code_mask.hpp"
 #include "thm/overloaded.hpp"
 
@@ -30,14 +35,21 @@ bool opens(std::string_view body, std::size_t at) noexcept {
   }
 }
 
+// SPEC §1.5 token step 3: an alias ends at White_Space or at one of these.
+constexpr std::string_view kTerminatingPunctuation = ",;.?!:)]}'\"";
+
+// The ASCII terminators as a table, read by every alias and token byte: the punctuation
+// above and ASCII's White_Space characters (U+0009..U+000D, U+0020).
+constexpr std::array<bool, 0x80> kAsciiTerminators = [] {
+  std::array<bool, 0x80> table{};
+  for (const char c : kTerminatingPunctuation) table[static_cast<std::size_t>(c)] = true;
+  for (const char c : std::string_view(" \t\n\v\f\r")) table[static_cast<std::size_t>(c)] = true;
+  return table;
+}();
+
 bool is_terminator(char32_t c) noexcept {
-  switch (c) {
-    case U',': case U';': case U'.': case U'?': case U'!': case U':': case U')': case U']':
-    case U'}': case U'\'': case U'"':
-      return true;
-    default:
-      return detail::is_unicode_whitespace(c);
-  }
+  if (c < 0x80) return kAsciiTerminators[c];
+  return detail::is_unicode_whitespace(c);  // no terminating punctuation is beyond ASCII
 }
 
 bool starts_alias(char32_t c) noexcept { return c == U'_' || detail::is_alphanumeric(c); }
@@ -156,17 +168,23 @@ std::string ascii_slug(std::string_view label) {
   return slug;
 }
 
+// The alias table of SPEC §1.5, built per call. It borrows the snapshots: keys and target
+// ids are views into them, except a key that lower-casing changes, which the table owns.
 class AliasTable {
  public:
   AliasTable(const Roster& roster, const DeskSet& desks) {
-    for (const RosterMember* member : roster.active_members()) {
-      add(member->id, AgentTarget{member->id}, false);
-      if (member->name && !detail::is_blank(*member->name)) {
-        add(*member->name, AgentTarget{member->id}, false);
-      }
+    // An alias that is `admissible` starts with a letter, digit or `_`, none of which is
+    // White_Space, so it is never blank: the blank names and labels that SPEC §1.5 leaves
+    // out are left out by `add` without trimming them first.
+    const std::vector<const RosterMember*> members = roster.active_members();
+    const std::vector<const Desk*> desk_list = desks.desks();
+    entries_.reserve(2 * (members.size() + roster.people().size() + desk_list.size()) + 3);
+    for (const RosterMember* member : members) {
+      add(member->id, {.kind = Kind::Agent, .id = member->id}, false);
+      if (member->name) add(*member->name, {.kind = Kind::Agent, .id = member->id}, false);
     }
     for (const Person& someone : roster.people()) {
-      if (!detail::is_blank(someone.label)) add(someone.label, PersonTarget{someone.id}, false);
+      add(someone.label, {.kind = Kind::Person, .id = someone.id}, false);
     }
     std::unordered_set<std::string> slugs;  // allocated to earlier people
     // Per base slug, the first suffix not yet found taken: slugs are only ever added, so the
@@ -180,43 +198,94 @@ class AliasTable {
         std::size_t& n = next_suffix.try_emplace(base, 2).first->second;
         while (slugs.contains(slug = base + "_" + std::to_string(n))) ++n;
       }
-      slugs.insert(slug);
-      add(slug, PersonTarget{someone.id}, false);
+      add(owned_keys_.emplace_front(slug), {.kind = Kind::Person, .id = someone.id}, false);
+      slugs.insert(std::move(slug));
     }
-    for (const Desk* desk : desks.desks()) {
-      add(desk->id, DeskTarget{desk->id}, true);
-      add(desk->name, DeskTarget{desk->id}, true);
+    for (const Desk* desk : desk_list) {
+      add(desk->id, {.kind = Kind::Desk, .id = desk->id}, true);
+      add(desk->name, {.kind = Kind::Desk, .id = desk->id}, true);
     }
-    for (const char* everyone : {"everyone", "channel", "here"}) add(everyone, EveryoneTarget{}, false);
+    for (const std::string_view everyone : {"everyone", "channel", "here"}) {
+      add(everyone, {.kind = Kind::Everyone}, false);
+    }
   }
 
   // SPEC §1.5 `extract_at`: the one target the alias names, or nothing when it names none
   // or several.
   [[nodiscard]] std::optional<MentionTarget> match(std::string_view alias, bool desk_only) const {
-    const auto found = entries_.find(detail::lowercase(alias));
+    const std::string lower = detail::lowercase(alias);
+    const auto found = entries_.find(lower);
     if (found == entries_.end()) return std::nullopt;
-    const MentionTarget* target = nullptr;
-    for (const Entry& entry : found->second) {
-      if (desk_only && !entry.desk) continue;
-      if (target != nullptr && !(*target == entry.target)) return std::nullopt;
-      target = &entry.target;
-    }
-    if (target == nullptr) return std::nullopt;
-    return *target;
+    const Candidates& candidates = desk_only ? found->second.desks : found->second.all;
+    if (candidates.several || !candidates.first) return std::nullopt;
+    return candidates.first->to_target();
   }
 
  private:
-  struct Entry {
-    MentionTarget target;
-    bool desk = false;
+  enum class Kind : std::uint8_t { Agent, Person, Desk, Everyone };
+
+  struct TargetRef {
+    Kind kind = Kind::Everyone;
+    std::string_view id{};
+    friend bool operator==(const TargetRef&, const TargetRef&) = default;
+
+    [[nodiscard]] MentionTarget to_target() const {
+      switch (kind) {
+        case Kind::Agent:
+          return AgentTarget{std::string(id)};
+        case Kind::Person:
+          return PersonTarget{std::string(id)};
+        case Kind::Desk:
+          return DeskTarget{std::string(id)};
+        case Kind::Everyone:
+          return EveryoneTarget{};
+      }
+      detail::unreachable();
+    }
   };
 
-  void add(std::string_view alias, MentionTarget target, bool desk) {
+  // What `match` needs of the entries under one key, kept as they are added: the first
+  // target, and whether another, different one followed (the key is then ambiguous).
+  struct Candidates {
+    std::optional<TargetRef> first{};
+    bool several = false;
+
+    void add(const TargetRef& target) {
+      if (!first) {
+        first = target;
+      } else if (!(*first == target)) {
+        several = true;
+      }
+    }
+  };
+
+  struct Named {
+    Candidates all{};    // every entry, for `@alias`
+    Candidates desks{};  // desk entries only, for `@#alias`
+  };
+
+  // `alias` must outlive the table: it is a snapshot's text or one of `owned_keys_`.
+  void add(std::string_view alias, const TargetRef& target, bool desk) {
     if (!admissible(alias)) return;
-    entries_[detail::lowercase(alias)].push_back({std::move(target), desk});
+    // The key is `lowercase(alias)`. It borrows the snapshot when that is `alias` itself, as
+    // for ASCII without capitals; else the table keeps the lower-cased copy (in a list:
+    // growing it moves no string, so views stay valid).
+    std::string_view key = alias;
+    const auto lower_ascii = [](char c) {
+      return static_cast<unsigned char>(c) < 0x80 && !(c >= 'A' && c <= 'Z');
+    };
+    if (!std::ranges::all_of(alias, lower_ascii))
+      key = owned_keys_.emplace_front(detail::lowercase(alias));
+    Named& named = entries_[key];
+    named.all.add(target);
+    if (desk) named.desks.add(target);
   }
 
-  std::unordered_map<std::string, std::vector<Entry>> entries_;
+  // The table lives for one call and only grows: its nodes come from one arena, freed at
+  // once, rather than from one heap allocation each.
+  std::pmr::monotonic_buffer_resource arena_;
+  std::forward_list<std::string> owned_keys_;
+  std::pmr::unordered_map<std::string_view, Named> entries_{&arena_};
 };
 
 // ---- extraction and revalidation ---------------------------------------------------------
@@ -226,19 +295,22 @@ bool is_masked(const std::vector<detail::ByteRange>& ranges, std::size_t offset)
   return after != ranges.begin() && offset < std::prev(after)->end;
 }
 
-std::vector<Mention> extract(std::string_view body, const AliasTable& aliases,
-                             const std::vector<detail::ByteRange>& code) {
+// SPEC §1.5 scan. Each `@` is checked cheapest test first (opens, lexes, lies outside
+// code, names a target); the tests are independent, so their order changes no answer, only
+// how much is computed: the code mask and the alias table are built only once a token
+// needs them.
+std::vector<Mention> extract(std::string_view body, const Roster& roster, const DeskSet& desks) {
   std::vector<Mention> found;
   TerminatorFinder terminators(body);
-  auto range = code.begin();
+  detail::CodeMask code(body);
+  std::optional<AliasTable> aliases;
   for (std::size_t at = body.find('@'); at != std::string_view::npos; at = body.find('@', at + 1)) {
-    while (range != code.end() && range->end <= at) ++range;
-    if (range != code.end() && range->begin <= at) continue;  // inside code
     if (!opens(body, at)) continue;
     const auto token = lex(body, at, terminators);
-    if (!token) continue;
-    auto target = aliases.match(body.substr(token->alias_begin, token->end - token->alias_begin),
-                                token->desk_only);
+    if (!token || code.contains(at)) continue;
+    if (!aliases) aliases.emplace(roster, desks);
+    auto target = aliases->match(body.substr(token->alias_begin, token->end - token->alias_begin),
+                                 token->desk_only);
     if (!target) continue;
     found.push_back(Mention{.target = *std::move(target),
                             .text = std::string(body.substr(at, token->end - at)),
@@ -264,10 +336,11 @@ bool target_is_active(const MentionTarget& target, const Roster& roster, const D
 
 // SPEC §1.5 step 3: a supplied mention survives only as an exact token of the body.
 std::vector<Mention> revalidate(std::string_view body, std::span<const Mention> supplied,
-                                const AliasTable& aliases,
-                                const std::vector<detail::ByteRange>& code, const Roster& roster,
-                                const DeskSet& desks) {
+                                const Roster& roster, const DeskSet& desks) {
   std::vector<Mention> kept;
+  if (supplied.empty()) return kept;
+  const AliasTable aliases(roster, desks);
+  const std::vector<detail::ByteRange> code = detail::code_ranges(body);
   for (const Mention& mention : supplied) {
     const std::size_t offset = mention.offset;
     if (mention.text.size() > std::numeric_limits<std::size_t>::max() - offset) continue;
@@ -305,8 +378,13 @@ bool is_self_mention(const MentionTarget& target, const MentionAuthor& author) {
 }
 
 std::vector<Mention> normalize(std::vector<Mention> mentions, const MentionAuthor& author) {
-  std::ranges::stable_sort(mentions, {}, &Mention::offset);
+  // Extraction yields its mentions in offset order already, and a stable sort leaves a
+  // sorted list as it is: only supplied lists can need sorting.
+  if (!std::ranges::is_sorted(mentions, {}, &Mention::offset)) {
+    std::ranges::stable_sort(mentions, {}, &Mention::offset);
+  }
   std::vector<Mention> kept;
+  kept.reserve(mentions.size());
   std::optional<std::size_t> last_offset;
   std::unordered_set<std::string> seen_targets;
   std::size_t pinging = 0;
@@ -348,11 +426,13 @@ std::vector<Mention> resolve_mentions(std::string_view body,
                                       std::optional<std::span<const Mention>> supplied,
                                       const MentionAuthor& author, const Roster& roster,
                                       const DeskSet& desks) {
+  // Every mention, found or supplied, starts at an `@` of the body (extraction lexes only
+  // there; revalidation drops a span that does not start with one), so a body without `@`
+  // has none, whatever the snapshots: the answer needs no other look at the inputs.
+  if (body.find('@') == std::string_view::npos) return {};
   if (roster.validate() || desks.validate()) return {};
-  const AliasTable aliases(roster, desks);
-  const std::vector<detail::ByteRange> code = detail::code_ranges(body);
-  std::vector<Mention> found = supplied ? revalidate(body, *supplied, aliases, code, roster, desks)
-                                        : extract(body, aliases, code);
+  std::vector<Mention> found =
+      supplied ? revalidate(body, *supplied, roster, desks) : extract(body, roster, desks);
   return normalize(std::move(found), author);
 }
 

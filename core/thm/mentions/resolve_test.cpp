@@ -88,6 +88,17 @@ TEST(ResolveMentionsTest, TerminatorsEndTheAliasAndOthersDoNot) {
   }
 }
 
+TEST(ResolveMentionsTest, EveryAsciiByteTerminatesOrNotAsTheSpecSays) {
+  const Team team;
+  const std::string_view terminators = ",;.?!:)]}'\" \t\n\v\f\r";
+  for (int byte = 1; byte < 0x80; ++byte) {
+    const char c = static_cast<char>(byte);
+    const auto found = team.resolve(std::string("@bob") + c + "x");
+    const bool ends = terminators.find(c) != std::string_view::npos;
+    EXPECT_EQ(found.size(), ends ? 1U : 0U) << byte;
+  }
+}
+
 TEST(ResolveMentionsTest, WholeTokensOnlyNeverPrefixesOrTruncations) {
   const Team team;
   EXPECT_EQ(spans(team.resolve("@chief-khaliq can you review?")), (Spans{{"@chief-khaliq", 0}}));
@@ -182,6 +193,50 @@ TEST(ResolveMentionsTest, CodeIsMasked) {
   EXPECT_EQ(spans(team.resolve("\\` @alice \\`")), (Spans{{"@alice", 3}}));
   EXPECT_EQ(spans(team.resolve("```\r\n@alice\r\n```\r\n@bob")), (Spans{{"@bob", 18}}));
   EXPECT_EQ(spans(team.resolve("` text @alice")), (Spans{{"@alice", 7}}));
+}
+
+// The fast paths: a body without `@`, `@`s only in code, and masking block by block when
+// the body has no fence (the blocks between blank lines), or all at once when it has one.
+TEST(ResolveMentionsTest, BodiesWithoutAnOpenMentionAreCheap) {
+  const Team team;
+  EXPECT_TRUE(team.resolve("").empty());
+  EXPECT_TRUE(team.resolve("no at sign here, `code` and\n\n    indented").empty());
+  const RosterSnapshot invalid{.members = {{.id = "x"}, {.id = "x"}}};
+  const DeskSnapshot desks;
+  EXPECT_TRUE(
+      resolve_mentions("plain", std::nullopt, OtherAuthor{}, Roster(invalid), DeskSet(desks))
+          .empty());
+  EXPECT_TRUE(
+      resolve_mentions("@x", std::nullopt, OtherAuthor{}, Roster(invalid), DeskSet(desks)).empty());
+  EXPECT_TRUE(team.resolve("`@alice` and ``@bob``\n\n    @alice\n").empty());
+  EXPECT_TRUE(team.resolve("a `b\n@alice c` d").empty());  // a span across a line break
+}
+
+TEST(ResolveMentionsTest, MaskingBlockByBlockAgreesWithTheWholeBody) {
+  const Team team;
+  // No fence: spans close within their paragraph, indented lines after a blank line are code,
+  // indented lines inside a paragraph are not.
+  EXPECT_EQ(spans(team.resolve("`a\n\n@alice `\n\n    @bob\n\ntext\n    @bob")),
+            (Spans{{"@alice", 4}, {"@bob", 33}}));
+  EXPECT_EQ(spans(team.resolve("x\n  \t\n    @bob\n \r\n@alice")), (Spans{{"@alice", 18}}));
+  EXPECT_EQ(spans(team.resolve("# `h\n@alice `\n@bob `x\n\n@alice")),
+            (Spans{{"@alice", 5}, {"@alice", 23}}));
+  // A fence anywhere: the blank line inside it does not end it.
+  EXPECT_EQ(spans(team.resolve("~~~\n\n@alice\n~~~\n\n@bob")), (Spans{{"@bob", 17}}));
+  EXPECT_EQ(spans(team.resolve("@alice\n\n```\n\n    @bob")), (Spans{{"@alice", 0}}));
+}
+
+TEST(ResolveMentionsTest, NonAsciiAliasesAreStillMatched) {
+  const RosterSnapshot roster{.members = {{.id = "\u00C9lodie"}, {.id = "ana", .name = "\u00C1na"}},
+                              .people = {{.id = "p", .label = "\u6771\u4EAC"}}};
+  const DeskSnapshot desks{.declared = {{.id = "d", .name = "\u00DCberDesk"}}};
+  const auto found = resolve_mentions("@\u00E9LODIE @\u00E1NA @\u6771\u4EAC @#\u00FCberdesk @#ana",
+                                      std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  ASSERT_EQ(found.size(), 4U);
+  EXPECT_EQ(found[0].target, MentionTarget{AgentTarget{"\u00C9lodie"}});
+  EXPECT_EQ(found[1].target, MentionTarget{AgentTarget{"ana"}});
+  EXPECT_EQ(found[2].target, MentionTarget{PersonTarget{"p"}});
+  EXPECT_EQ(found[3].target, MentionTarget{DeskTarget{"d"}});
 }
 
 TEST(ResolveMentionsTest, OffsetsAreUtf8ByteOffsetsIntoTheBody) {
