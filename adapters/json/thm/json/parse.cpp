@@ -1,11 +1,9 @@
 // The strict JSON reader behind thm::json::parse: nlohmann's SAX parser feeding a tree
 // builder that notices keys repeated within one object (SPEC §0.5), which nlohmann's own
 // DOM parser would silently collapse to the last one.
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "thm/json/json.hpp"
@@ -26,16 +24,30 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
   bool string(string_t& value) override { return add(Value(std::move(value))); }
   bool binary(binary_t& value) override { return add(Value::binary(std::move(value))); }
 
-  bool start_object(std::size_t) override { return open(Value::object()); }
+  bool start_object(std::size_t) override {
+    // Room for a typical wire object's members up front: growing a vector of
+    // `pair<const std::string, Value>` copies every key, since a const key cannot move.
+    Value object = Value::object();
+    object.get_ref<Value::object_t&>().reserve(8);
+    return open(std::move(object));
+  }
   bool start_array(std::size_t) override { return open(Value::array()); }
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
 
   bool key(string_t& key) override {
+    // The object's own members find a repeated key: one linear pass, as ordered_json's own
+    // insert makes anyway, with no set beside it.
     Frame& frame = frames_.back();
-    frame.key = key;
-    frame.skip_value = !frame.keys.insert(key).second;
-    if (!frame.skip_value) return true;
+    auto [member, inserted] = frame.container->get_ref<Value::object_t&>().emplace(key, nullptr);
+    if (inserted) {
+      frame.next = &member->second;
+      frame.key = &member->first;
+      return true;
+    }
+    frame.next = nullptr;
+    frame.repeated_key = key;
+    frame.key = &frame.repeated_key;
     const std::string where = path() + "/" + escape_pointer_token(key);
     if (repeated_keys_ == nullptr) {
       error_ = DecodeError{.path = where, .reason = "a key is repeated within one object"};
@@ -59,11 +71,14 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
   }
 
  private:
+  // An open container. In an object, `next` is the member the next value fills (null when
+  // its key is repeated: the value is dropped) and `key` that member's key. Both point into
+  // the container, which nothing changes while one of its values is open.
   struct Frame {
     Value* container = nullptr;
-    std::unordered_set<std::string> keys{};
-    std::string key{};
-    bool skip_value = false;
+    Value* next = nullptr;
+    const std::string* key = nullptr;
+    std::string repeated_key{};
   };
 
   // Where the next value goes; null when it is the value of a repeated key (dropped).
@@ -74,8 +89,7 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
       frame.container->push_back(nullptr);
       return &frame.container->back();
     }
-    if (frame.skip_value) return nullptr;
-    return &(*frame.container)[frame.key];
+    return frame.next;
   }
 
   bool add(Value value) {
@@ -111,7 +125,7 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
       const Value& container = *frames_[i].container;
       out += '/';
       out += container.is_array() ? std::to_string(container.size() - 1)
-                                  : escape_pointer_token(frames_[i].key);
+                                  : escape_pointer_token(*frames_[i].key);
     }
     return out;
   }
