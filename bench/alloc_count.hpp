@@ -1,0 +1,27 @@
+#pragma once
+/// \file
+/// Heap allocations counted per benchmark iteration. Linking `alloc_count.cpp` into a bench
+/// replaces the global `operator new` with one that counts every call on the calling thread
+/// (and then allocates with `malloc`), so a bench can report how many blocks one call of the
+/// code under test allocates (issue 9: a refusal allocates nothing).
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+
+namespace thm::bench {
+
+/// How many times `operator new` (any form) has run on this thread since it started.
+[[nodiscard]] std::uint64_t allocations_on_this_thread() noexcept;
+
+/// Counts the allocations one call of `call` makes, outside the timed loop (once, before the
+/// bench), and records it as the counter `allocs` (blocks per call).
+template <class Call>
+void count_allocations(benchmark::State& state, Call&& call) {
+  const std::uint64_t before = allocations_on_this_thread();
+  call();
+  state.counters["allocs"] =
+      benchmark::Counter(static_cast<double>(allocations_on_this_thread() - before));
+}
+
+}  // namespace thm::bench
