@@ -264,6 +264,16 @@ TEST(JsonParseTest, RepeatedKeysCanBeRecordedInsteadOfRefused) {
   EXPECT_EQ((*tree)[1]["b"]["c"], 1);  // the first value is kept
 }
 
+TEST(JsonParseTest, RepeatedKeysUnderARepeatedKeyKeepTheirPaths) {
+  // The value of a repeated key opens frames of its own (the frame list grows, and moves)
+  // before the inner repeat asks for its path: that path must still name the outer key.
+  std::vector<std::string> repeated;
+  const auto tree = parse(R"({"a":0,"a":{"b":0,"b":[{"c":1,"c":2}]}})", &repeated);
+  ASSERT_TRUE(tree.has_value());
+  EXPECT_EQ(repeated, (std::vector<std::string>{"/a", "/a/b", "/a/b/0/c"}));
+  EXPECT_EQ((*tree)["a"], 0);
+}
+
 TEST(JsonParseTest, DeepNestingIsRefusedNotACrash) {
   const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
   const auto tree = parse(deep);

@@ -42,12 +42,12 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
     auto [member, inserted] = frame.container->get_ref<Value::object_t&>().emplace(key, nullptr);
     if (inserted) {
       frame.next = &member->second;
-      frame.key = &member->first;
+      frame.member_key = &member->first;
       return true;
     }
     frame.next = nullptr;
+    frame.member_key = nullptr;
     frame.repeated_key = key;
-    frame.key = &frame.repeated_key;
     const std::string where = path() + "/" + escape_pointer_token(key);
     if (repeated_keys_ == nullptr) {
       error_ = DecodeError{.path = where, .reason = "a key is repeated within one object"};
@@ -71,14 +71,20 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
   }
 
  private:
-  // An open container. In an object, `next` is the member the next value fills (null when
-  // its key is repeated: the value is dropped) and `key` that member's key. Both point into
-  // the container, which nothing changes while one of its values is open.
+  // An open container. In an object, `next` is the member the next value fills and
+  // `member_key` that member's key; both point into the container, which nothing changes
+  // while one of its values is open. For a repeated key both are null (the value is
+  // dropped) and the key is kept in `repeated_key`: never pointed to, since frames move
+  // when `frames_` grows.
   struct Frame {
     Value* container = nullptr;
     Value* next = nullptr;
-    const std::string* key = nullptr;
+    const std::string* member_key = nullptr;
     std::string repeated_key{};
+
+    [[nodiscard]] const std::string& key() const {
+      return member_key != nullptr ? *member_key : repeated_key;
+    }
   };
 
   // Where the next value goes; null when it is the value of a repeated key (dropped).
@@ -125,7 +131,7 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
       const Value& container = *frames_[i].container;
       out += '/';
       out += container.is_array() ? std::to_string(container.size() - 1)
-                                  : escape_pointer_token(*frames_[i].key);
+                                  : escape_pointer_token(frames_[i].key());
     }
     return out;
   }
