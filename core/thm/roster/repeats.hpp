@@ -1,13 +1,12 @@
 #pragma once
 /// \file
-/// Finding the first repeated id of a list without hashing (SPEC §1.1, §1.2 "appears twice,
-/// exact comparison"), shared by roster and desk validation.
+/// Finding the first repeated id of a list, with no allocation for the short lists chats hold
+/// (SPEC §1.1, §1.2 "appears twice", exact comparison); shared by roster and desk validation.
 
-#include <algorithm>
 #include <cstddef>
+#include <memory_resource>
 #include <string_view>
-#include <utility>
-#include <vector>
+#include <unordered_set>
 
 namespace thm::detail {
 
@@ -23,8 +22,8 @@ inline constexpr std::size_t kPairwiseRepeatLimit = 32;
 
 /// The smallest index `i < count` whose id `id_at(i)` equals (exactly) the id of some
 /// `j < i`, or `count` when the ids are distinct. That is where a left-to-right scan with a
-/// set of seen ids stops. Up to `kPairwiseRepeatLimit` ids: pairwise, allocation-free;
-/// beyond: one sorted array of (id, index), O(n log n), one allocation.
+/// set of seen ids stops, and beyond `kPairwiseRepeatLimit` ids that is what it does (a
+/// hash set in one arena: linear, a few blocks); up to it, pairwise with no allocation.
 template <class IdAt>
 [[nodiscard]] std::size_t first_repeat(std::size_t count, IdAt id_at) {
   if (count <= kPairwiseRepeatLimit) {
@@ -36,17 +35,13 @@ template <class IdAt>
     }
     return count;
   }
-  std::vector<std::pair<std::string_view, std::size_t>> sorted;
-  sorted.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) sorted.emplace_back(id_at(i), i);
-  std::ranges::sort(sorted);
-  // Sorted by (id, index): an entry equal to the one before it is a repeat, and the
-  // smallest index among those is the first repeat.
-  std::size_t first = count;
-  for (std::size_t k = 1; k < sorted.size(); ++k) {
-    if (sorted[k].first == sorted[k - 1].first) first = std::min(first, sorted[k].second);
+  std::pmr::monotonic_buffer_resource arena;
+  std::pmr::unordered_set<std::string_view> seen(&arena);
+  seen.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!seen.insert(id_at(i)).second) return i;
   }
-  return first;
+  return count;
 }
 
 }  // namespace thm::detail

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,8 +56,11 @@ class EntriesById {
       }
       return found;
     }
-    const auto [first, last] = std::ranges::equal_range(sorted_, id, {}, id_of);
-    return last - first == 1 ? *first : nullptr;
+    const auto first = std::ranges::lower_bound(sorted_, id, {}, id_of);
+    if (first == sorted_.end() || id_of(*first) != id) return nullptr;
+    const auto second = std::next(first);
+    if (second != sorted_.end() && id_of(*second) == id) return nullptr;  // listed twice
+    return *first;
   }
 
  private:
