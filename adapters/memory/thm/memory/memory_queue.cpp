@@ -59,15 +59,16 @@ Result<EnqueueOutcome, QueueError> MemoryQueue::enqueue_once(
   }
 
   const std::string key = turn_key(request).encoded();
-  const auto hook = current_hook();
-  const auto pass = [&](HookPoint point) { return !hook || (*hook)(point, request); };
   const auto rolled_back = [](HookPoint point) {
     return unexpected{error(QueueErrorKind::Unavailable,
                             "the step was rolled back at " + std::string(name(point)))};
   };
 
-  // Begin: calls under one key run one after another from here to the commit.
+  // Begin: calls under one key run one after another from here to the commit. The step runs
+  // the hook installed when it began (after waiting for its key) at each of its points.
   const KeyLocks::Guard key_guard = key_locks_.lock(key);
+  const auto hook = current_hook();
+  const auto pass = [&](HookPoint point) { return !hook || (*hook)(point, request); };
   if (!pass(HookPoint::AfterBegin)) return rolled_back(HookPoint::AfterBegin);
 
   const std::shared_lock state_guard(state_mutex_);

@@ -136,7 +136,7 @@ class MemoryQueue final : public MentionTurnQueue {
 
    private:
     struct alignas(64) Shard {
-      Shard() { held.reserve(4); }  // so that locking a key allocates nothing
+      Shard() { held.reserve(4); }  // up to 4 keys held in a shard at once allocate nothing
       std::mutex mutex;
       std::condition_variable released;
       std::vector<std::string_view> held;

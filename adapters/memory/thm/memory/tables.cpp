@@ -54,7 +54,8 @@ std::optional<EnqueueRefusal> ReplyState::revalidate_policy(
 void TurnTable::insert(const std::string& key, std::uint64_t id,
                        const MentionTurnRequest& request) {
   records_.emplace(key, id);
-  // Ids only grow, so the new child goes at the end of both.
+  // Usually the largest id so far, so the end is the hint (a step that reserved its id
+  // earlier may insert later: the hint is then merely wrong, never harmful).
   children_.emplace_hint(children_.end(), id, ChildTurn{id, key, request, TurnState::Pending});
   pending_.insert(pending_.end(), id);
 }
