@@ -3,7 +3,8 @@
 /// Heap allocations counted per benchmark iteration. Linking `alloc_count.cpp` into a bench
 /// replaces the global `operator new` with one that counts every call on the calling thread
 /// (and then allocates with `malloc`), so a bench can report how many blocks one call of the
-/// code under test allocates (issue 9: a refusal allocates nothing).
+/// code under test allocates (issue 9: a refusal allocates nothing). `time_calls` is the
+/// timed loop the benches share around it.
 
 #include <benchmark/benchmark.h>
 
@@ -22,6 +23,18 @@ void count_allocations(benchmark::State& state, Call&& call) {
   call();
   state.counters["allocs"] =
       benchmark::Counter(static_cast<double>(allocations_on_this_thread() - before));
+}
+
+/// Times `call` (a bench checks first that it takes the path the bench names): the heap
+/// blocks of one call (counter `allocs`), then the timed loop, one item per call.
+template <class Call>
+void time_calls(benchmark::State& state, const Call& call) {
+  count_allocations(state, [&] { benchmark::DoNotOptimize(call()); });
+  for (auto _ : state) {
+    auto result = call();
+    benchmark::DoNotOptimize(result);
+  }
+  state.SetItemsProcessed(state.iterations());
 }
 
 }  // namespace thm::bench

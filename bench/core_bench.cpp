@@ -184,8 +184,7 @@ MentionScan make_scan(std::size_t body_size, std::size_t mentions, std::size_t r
 
 thm::MentionAuthor body_author() { return thm::PersonAuthor{std::string(kBodyAuthor)}; }
 
-void report_throughput(benchmark::State& state, const MentionScan& scan) {
-  state.SetItemsProcessed(state.iterations());
+void report_bytes(benchmark::State& state, const MentionScan& scan) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(scan.body.size()));
 }
 
@@ -201,12 +200,8 @@ void time_core_scan(benchmark::State& state, const MentionScan& scan) {
     state.SkipWithError("the core did not find every mention of the body");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(resolve()); });
-  for (auto _ : state) {
-    auto mentions = resolve();
-    benchmark::DoNotOptimize(mentions);
-  }
-  report_throughput(state, scan);
+  thm::bench::time_calls(state, resolve);
+  report_bytes(state, scan);
 }
 
 void BM_ResolveMentions(benchmark::State& state) {
@@ -225,12 +220,8 @@ void BM_ResolveMentionsModel(benchmark::State& state) {
     state.SkipWithError("the model did not find every mention of the body");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(resolve()); });
-  for (auto _ : state) {
-    auto mentions = resolve();
-    benchmark::DoNotOptimize(mentions);
-  }
-  report_throughput(state, scan);
+  thm::bench::time_calls(state, resolve);
+  report_bytes(state, scan);
 }
 
 // The `@`s of `body`, found by memchr from each one to the end.
@@ -251,13 +242,8 @@ void BM_ResolveMentionsFloor(benchmark::State& state) {
     state.SkipWithError("the body has an `@` that is not a mention");
     return;
   }
-  thm::bench::count_allocations(state,
-                                [&] { benchmark::DoNotOptimize(count_at_signs(scan.body)); });
-  for (auto _ : state) {
-    std::size_t count = count_at_signs(scan.body);
-    benchmark::DoNotOptimize(count);
-  }
-  report_throughput(state, scan);
+  thm::bench::time_calls(state, [&] { return count_at_signs(scan.body); });
+  report_bytes(state, scan);
 }
 
 // Ten mentions of a roster of 100 in bodies of 4 KiB to 1 MiB (complexity N: body bytes).
@@ -335,12 +321,7 @@ void BM_MentionDispatch(benchmark::State& state, const DispatchCase& scenario) {
     state.SkipWithError("the core took another path");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(decide()); });
-  for (auto _ : state) {
-    auto result = decide();
-    benchmark::DoNotOptimize(result);
-  }
-  state.SetItemsProcessed(state.iterations());
+  thm::bench::time_calls(state, decide);
 }
 
 void BM_MentionDispatchModel(benchmark::State& state, const DispatchCase& scenario) {
@@ -353,12 +334,7 @@ void BM_MentionDispatchModel(benchmark::State& state, const DispatchCase& scenar
     state.SkipWithError("the model took another path");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(decide()); });
-  for (auto _ : state) {
-    auto result = decide();
-    benchmark::DoNotOptimize(result);
-  }
-  state.SetItemsProcessed(state.iterations());
+  thm::bench::time_calls(state, decide);
 }
 
 // ---- responder_plan ------------------------------------------------------------------------
@@ -423,12 +399,7 @@ void BM_ResponderPlan(benchmark::State& state, const ResponderCase& scenario) {
     state.SkipWithError("the core took another rung");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(plan()); });
-  for (auto _ : state) {
-    auto result = plan();
-    benchmark::DoNotOptimize(result);
-  }
-  state.SetItemsProcessed(state.iterations());
+  thm::bench::time_calls(state, plan);
 }
 
 void BM_ResponderPlanModel(benchmark::State& state, const ResponderCase& scenario) {
@@ -442,12 +413,7 @@ void BM_ResponderPlanModel(benchmark::State& state, const ResponderCase& scenari
     state.SkipWithError("the model took another rung");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(plan()); });
-  for (auto _ : state) {
-    auto result = plan();
-    benchmark::DoNotOptimize(result);
-  }
-  state.SetItemsProcessed(state.iterations());
+  thm::bench::time_calls(state, plan);
 }
 
 // ---- accept_selection, accept_evaluation ---------------------------------------------------
@@ -495,12 +461,7 @@ void BM_AcceptSelection(benchmark::State& state) {
     state.SkipWithError("the core did not accept the last candidate");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(accept()); });
-  for (auto _ : state) {
-    auto accepted = accept();
-    benchmark::DoNotOptimize(accepted);
-  }
-  state.SetItemsProcessed(state.iterations());
+  thm::bench::time_calls(state, accept);
 }
 
 void BM_AcceptSelectionModel(benchmark::State& state) {
@@ -512,12 +473,7 @@ void BM_AcceptSelectionModel(benchmark::State& state) {
     state.SkipWithError("the model did not accept the last candidate");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(accept()); });
-  for (auto _ : state) {
-    auto accepted = accept();
-    benchmark::DoNotOptimize(accepted);
-  }
-  state.SetItemsProcessed(state.iterations());
+  thm::bench::time_calls(state, accept);
 }
 
 void BM_AcceptEvaluation(benchmark::State& state) {
@@ -530,12 +486,7 @@ void BM_AcceptEvaluation(benchmark::State& state) {
     state.SkipWithError("the core did not accept the evaluation");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(accept()); });
-  for (auto _ : state) {
-    auto accepted = accept();
-    benchmark::DoNotOptimize(accepted);
-  }
-  state.SetItemsProcessed(state.iterations());
+  thm::bench::time_calls(state, accept);
 }
 
 void BM_AcceptEvaluationModel(benchmark::State& state) {
@@ -549,12 +500,7 @@ void BM_AcceptEvaluationModel(benchmark::State& state) {
     state.SkipWithError("the model did not accept the evaluation");
     return;
   }
-  thm::bench::count_allocations(state, [&] { benchmark::DoNotOptimize(accept()); });
-  for (auto _ : state) {
-    auto accepted = accept();
-    benchmark::DoNotOptimize(accepted);
-  }
-  state.SetItemsProcessed(state.iterations());
+  thm::bench::time_calls(state, accept);
 }
 
 // Issue 9's candidate counts: 2, 8 and 64.

@@ -142,68 +142,40 @@ bool round_trips(benchmark::State& state, const Document<T>& document) {
   return true;
 }
 
-// Items are documents; bytes are bytes of wire text, the same count for thm and floor.
+// Items are documents (`time_calls`); bytes are bytes of wire text, the same for thm and
+// floor.
 template <class T>
-void set_processed(benchmark::State& state, const Document<T>& document) {
-  state.SetItemsProcessed(state.iterations());
+void set_bytes(benchmark::State& state, const Document<T>& document) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(document.text.size()));
 }
 
 template <class T>
 void BM_JsonDecode(benchmark::State& state, const Document<T>& document) {
   if (!round_trips(state, document)) return;
-  thm::bench::count_allocations(state, [&] {
-    auto value = thm::json::decode<T>(document.text);
-    benchmark::DoNotOptimize(value);
-  });
-  for (auto _ : state) {
-    auto value = thm::json::decode<T>(document.text);
-    benchmark::DoNotOptimize(value);
-  }
-  set_processed(state, document);
+  thm::bench::time_calls(state, [&] { return thm::json::decode<T>(document.text); });
+  set_bytes(state, document);
 }
 
 template <class T>
 void BM_JsonDecodeFloor(benchmark::State& state, const Document<T>& document) {
   if (!round_trips(state, document)) return;
-  thm::bench::count_allocations(state, [&] {
-    auto dom = nlohmann::json::parse(document.text);
-    benchmark::DoNotOptimize(dom);
-  });
-  for (auto _ : state) {
-    auto dom = nlohmann::json::parse(document.text);
-    benchmark::DoNotOptimize(dom);
-  }
-  set_processed(state, document);
+  thm::bench::time_calls(state, [&] { return nlohmann::json::parse(document.text); });
+  set_bytes(state, document);
 }
 
 template <class T>
 void BM_JsonEncode(benchmark::State& state, const Document<T>& document) {
   if (!round_trips(state, document)) return;
-  thm::bench::count_allocations(state, [&] {
-    auto text = thm::json::encode(document.value);
-    benchmark::DoNotOptimize(text);
-  });
-  for (auto _ : state) {
-    auto text = thm::json::encode(document.value);
-    benchmark::DoNotOptimize(text);
-  }
-  set_processed(state, document);
+  thm::bench::time_calls(state, [&] { return thm::json::encode(document.value); });
+  set_bytes(state, document);
 }
 
 template <class T>
 void BM_JsonEncodeFloor(benchmark::State& state, const Document<T>& document) {
   if (!round_trips(state, document)) return;
   const auto dom = nlohmann::json::parse(document.text);
-  thm::bench::count_allocations(state, [&] {
-    auto text = dom.dump();
-    benchmark::DoNotOptimize(text);
-  });
-  for (auto _ : state) {
-    auto text = dom.dump();
-    benchmark::DoNotOptimize(text);
-  }
-  set_processed(state, document);
+  thm::bench::time_calls(state, [&] { return dom.dump(); });
+  set_bytes(state, document);
 }
 
 // Registers decode and encode, thm and floor, for one document. The four names share the
