@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "alloc_count.hpp"
+#include "turns.hpp"
 #include "thm/memory/memory_queue.hpp"
 #include "thm/memory/tables.hpp"
 
@@ -83,25 +84,8 @@ constexpr thm::Sequence kEnqueuesPerIteration = 24'000;
 constexpr std::int64_t kClaims = 20'000;
 constexpr std::chrono::milliseconds kLease{60'000};
 
-const thm::DispatchConversation kDesk{.desk_id = "eng", .thread_root = std::nullopt};
-
-// The reply under sequence `sequence`: a short message from `alice` that mentions `bob`.
-thm::CommittedReply reply_for(thm::Sequence sequence) {
-  return {.conversation = kDesk,
-          .sequence = sequence,
-          .author_id = "alice",
-          .content = "@bob please pick up step " + std::to_string(sequence) + " of the rollout",
-          .hop = 0};
-}
-
-thm::MentionTurnRequest request_for(const thm::CommittedReply& reply) {
-  return {.key = {reply.sequence},
-          .source_id = reply.author_id,
-          .target_id = "bob",
-          .content = reply.content,
-          .conversation = reply.conversation,
-          .child_hop = 1};
-}
+using thm::bench::reply_for;
+using thm::bench::request_for;
 
 // A queue with dispatch on, `bob` available, and replies 1..`replies` committed.
 template <class Queue>

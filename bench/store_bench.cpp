@@ -15,27 +15,12 @@
 
 #include "thm/postgres/postgres_queue.hpp"
 #include "thm/sqlite/sqlite_queue.hpp"
+#include "turns.hpp"
 
 namespace {
 
-const thm::DispatchConversation kDesk{.desk_id = "eng", .thread_root = std::nullopt};
-
-thm::CommittedReply reply_for(thm::Sequence sequence) {
-  return {.conversation = kDesk,
-          .sequence = sequence,
-          .author_id = "alice",
-          .content = "@bob please take step " + std::to_string(sequence),
-          .hop = 0};
-}
-
-thm::MentionTurnRequest request_for(const thm::CommittedReply& reply) {
-  return {.key = {reply.sequence},
-          .source_id = reply.author_id,
-          .target_id = "bob",
-          .content = reply.content,
-          .conversation = reply.conversation,
-          .child_hop = 1};
-}
+using thm::bench::reply_for;
+using thm::bench::request_for;
 
 // A fresh directory under the temporary directory, removed with the object.
 struct ScratchDir {
