@@ -55,6 +55,8 @@ int eval(const std::string& op, thm::cli::Implementation impl) {
 
 int main(int argc, char** argv) {
   CLI::App app{"thm: decide who answers a message, and whether a reply may start one more turn"};
+  app.set_version_flag("--version", std::string("thm ") + THM_VERSION,
+                       "Print the version (the project's, from CMakeLists.txt) and exit");
   app.require_subcommand(1);
 
   const std::map<std::string, thm::cli::Implementation> implementations{
