@@ -1,0 +1,57 @@
+# What `cmake --install` puts under the prefix (issue 10, adr/0007): the headers, the static
+# libraries, the `thm` tool, the CMake package `thm` and the pkg-config file `thm.pc`.
+#
+#   find_package(thm 0.1 CONFIG REQUIRED)                 thm::core, thm::json, thm::queue
+#   find_package(thm 0.1 CONFIG REQUIRED COMPONENTS sqlite postgres conformance)
+#
+# Each component is its own export set, so only a component asked for looks for its
+# dependencies: `sqlite` SQLite3, `postgres` libpq, `conformance` GoogleTest and RapidCheck.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(THM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/thm)
+
+# Headers: every public include starts with thm/, so each include root installs as is.
+# Tests and the memory queue's conformance harness (test code) stay behind.
+foreach(root core adapters/json adapters/memory adapters/sqlite adapters/postgres
+             conformance model)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${root}/thm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          COMPONENT thm_development
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "harness.hpp" EXCLUDE)
+endforeach()
+# The SQL queues' harnesses are left out above with the memory queue's; the conformance
+# suite's own harness.hpp (the interface a host implements) is not.
+install(FILES ${PROJECT_SOURCE_DIR}/conformance/thm/conformance/harness.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/thm/conformance COMPONENT thm_development)
+
+# Libraries, one export set per package component.
+install(TARGETS thm_core thm_json thm_queue EXPORT thmTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
+install(TARGETS thm_sqlite EXPORT thmSqliteTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
+install(TARGETS thm_postgres EXPORT thmPostgresTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
+install(TARGETS thm_conformance thm_model EXPORT thmConformanceTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
+foreach(set thmTargets thmSqliteTargets thmPostgresTargets thmConformanceTargets)
+  install(EXPORT ${set} NAMESPACE thm:: DESTINATION ${THM_INSTALL_CMAKEDIR}
+          COMPONENT thm_development)
+endforeach()
+
+# The tool.
+install(TARGETS thm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT thm_runtime)
+
+# The package: its config, and the one version (project(thm VERSION ...)). 0.x releases
+# promise nothing across minor versions, so only the same minor version is compatible.
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/thmConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/thmConfig.cmake INSTALL_DESTINATION ${THM_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/thmConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/thmConfig.cmake ${PROJECT_BINARY_DIR}/thmConfigVersion.cmake
+        DESTINATION ${THM_INSTALL_CMAKEDIR} COMPONENT thm_development)
+
+# pkg-config: the default targets (core, json, queue), relocatable through ${pcfiledir}.
+file(RELATIVE_PATH THM_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+configure_file(${PROJECT_SOURCE_DIR}/cmake/thm.pc.in ${PROJECT_BINARY_DIR}/thm.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/thm.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+        COMPONENT thm_development)
