@@ -1,10 +1,14 @@
 #include "thm/cli/conformance.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
 #include <memory>
 #include <ostream>
+#include <string>
+#include <system_error>
 
 #include "thm/conformance/report.hpp"
 #include "thm/conformance/suite.hpp"
@@ -29,6 +33,37 @@ std::unique_ptr<conformance::Harness> open_queue(const std::string& queue) {
   if (queue.starts_with("postgres:"))
     return postgres::PostgresHarness::open_scratch(queue.substr(9));
   return nullptr;
+}
+
+constexpr const char* kSqliteExample = "sqlite:/tmp/thm-conformance.db";
+
+// `text` on one line, without trailing white space or a trailing period (libpq's messages
+// end with a newline and may span lines).
+std::string trimmed(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && std::isspace(static_cast<unsigned char>(text[i + 1])) != 0) ++i;
+    out += "; ";
+  }
+  while (!out.empty() && (std::isspace(static_cast<unsigned char>(out.back())) != 0 ||
+                          out.back() == '.' || out.back() == ';')) {
+    out.pop_back();
+  }
+  return out;
+}
+
+// Why a file could not be opened, from `errno`, in lower case (e.g. `permission denied`).
+std::string reason_of(int error) {
+  if (error == 0) return "it cannot be opened";
+  std::string reason = std::generic_category().message(error);
+  if (!reason.empty()) {
+    reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+  }
+  return reason;
 }
 
 bool known_check(const std::string& id) {
@@ -62,23 +97,17 @@ void accumulate(conformance::CheckReport& total, const conformance::CheckReport&
 }  // namespace
 
 int run_conformance(const ConformanceRequest& request, std::ostream& out, std::ostream& progress) {
-  std::unique_ptr<conformance::Harness> harness;
-  try {
-    harness = open_queue(request.queue);
-  } catch (const std::exception& e) {
-    progress << "thm conformance: " << e.what() << "\n";
-    return kUsage;
-  }
-  if (!harness) {
-    progress << "thm conformance: unknown queue '" << request.queue
-             << "'; this build knows: memory, sqlite:PATH, postgres:CONNINFO\n";
-    return kUsage;
-  }
+  // The request is checked before the queue is opened: opening one wipes its thm tables.
   std::vector<std::string> ids = request.only;
   for (const auto& id : ids) {
     if (!known_check(id)) {
-      progress << "thm conformance: no check '" << id << "'; checks are";
-      for (const auto& check : conformance::checks()) progress << ' ' << check.id;
+      progress << "thm conformance: no check '" << id << "'";
+      std::string upper = id;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (upper != id && known_check(upper)) progress << " (did you mean '" << upper << "'?)";
+      progress << "; --check takes one of ";
+      const auto all = conformance::checks();
+      for (std::size_t i = 0; i < all.size(); ++i) progress << (i == 0 ? "" : ", ") << all[i].id;
       progress << "\n";
       return kUsage;
     }
@@ -90,14 +119,44 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     progress << "thm conformance: --runs and --repeat must be at least 1\n";
     return kUsage;
   }
+  if (request.report_path && request.report_path->empty()) {
+    progress << "thm conformance: --report needs a file path\n";
+    return kUsage;
+  }
+  if (request.queue == "sqlite:") {
+    progress << "thm conformance: --queue sqlite: needs a file path, e.g. " << kSqliteExample
+             << "\n";
+    return kUsage;
+  }
 
-  // Open the report first, so an unwritable path is known before a long run, not after.
+  std::unique_ptr<conformance::Harness> harness;
+  try {
+    harness = open_queue(request.queue);
+  } catch (const std::exception& e) {
+    // The message never quotes a conninfo: it may hold a password.
+    const std::string kind = request.queue.substr(0, request.queue.find(':'));
+    progress << "thm conformance: cannot open the " << kind << " queue: " << trimmed(e.what())
+             << "\n";
+    return kUsage;
+  }
+  if (!harness) {
+    progress << "thm conformance: unknown queue '" << request.queue
+             << "'; --queue takes memory, sqlite:PATH (e.g. " << kSqliteExample
+             << ") or postgres:CONNINFO (e.g. postgres:dbname=thm_scratch; postgres: alone uses "
+                "the PG* variables)\n";
+    return kUsage;
+  }
+
+  // Open the report before the run, so an unwritable path is known before a long run, not
+  // after.
   std::ofstream report_file;
   if (request.report_path) {
-    if (!request.report_path->empty())
-      report_file.open(*request.report_path, std::ios::binary | std::ios::trunc);
+    errno = 0;
+    report_file.open(*request.report_path, std::ios::binary | std::ios::trunc);
     if (!report_file.is_open()) {
-      progress << "thm conformance: cannot write the report to '" << *request.report_path << "'\n";
+      progress << "thm conformance: cannot write the report to '" << *request.report_path
+               << "': " << reason_of(errno)
+               << "; --report takes a file in a directory that exists and is writable\n";
       return kUsage;
     }
   }
@@ -136,7 +195,8 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     report_file << conformance::to_json(harness->name(), totals);
     report_file.close();  // flushes: a full disk shows up here, not never
     if (!report_file) {
-      progress << "thm conformance: cannot write the report to '" << *request.report_path << "'\n";
+      progress << "thm conformance: cannot write the report to '" << *request.report_path
+               << "' (is the disk full?)\n";
       return verdict == kFailed ? kFailed : kUsage;  // a failed check outranks a lost report
     }
   }
