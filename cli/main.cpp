@@ -1,16 +1,20 @@
 // The `thm` command-line tool: run case files, evaluate one operation from JSON, run the
 // queue conformance suite.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <iostream>
 #include <iterator>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "thm/cli/cases.hpp"
 #include "thm/cli/conformance.hpp"
+#include "thm/conformance/suite.hpp"
 
 namespace {
 
@@ -18,23 +22,188 @@ constexpr int kOk = 0;
 constexpr int kFailed = 1;
 constexpr int kUsage = 2;
 
+// The example input every `thm eval` message and help shows.
+constexpr const char* kEvalExample = R"(echo '{"chat": "MAIN"}' | thm eval is_general_chat)";
+
+// `words` joined by `separator`, wrapped into lines of at most `width` characters that
+// start with `indent`.
+std::string wrapped(const std::vector<std::string>& words, const std::string& separator,
+                    const std::string& indent, std::size_t width = 100) {
+  std::string out = indent;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string word = words[i] + (i + 1 < words.size() ? separator : "");
+    const std::string trimmed_word = word.substr(0, word.find_last_not_of(' ') + 1);
+    if (out.size() - line_start + trimmed_word.size() > width &&
+        out.size() > line_start + indent.size()) {
+      while (out.ends_with(' ')) out.pop_back();
+      out += "\n";
+      line_start = out.size();
+      out += indent;
+    }
+    out += word;
+  }
+  return out;
+}
+
+// `text` padded with spaces to `width`, and at least one space.
+std::string padded(const std::string& text, std::size_t width) {
+  return text + std::string(text.size() < width ? width - text.size() : 1, ' ');
+}
+
+std::string exit_codes(const std::string& ok, const std::string& failed, const std::string& usage) {
+  std::string out = "Exit codes:\n  0  " + ok + "\n";
+  if (!failed.empty()) out += "  1  " + failed + "\n";
+  return out + "  2  " + usage;
+}
+
+std::string main_footer() {
+  return "Run `thm COMMAND --help` for a command's arguments, input, output and exit codes.\n"
+         "Results, reports and case failures go to stdout; errors go to stderr, one line each,\n"
+         "starting with `thm COMMAND: `.\n\n" +
+         exit_codes(
+             "success: every case passed (check), the result was printed (eval), every check\n"
+             "     passed or was skipped (conformance), or help or the version was printed",
+             "a case failed (check) or a conformance check failed (conformance)",
+             "bad usage or unreadable input: an unknown command, option, op, queue or check; a\n"
+             "     case file or stdin that cannot be read or is not JSON; a queue that cannot be\n"
+             "     opened; a report that cannot be written");
+}
+
+std::string check_footer() {
+  return "Reads the case files (format: shared/spec/cases.md) and runs every case with --impl.\n"
+         "Writes to stdout, for each case that fails, `FAIL FILE #INDEX NAME` and then its op,\n"
+         "expected and actual JSON (or the problem that kept it from running: an unknown op, a\n"
+         "malformed case), and at the end always the line `N passed, N failed`. Writes to\n"
+         "stderr why a file could not be run (the other files still run).\n\n" +
+         exit_codes("every case passed",
+                    "a case failed or could not run (and every file could be read)",
+                    "bad usage, or a file cannot be read or is not a JSON array of cases");
+}
+
+std::string eval_footer() {
+  std::vector<thm::cli::OperationInfo> ops = thm::cli::operations();
+  std::size_t width = 0;
+  for (const auto& op : ops) width = std::max(width, op.name.size());
+  std::string out =
+      "Operations (OP, then the keys of its input object; shared/spec/cases.md, \"Operations\",\n"
+      "gives each key's wire form and each result):\n";
+  bool core_only = false;
+  for (const auto& op : ops) {
+    out += "  " + padded(op.name, width + 2) + op.input;
+    if (!op.in_model) {
+      out += "  [core only]";
+      core_only = true;
+    }
+    if (!op.in_core) out += "  [model only]";
+    out += "\n";
+  }
+  if (core_only) out += "  [core only]: not with --impl model\n";
+  out += "\nThe wire types `decode` takes as its `type`:\n" +
+         wrapped(thm::cli::wire_type_names(), ", ", "  ") + "\n\n";
+  out += std::string(
+             "Reads one JSON object on stdin: the op's input, in the wire forms of SPEC.md §6, "
+             "e.g.\n  ") +
+         kEvalExample +
+         "\n"
+         "Writes the op's result object as one line of JSON to stdout, e.g. {\"result\":true}. "
+         "A typed\nerror is a result too, e.g. {\"error\":{\"variant\":\"Decode\",\"path\":"
+         "\"/input/chat\",...}} when the input\nis refused. Errors go to stderr.\n\n" +
+         exit_codes("the result was printed (typed errors included)", "",
+                    "bad usage: an unknown OP, or stdin that cannot be read or is not JSON");
+  return out;
+}
+
+std::string conformance_footer() {
+  std::string out =
+      "Runs the host queue conformance suite (shared/spec/queue-conformance.md) against the\n"
+      "queue named by --queue. The suite deletes every row of the thm tables: name a scratch\n"
+      "database, never one whose data you need. Writes one progress line per check (and run)\n"
+      "to stderr; then to stdout a line naming the queue, runs, seed and repeat, and a table by\n"
+      "check id (counts summed over runs; a failed check with its seed and reason); with\n"
+      "--report, the same as JSON to that file.\n\n"
+      "Checks (for --check):\n";
+  for (const auto& check : thm::conformance::checks()) {
+    out += "  " + std::string(check.id) + "  " + std::string(check.title) + "\n";
+  }
+  return out + "\n" +
+         exit_codes("every check passed or was skipped", "a check failed in some run",
+                    "bad usage: an unknown queue or check, a queue that cannot be opened, a\n"
+                    "     report that cannot be written");
+}
+
+// The first letter of `text` in lower case, unless it starts a word in capitals (`FILE`).
+std::string lower_first(std::string text) {
+  if (text.size() > 1 && std::isupper(static_cast<unsigned char>(text[0])) != 0 &&
+      std::isupper(static_cast<unsigned char>(text[1])) == 0) {
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == '.')) text.pop_back();
+  return text;
+}
+
+// A parse error as one `thm COMMAND: ` line that points at that command's help.
+std::string failure_message(const CLI::App* app, const CLI::Error& error) {
+  std::string command = "thm";
+  for (const CLI::App* sub : app->get_subcommands()) command += " " + sub->get_name();
+  if (command == "thm") {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app->get_subcommands([](const CLI::App*) { return true; })) {
+      names.push_back(sub->get_name());
+    }
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    }
+    const std::vector<std::string> extras = app->remaining();
+    if (!extras.empty()) {
+      return std::string("thm: unknown ") +
+             (extras.front().starts_with("-") ? "option '" : "command '") + extras.front() +
+             "'; name one of " + list + ", or see 'thm --help'\n";
+    }
+    if (error.get_name() == "RequiredError") {
+      return "thm: name a command: " + list + ", or see 'thm --help'\n";
+    }
+  }
+  return command + ": " + lower_first(error.what()) + "; see '" + command + " --help'\n";
+}
+
 int check(const std::vector<std::string>& files, thm::cli::Implementation impl) {
-  const thm::cli::CheckSummary summary = thm::cli::check_files(files, std::cout, impl);
+  const thm::cli::CheckSummary summary = thm::cli::check_files(files, std::cout, std::cerr, impl);
   std::cout << thm::cli::summary_line(summary) << std::endl;
   if (summary.unreadable) return kUsage;
   return summary.failed == 0 ? kOk : kFailed;
 }
 
 int eval(const std::string& op, thm::cli::Implementation impl) {
+  // The op is checked before stdin is read: a mistyped op should not wait for input.
+  const auto ops = thm::cli::operations();
+  const auto known =
+      std::find_if(ops.begin(), ops.end(), [&](const auto& o) { return o.name == op; });
+  if (known == ops.end()) {
+    std::cerr << "thm eval: unknown op \"" << op << "\"; the ops are";
+    for (std::size_t i = 0; i < ops.size(); ++i) std::cerr << (i == 0 ? " " : ", ") << ops[i].name;
+    std::cerr << " (thm eval --help gives the input of each)\n";
+    return kUsage;
+  }
   std::string text(std::istreambuf_iterator<char>(std::cin), {});
   if (std::cin.bad()) {
-    std::cerr << "thm eval: cannot read standard input\n";
+    std::cerr << "thm eval: cannot read standard input; pipe the op's input object to it, e.g. "
+              << kEvalExample << "\n";
+    return kUsage;
+  }
+  const std::string expected = "; expected one JSON object, the input of " + op +
+                               " (thm eval --help lists its keys), e.g. " + kEvalExample;
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; })) {
+    std::cerr << "thm eval: standard input is empty" << expected << "\n";
     return kUsage;
   }
   std::vector<std::string> repeated_keys;
   const auto input = thm::json::parse(text, &repeated_keys);
   if (!input.has_value()) {
-    std::cerr << "thm eval: standard input is not JSON: " << input.error().reason << "\n";
+    std::cerr << "thm eval: standard input is not JSON (" << input.error().reason << ")" << expected
+              << "\n";
     return kUsage;
   }
   std::optional<thm::json::DecodeError> refused;
@@ -51,35 +220,46 @@ int eval(const std::string& op, thm::cli::Implementation impl) {
   return kOk;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"thm: decide who answers a message, and whether a reply may start one more turn"};
+int run(int argc, char** argv) {
+  CLI::App app{"thm: decide who answers a message, and whether a reply may start one more turn",
+               "thm"};
   app.set_version_flag("--version", std::string("thm ") + THM_VERSION,
                        "Print the version (the project's, from CMakeLists.txt) and exit");
   app.require_subcommand(1);
+  app.failure_message(failure_message);
 
-  const std::map<std::string, thm::cli::Implementation> implementations{
-      {"core", thm::cli::Implementation::Core}, {"model", thm::cli::Implementation::Model}};
-  auto impl = thm::cli::Implementation::Core;
+  std::string impl_name = "core";
   const auto add_impl = [&](CLI::App* command) {
     command
-        ->add_option("--impl", impl,
-                     "Who answers: core (the library, default) or model (the reference model)")
-        ->transform(CLI::CheckedTransformer(implementations));
+        ->add_option("--impl", impl_name,
+                     "Who answers: core (the library) or model (the reference model); default: "
+                     "core")
+        ->type_name("core|model")
+        ->check(CLI::Validator(
+            [](const std::string& value) -> std::string {
+              if (value == "core" || value == "model") return "";
+              return "'" + value + "' is neither core nor model: --impl takes core or model";
+            },
+            ""));
   };
 
   std::vector<std::string> files;
   CLI::App* check_command = app.add_subcommand(
       "check", "Run case files (shared/spec/cases.md); ends with 'N passed, N failed'");
-  check_command->add_option("FILE", files, "Case files: JSON arrays of cases")->required();
+  check_command
+      ->add_option("FILE", files,
+                   "Case files, run in order (at least one): each a JSON array of cases "
+                   "{\"name\", \"op\", \"input\", \"expected\"}")
+      ->required();
   add_impl(check_command);
+  check_command->footer(check_footer());
 
   std::string op;
   CLI::App* eval_command = app.add_subcommand(
       "eval", "Read one input object on stdin, print the result of OP on stdout");
-  eval_command->add_option("OP", op, "Operation name, e.g. mention_dispatch")->required();
+  eval_command->add_option("OP", op, "The operation to run: one of those listed below")->required();
   add_impl(eval_command);
+  eval_command->footer(eval_footer());
 
   thm::cli::ConformanceRequest suite;
   std::string report_path;
@@ -92,26 +272,31 @@ int main(int argc, char** argv) {
                    "The queue under test: memory (the in-memory reference); sqlite:PATH (a new "
                    "or empty SQLite file, or one an earlier run made); postgres:CONNINFO (libpq "
                    "conninfo of a database with no tables, or one an earlier run made; empty "
-                   "CONNINFO means the PG* variables). The suite wipes the thm tables.")
+                   "CONNINFO means the PG* variables). The suite wipes the thm tables")
       ->capture_default_str();
   conformance_command
       ->add_option("--seed", suite.seed, "Seed of the first run; run k uses seed + k")
       ->capture_default_str();
   conformance_command
-      ->add_option("--repeat", suite.repeat, "How often each race repeats within a run")
+      ->add_option("--repeat", suite.repeat, "How often each race repeats within a run (1 or more)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
   conformance_command
       ->add_option("--runs", suite.runs,
-                   "How many times the whole suite runs, each with its own seed")
+                   "How many times the whole suite runs, each with its own seed (1 or more)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
   conformance_command->add_flag("--short", suite.short_mode,
-                                "Smaller races and schedules, for a quick look");
-  conformance_command->add_option("--check", suite.only,
-                                  "Run only this check (repeatable), e.g. --check EQ-01");
+                                "Smaller races and schedules, for a quick look; default: off");
+  conformance_command->add_option(
+      "--check", suite.only,
+      "Run only this check (repeatable), e.g. --check EQ-01; default: every check (listed below)");
   const CLI::Option* report_option = conformance_command->add_option(
-      "--report", report_path, "Also write the report as JSON to this file");
+      "--report", report_path, "Also write the report as JSON to this file; default: none");
+  conformance_command->footer(conformance_footer());
+
+  // Set last: a subcommand copies its parent's footer when it is made.
+  app.footer(main_footer());
 
   try {
     app.parse(argc, argv);
@@ -119,15 +304,26 @@ int main(int argc, char** argv) {
     const int code = app.exit(error);
     return code == 0 ? kOk : kUsage;
   }
+  const auto impl =
+      impl_name == "model" ? thm::cli::Implementation::Model : thm::cli::Implementation::Core;
+  if (check_command->parsed()) return check(files, impl);
+  if (conformance_command->parsed()) {
+    if (report_option->count() > 0) suite.report_path = report_path;
+    return thm::cli::run_conformance(suite, std::cout, std::cerr);
+  }
+  return eval(op, impl);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Nothing throws out of main: whatever escapes is an internal error, exit 2.
   try {
-    if (check_command->parsed()) return check(files, impl);
-    if (conformance_command->parsed()) {
-      if (report_option->count() > 0) suite.report_path = report_path;
-      return thm::cli::run_conformance(suite, std::cout, std::cerr);
-    }
-    return eval(op, impl);
+    return run(argc, argv);
   } catch (const std::exception& failure) {
     std::cerr << "thm: internal error: " << failure.what() << "\n";
-    return kUsage;
+  } catch (...) {
+    std::cerr << "thm: internal error\n";
   }
+  return kUsage;
 }

@@ -1,11 +1,14 @@
 #include "thm/cli/cases.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
+#include <system_error>
 
 namespace thm::cli {
 namespace {
@@ -67,6 +70,30 @@ std::optional<std::string> malformed(const Value& c) {
   return std::nullopt;
 }
 
+// What `thm check` shows when a file is not a JSON array of cases.
+constexpr const char* kExampleCaseFile =
+    R"([{"name": "n", "op": "is_general_chat", "input": {"chat": "MAIN"}, "expected": {"result": true}}])";
+
+// What kind of JSON value `value` is, e.g. `object`.
+std::string kind_of(const Value& value) {
+  if (value.is_object()) return "object";
+  if (value.is_string()) return "string";
+  if (value.is_boolean()) return "boolean";
+  if (value.is_number()) return "number";
+  if (value.is_null()) return "null";
+  return "value";
+}
+
+// Why a file could not be opened, from `errno`, in lower case (e.g. `no such file or
+// directory`).
+std::string reason_of(int error) {
+  if (error == 0) return "it cannot be opened";
+  std::string reason = std::generic_category().message(error);
+  if (!reason.empty())
+    reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+  return reason;
+}
+
 struct Verdict {
   bool passed = false;
   std::string problem{};  // why the case could not run, if it could not
@@ -111,22 +138,33 @@ bool matches(const Value& expected, const Value& actual) {
 }
 
 CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& out,
-                         Implementation impl) {
+                         std::ostream& errors, Implementation impl) {
   CheckSummary summary;
   for (const std::string& path : paths) {
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored)) {
+      errors << "thm check: cannot read '" << path
+             << "': it is a directory; name the case files in it, e.g. '" << path
+             << (path.ends_with('/') ? "" : "/") << "*.json'\n";
+      summary.unreadable = true;
+      continue;
+    }
+    errno = 0;
     std::ifstream file(path, std::ios::binary);
     std::stringstream text;
-    if (file && !std::filesystem::is_directory(path)) text << file.rdbuf();
-    if (!file || std::filesystem::is_directory(path)) {
-      out << path << ": cannot be read\n";
+    if (file) text << file.rdbuf();
+    if (!file) {
+      errors << "thm check: cannot read '" << path << "': " << reason_of(errno) << "\n";
       summary.unreadable = true;
       continue;
     }
     std::vector<std::string> repeated_keys;
     const auto document = json::parse(text.str(), &repeated_keys);
     if (!document.has_value() || !document->is_array()) {
-      out << path << ": not a JSON array of cases"
-          << (document.has_value() ? std::string() : " (" + document.error().reason + ")") << "\n";
+      errors << "thm check: '" << path << "' is "
+             << (document.has_value() ? "a JSON " + kind_of(*document) + ", not an array of cases"
+                                      : "not JSON (" + document.error().reason + ")")
+             << "; a case file is a JSON array of cases, e.g. " << kExampleCaseFile << "\n";
       summary.unreadable = true;
       continue;
     }

@@ -22,12 +22,27 @@ enum class Implementation : std::uint8_t { Core, Model };
 /// `{"decision": ...}`, or `{"error": {"variant": ..., ...}}` for a typed error, including
 /// `Decode` errors whose paths start at `/input`. `refused` is a decode error the caller
 /// already found in `input` (a repeated key, which the parsed tree cannot show): the op
-/// then answers it in its own result shape without reading `input`. An unknown `op` gives
-/// an error message instead (the op could not run at all).
+/// then answers it in its own result shape without reading `input`. An unknown `op`, or one
+/// `impl` does not run, gives an error message instead (the op could not run at all).
 [[nodiscard]] Result<json::Value, std::string> run_op(
     std::string_view op, const json::Value& input,
     std::optional<json::DecodeError> refused = std::nullopt,
     Implementation impl = Implementation::Core);
+
+/// One operation `run_op` accepts, as `thm eval --help` lists it.
+struct OperationInfo {
+  std::string name;
+  /// Its input keys, the one it reads first first, e.g. `policy, input, roster`.
+  std::string input;
+  /// Whether `Implementation::Core` runs it.
+  bool in_core = false;
+  /// Whether `Implementation::Model` runs it.
+  bool in_model = false;
+};
+
+/// Every operation of the tables `run_op` dispatches on (either implementation's), in name
+/// order.
+[[nodiscard]] std::vector<OperationInfo> operations();
 
 /// The type names the `decode` operation accepts, one per `json::WireTypes` entry.
 [[nodiscard]] std::vector<std::string> wire_type_names();
@@ -45,8 +60,10 @@ struct CheckSummary {
 };
 
 /// Runs every case of every file, printing each failure (case name, expected and actual
-/// JSON) and problems with files to `out`. Does not print the summary line.
+/// JSON) to `out` and why a file cannot be run (one `thm check: ` line each, naming the
+/// path) to `errors`. Does not print the summary line.
 [[nodiscard]] CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& out,
+                                       std::ostream& errors,
                                        Implementation impl = Implementation::Core);
 
 /// The closing line of `thm check`: `N passed, N failed`.

@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+
+#include "thm/cli/args.hpp"
 
 namespace thm::cli {
 namespace {
@@ -60,6 +63,39 @@ TEST(RunOpTest, UnknownOpsCannotRun) {
   const auto unknown = run_op("frobnicate", parsed("{}"));
   ASSERT_FALSE(unknown.has_value());
   EXPECT_NE(unknown.error().find("unknown op"), std::string::npos);
+}
+
+TEST(RunOpTest, AnUnknownOpSaysWhereTheOpsAreListed) {
+  const auto unknown = run_op("frobnicate", parsed("{}"));
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(unknown.error(), "unknown op \"frobnicate\"; `thm eval --help` lists the ops");
+  const auto core_only = run_op("briefing_text", parsed("{}"), std::nullopt, Implementation::Model);
+  ASSERT_FALSE(core_only.has_value());
+  EXPECT_EQ(core_only.error(),
+            "op \"briefing_text\" has no reference-model version; run it with --impl core");
+}
+
+TEST(OperationsTest, ListsEveryOperationOfBothTablesWithTheKeyItReadsFirst) {
+  const std::vector<OperationInfo> ops = operations();
+  const auto listed = [&](const std::string& name) {
+    return std::any_of(ops.begin(), ops.end(), [&](const auto& op) { return op.name == name; });
+  };
+  for (const auto& [name, run] : core_operations()) EXPECT_TRUE(listed(name)) << name;
+  for (const auto& [name, run] : model_operations()) EXPECT_TRUE(listed(name)) << name;
+  EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end(),
+                             [](const auto& a, const auto& b) { return a.name < b.name; }));
+  for (const OperationInfo& op : ops) {
+    ASSERT_FALSE(op.input.empty()) << op.name;
+    EXPECT_EQ(op.in_core, core_operations().contains(op.name)) << op.name;
+    EXPECT_EQ(op.in_model, model_operations().contains(op.name)) << op.name;
+    const std::string first = "/input/" + op.input.substr(0, op.input.find_first_of(" ,"));
+    for (const Implementation impl : {Implementation::Core, Implementation::Model}) {
+      if (!(impl == Implementation::Core ? op.in_core : op.in_model)) continue;
+      const auto result = run_op(op.name, parsed("{}"), std::nullopt, impl);
+      ASSERT_TRUE(result.has_value()) << op.name;
+      EXPECT_EQ((*result)["error"]["path"], first) << op.name;
+    }
+  }
 }
 
 TEST(RunOpTest, EveryOperationOfTheCaseFormatRuns) {
@@ -167,7 +203,9 @@ TEST(CheckFilesTest, CountsPassesFailuresAndMalformedCases) {
      "expected":{"error":{"variant":"Decode","path":"/input/chat"}}}
   ])");
   std::ostringstream out;
-  const CheckSummary summary = check_files({path}, out);
+  std::ostringstream errors;
+  const CheckSummary summary = check_files({path}, out, errors);
+  EXPECT_EQ(errors.str(), "");
   EXPECT_EQ(summary.passed, 2U);
   EXPECT_EQ(summary.failed, 3U);
   EXPECT_FALSE(summary.unreadable);
@@ -183,7 +221,8 @@ TEST(CheckFilesTest, RepeatedInputKeysWithAnUnknownOpFail) {
       "thm_cases_unknown_repeated.json",
       R"([{"name":"u","op":"no_such_op","input":{"a":1,"a":2},"expected":{"error":{"variant":"Decode"}}}])");
   std::ostringstream out;
-  const CheckSummary summary = check_files({path}, out);
+  std::ostringstream errors;
+  const CheckSummary summary = check_files({path}, out, errors);
   EXPECT_EQ(summary.failed, 1U);
   EXPECT_NE(out.str().find("unknown op"), std::string::npos);
 }
@@ -194,16 +233,51 @@ TEST(CheckFilesTest, DeeplyNestedCasesAreRefusedWithoutCrashing) {
                  R"([{"name":"d","op":"is_general_chat","input":{"chat":null},"expected":)" +
                      std::string(100'000, '[') + std::string(100'000, ']') + "}]");
   std::ostringstream out;
-  const CheckSummary summary = check_files({path}, out);
+  std::ostringstream errors;
+  const CheckSummary summary = check_files({path}, out, errors);
   EXPECT_TRUE(summary.unreadable);
-  EXPECT_NE(out.str().find("nested"), std::string::npos);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_NE(errors.str().find("nested"), std::string::npos);
 }
 
-TEST(CheckFilesTest, ADirectoryCannotBeRead) {
+TEST(CheckFilesTest, ADirectoryCannotBeReadAndTheMessageSaysToNameFiles) {
   std::ostringstream out;
-  const CheckSummary summary = check_files({testing::TempDir()}, out);
+  std::ostringstream errors;
+  const std::string dir = testing::TempDir();
+  const CheckSummary summary = check_files({dir}, out, errors);
   EXPECT_TRUE(summary.unreadable);
-  EXPECT_NE(out.str().find("cannot be read"), std::string::npos);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_EQ(errors.str(), "thm check: cannot read '" + dir +
+                              "': it is a directory; name the case files in it, e.g. '" + dir +
+                              (dir.ends_with('/') ? "" : "/") + "*.json'\n");
+}
+
+TEST(CheckFilesTest, FileProblemsGoToErrorsWithThePathAndTheReason) {
+  const std::string missing = testing::TempDir() + "thm_cases_no_such_file.json";
+  const std::string not_json = write_temp("thm_cases_not_json.json", "name: x");
+  const std::string object = write_temp("thm_cases_an_object.json", R"({"name":"x"})");
+  std::ostringstream out;
+  std::ostringstream errors;
+  const CheckSummary summary = check_files({missing, not_json, object}, out, errors);
+  EXPECT_TRUE(summary.unreadable);
+  EXPECT_EQ(out.str(), "");
+  std::istringstream lines(errors.str());
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_EQ(line, "thm check: cannot read '" + missing + "': no such file or directory");
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_TRUE(line.starts_with("thm check: '" + not_json + "' is not JSON (not valid json at byte"))
+      << line;
+  EXPECT_TRUE(line.ends_with(
+      "); a case file is a JSON array of cases, e.g. "
+      R"([{"name": "n", "op": "is_general_chat", "input": {"chat": "MAIN"}, "expected": {"result": true}}])"))
+      << line;
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_TRUE(line.starts_with("thm check: '" + object +
+                               "' is a JSON object, not an array of cases; a case file is a JSON "
+                               "array of cases, e.g. [{"))
+      << line;
+  EXPECT_FALSE(std::getline(lines, line));
 }
 
 TEST(CheckFilesTest, UnreadableOrNonArrayFilesAreReportedAndTheRestStillRun) {
@@ -212,13 +286,14 @@ TEST(CheckFilesTest, UnreadableOrNonArrayFilesAreReportedAndTheRestStillRun) {
       R"([{"name":"p","op":"may_dispatch","input":{"context":{"policy":{"enabled":true,"max_hops":1},"hop":0}},"expected":{"result":true}}])");
   const std::string object = write_temp("thm_cases_object.json", R"({"name":"x"})");
   std::ostringstream out;
+  std::ostringstream errors;
   const CheckSummary summary =
-      check_files({testing::TempDir() + "no_such_file.json", object, good}, out);
+      check_files({testing::TempDir() + "no_such_file.json", object, good}, out, errors);
   EXPECT_TRUE(summary.unreadable);
   EXPECT_EQ(summary.passed, 1U);
   EXPECT_EQ(summary.failed, 0U);
-  EXPECT_NE(out.str().find("cannot be read"), std::string::npos);
-  EXPECT_NE(out.str().find("not a JSON array of cases"), std::string::npos);
+  EXPECT_NE(errors.str().find("cannot read"), std::string::npos);
+  EXPECT_NE(errors.str().find("not an array of cases"), std::string::npos);
 }
 
 }  // namespace

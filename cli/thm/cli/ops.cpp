@@ -360,6 +360,58 @@ const OpTable& core_operations() {
   return ops;
 }
 
+namespace {
+
+// The input keys of every operation, the one it reads first first (a test holds them to
+// that), for `thm eval --help`.
+const std::map<std::string, std::string, std::less<>>& operation_inputs() {
+  static const std::map<std::string, std::string, std::less<>> inputs{
+      {"accept_evaluation", "evaluation, candidates, minimum_confidence"},
+      {"accept_selection", "output, candidates"},
+      {"briefing_offers_dispatch", "briefing, context (or null)"},
+      {"briefing_text", "briefing, context (or null)"},
+      {"decode", "type (a wire type, below), json"},
+      {"desk_members", "desks, identity"},
+      {"direct_responder", "mentions, roster"},
+      {"dispatch_conversation", "conversation"},
+      {"dispatch_mention",
+       "policy, input, roster, queue (an EnqueueOutcome, or {\"fail\": message, \"kind\"})"},
+      {"display", "type, variant"},
+      {"display_equal", "a, b (each {\"type\", \"variant\"})"},
+      {"is_general_chat", "chat (or null)"},
+      {"may_dispatch", "context"},
+      {"mention_dispatch", "policy, input, roster"},
+      {"mentioned_members",
+       "mentions, addressed_desk (or null), responder (or null), roster, desks"},
+      {"resolve_mentions", "body, supplied (or null), author, roster, desks"},
+      {"responder_plan", "request, roster, desks, candidate_details"},
+      {"same_conversation", "a, b (each or null)"},
+      {"settle_selection", "plan, selector"},
+      {"validate_desks", "desks"},
+  };
+  return inputs;
+}
+
+}  // namespace
+
+std::vector<OperationInfo> operations() {
+  std::map<std::string, OperationInfo, std::less<>> found;
+  for (const auto& [name, op] : core_operations()) {
+    found[name].in_core = true;
+  }
+  for (const auto& [name, op] : model_operations()) {
+    found[name].in_model = true;
+  }
+  std::vector<OperationInfo> out;
+  for (auto& [name, info] : found) {
+    info.name = name;
+    const auto input = operation_inputs().find(name);
+    if (input != operation_inputs().end()) info.input = input->second;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 std::vector<std::string> wire_type_names() {
   std::vector<std::string> names;
   for (const auto& [name, decoder] : wire_types()) names.push_back(name);
@@ -374,7 +426,11 @@ Result<Value, std::string> run_op(std::string_view op, const Value& input,
     Args args(input, "/input", std::move(refused));
     return found->second(args);
   }
-  return unexpected{"unknown op \"" + std::string(op) + "\""};
+  if (impl == Implementation::Model && core_operations().contains(op)) {
+    return unexpected{"op \"" + std::string(op) +
+                      "\" has no reference-model version; run it with --impl core"};
+  }
+  return unexpected{"unknown op \"" + std::string(op) + "\"; `thm eval --help` lists the ops"};
 }
 
 }  // namespace thm::cli
