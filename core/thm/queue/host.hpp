@@ -58,7 +58,9 @@ struct TurnKey {
 /// The re-read of the committed reply (SPEC §3.5, §4): `TriggerMismatch` naming the first
 /// of source, content and child hop (which must be the stored `hop` + 1) in which `request`
 /// differs from the reply stored under `key`. `hop` is as the store keeps it, possibly wider
-/// than 32 bits. Nothing when they agree.
+/// than 32 bits. `key` (the store's key of that reply, e.g. `turn_key(request).encoded()`) is
+/// only quoted in the message; finding the reply by it is the caller's. Nothing when they
+/// agree.
 [[nodiscard]] std::optional<QueueError> trigger_mismatch(const MentionTurnRequest& request,
                                                          std::string_view author_id,
                                                          std::string_view content, std::int64_t hop,
