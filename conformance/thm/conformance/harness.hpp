@@ -47,6 +47,8 @@ struct Capabilities {
   bool injected_store_clock = false;
   /// Claims a child may receive before it is dead, if the store has a limit (EQ-18).
   std::optional<std::uint32_t> max_attempts{};
+
+  friend bool operator==(const Capabilities&, const Capabilities&) = default;
 };
 
 /// Thrown by a harness or session operation whose capability is not declared (EQ-24).
