@@ -17,7 +17,8 @@ foreach(root core adapters/json adapters/memory adapters/sqlite adapters/postgre
              conformance model)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${root}/thm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           COMPONENT thm_development
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "harness.hpp" EXCLUDE)
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "harness.hpp" EXCLUDE
+          PATTERN "adapter_process.hpp" EXCLUDE)
 endforeach()
 # The SQL queues' harnesses are left out above with the memory queue's; the conformance
 # suite's own harness.hpp (the interface a host implements) is not.
@@ -37,6 +38,11 @@ foreach(set thmTargets thmSqliteTargets thmPostgresTargets thmConformanceTargets
   install(EXPORT ${set} NAMESPACE thm:: DESTINATION ${THM_INSTALL_CMAKEDIR}
           COMPONENT thm_development)
 endforeach()
+
+# The adapter protocol, for adapter programs in other languages (conformance/PROTOCOL.md).
+install(FILES ${PROJECT_SOURCE_DIR}/conformance/PROTOCOL.md
+              ${PROJECT_SOURCE_DIR}/conformance/protocol/v1.schema.json
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/protocol COMPONENT thm_development)
 
 # The tool.
 install(TARGETS thm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT thm_runtime)

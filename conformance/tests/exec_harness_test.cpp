@@ -1,0 +1,81 @@
+// ExecHarness against adapters that break the protocol: each failure is reported with what
+// the adapter did, never as a hang. (A correct adapter is proven end to end by the CTest
+// `exec.memory`: the whole suite through `thm adapter memory`.)
+#include "thm/conformance/exec_harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+namespace thm::conformance {
+namespace {
+
+using namespace std::chrono_literals;
+
+// What constructing a harness over `command` throws ("" if it did not).
+std::string start_failure(const std::string& command, std::chrono::milliseconds timeout = 2s) {
+  try {
+    ExecHarness harness(command, timeout);
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// A shell adapter that reads one line and answers it with `answer`.
+std::string answering(const std::string& answer) {
+  return "read line; printf '%s\\n' '" + answer + "'; cat >/dev/null";
+}
+
+TEST(ExecHarnessTest, ALineThatIsNotJsonIsQuoted) {
+  const std::string why = start_failure("echo hello-not-json; cat >/dev/null");
+  EXPECT_NE(why.find("not JSON"), std::string::npos) << why;
+  EXPECT_NE(why.find("hello-not-json"), std::string::npos) << why;
+}
+
+TEST(ExecHarnessTest, ASilentAdapterTimesOut) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string why = start_failure("cat >/dev/null", 300ms);
+  EXPECT_NE(why.find("did not answer 'hello' within 300 ms"), std::string::npos) << why;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+}
+
+TEST(ExecHarnessTest, AnAdapterThatExitsIsReportedWithItsStatusAndStderr) {
+  const std::string why = start_failure("echo 'no database at /nowhere' >&2; exit 3");
+  EXPECT_NE(why.find("status 3"), std::string::npos) << why;
+  EXPECT_NE(why.find("no database at /nowhere"), std::string::npos) << why;
+}
+
+TEST(ExecHarnessTest, AnAnswerOutsideTheSchemaIsReportedWithTheOp) {
+  const std::string why = start_failure(
+      answering(R"({"id":1,"result":{"protocol":2,"name":"x","sessions":"processes"}})"));
+  EXPECT_NE(why.find("'hello'"), std::string::npos) << why;
+  EXPECT_NE(why.find("result.hello"), std::string::npos) << why;
+}
+
+TEST(ExecHarnessTest, AnAnswerToNoRequestBreaksTheProtocol) {
+  const std::string why = start_failure(answering(R"({"id":99,"result":{}})"));
+  EXPECT_NE(why.find("answers no request in flight"), std::string::npos) << why;
+}
+
+TEST(ExecHarnessTest, FailureAndUnsupportedAreTheAdaptersOwnWords) {
+  EXPECT_NE(
+      start_failure(answering(R"({"id":1,"failure":"wrong protocol"})")).find("wrong protocol"),
+      std::string::npos);
+  try {
+    ExecHarness harness(answering(R"({"id":1,"unsupported":"no hello here"})"), 2s);
+    FAIL() << "an unsupported hello was accepted";
+  } catch (const Unsupported& unsupported) {
+    EXPECT_NE(std::string(unsupported.what()).find("no hello here"), std::string::npos);
+  }
+}
+
+TEST(ExecHarnessTest, ACommandThatCannotRunIsReported) {
+  const std::string why = start_failure("/nonexistent/adapter --db x");
+  EXPECT_NE(why.find("status 127"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace thm::conformance

@@ -1,0 +1,255 @@
+#include "thm/conformance/serve.hpp"
+
+#include <condition_variable>
+#include <functional>
+#include <istream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <thread>
+
+#include "thm/conformance/protocol.hpp"
+
+namespace thm::conformance {
+
+namespace {
+
+using protocol::Json;
+
+// The session whose enqueue this thread runs: the hook's call names it.
+thread_local std::optional<std::uint64_t> current_session;
+
+class Server {
+ public:
+  Server(Harness& harness, std::ostream& out) : harness_(harness), out_(out) {}
+
+  // Runs `request` on a thread of its own (detached: a long run serves many thousands).
+  void dispatch(Json request) {
+    {
+      const std::lock_guard lock(mutex_);
+      ++running_;
+    }
+    std::thread([this, request = std::move(request)] {
+      answer(request);
+      const std::lock_guard lock(mutex_);
+      --running_;
+      idle_.notify_all();
+    }).detach();
+  }
+
+  // Hands a hook reply to the hook waiting for it.
+  void reply_to_hook(const Json& reply) {
+    protocol::validate(reply, "hook_reply");
+    {
+      const std::lock_guard lock(mutex_);
+      const auto waiting = hooks_.find(reply.at("hook_reply").get<std::uint64_t>());
+      if (waiting == hooks_.end() || waiting->second) {
+        throw protocol::ProtocolError("it answers no hook call in flight");
+      }
+      waiting->second = reply.at("proceed").get<bool>();
+    }
+    hook_answered_.notify_all();
+  }
+
+  void write(const Json& message) {
+    const std::lock_guard lock(write_mutex_);
+    out_ << message.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n' << std::flush;
+  }
+
+  // Waits for every request still running (stdin ended).
+  void finish() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return running_ == 0; });
+  }
+
+ private:
+  void answer(const Json& request) {
+    const std::uint64_t id = request.at("id").get<std::uint64_t>();
+    try {
+      write({{"id", id}, {"result", run(request)}});
+    } catch (const Unsupported& unsupported) {
+      write({{"id", id}, {"unsupported", unsupported.what()}});
+    } catch (const std::exception& failure) {
+      write({{"id", id}, {"failure", failure.what()}});
+    }
+  }
+
+  Session& session_of(const Json& request) {
+    const std::lock_guard lock(mutex_);
+    const auto found = sessions_.find(request.at("session").get<std::uint64_t>());
+    if (found == sessions_.end()) throw protocol::ProtocolError("no such session");
+    return *found->second;
+  }
+
+  // The hook every enqueue of the served harness calls while one is installed.
+  bool ask_suite(HookPoint point) {
+    std::uint64_t hook = 0;
+    {
+      const std::lock_guard lock(mutex_);
+      hook = next_hook_++;
+      hooks_.emplace(hook, std::nullopt);
+    }
+    Json call{{"hook", hook}, {"point", name(point)}};
+    if (current_session) call["session"] = *current_session;
+    write(call);
+    std::unique_lock lock(mutex_);
+    hook_answered_.wait(lock, [&] { return hooks_.at(hook).has_value(); });
+    const bool proceed = *hooks_.at(hook);
+    hooks_.erase(hook);
+    return proceed;
+  }
+
+  Json run(const Json& request) {
+    const std::string op = request.at("op").get<std::string>();
+    protocol::validate(request, "request." + op);
+    if (op == "hello") {
+      return {{"protocol", protocol::kVersion},
+              {"name", "thm-" + harness_.name()},
+              {"sessions", "multiplexed"},
+              {"capabilities", protocol::to_json(harness_.capabilities())}};
+    }
+    if (op == "reset") {
+      {
+        const std::lock_guard lock(mutex_);
+        sessions_.clear();
+      }
+      harness_.reset();
+      return Json::object();
+    }
+    if (op == "open_session") {
+      auto session = harness_.open_session();
+      const std::lock_guard lock(mutex_);
+      const std::uint64_t number = next_session_++;
+      sessions_.emplace(number, std::move(session));
+      return {{"session", number}};
+    }
+    if (op == "close_session") {
+      std::unique_ptr<Session> closing;
+      const std::lock_guard lock(mutex_);
+      if (const auto found = sessions_.find(request.at("session").get<std::uint64_t>());
+          found != sessions_.end()) {
+        closing = std::move(found->second);
+        sessions_.erase(found);
+      }
+      return Json::object();
+    }
+    if (op == "enqueue_once") {
+      current_session = request.at("session").get<std::uint64_t>();
+      const auto answer =
+          session_of(request).enqueue_once(protocol::request_from_json(request.at("request")));
+      current_session.reset();
+      return protocol::enqueue_result(answer);
+    }
+    if (op == "claim") {
+      return protocol::claim_result(session_of(request).claim(
+          std::chrono::milliseconds(request.at("duration").get<std::int64_t>())));
+    }
+    if (op == "renew") {
+      return protocol::renew_result(session_of(request).renew(
+          request.at("token").get<std::string>(),
+          std::chrono::milliseconds(request.at("duration").get<std::int64_t>())));
+    }
+    if (op == "complete") {
+      return protocol::state_result(
+          session_of(request).complete(request.at("token").get<std::string>()));
+    }
+    if (op == "fail") {
+      return protocol::state_result(
+          session_of(request).fail(request.at("token").get<std::string>()));
+    }
+    if (op == "commit_reply") {
+      harness_.commit_reply(protocol::reply_from_json(request.at("reply")));
+    } else if (op == "set_policy") {
+      harness_.set_policy(protocol::policy_from_json(request.at("policy")));
+    } else if (op == "set_authorized") {
+      harness_.set_authorized(protocol::bytes_from_json(request.at("source_id")),
+                              protocol::bytes_from_json(request.at("target_id")),
+                              request.at("authorized").get<bool>());
+    } else if (op == "set_available") {
+      harness_.set_available(protocol::bytes_from_json(request.at("agent_id")),
+                             request.at("available").get<bool>());
+    } else if (op == "set_hook") {
+      if (request.at("installed").get<bool>()) {
+        harness_.set_hook(
+            [this](HookPoint point, const MentionTurnRequest&) { return ask_suite(point); });
+      } else {
+        harness_.set_hook({});
+      }
+    } else if (op == "settle") {
+      const auto how = protocol::settlement_from_name(request.at("how").get<std::string>());
+      harness_.settle(request.at("child_id").get<std::uint64_t>(), *how);
+    } else if (op == "run_maintenance") {
+      harness_.run_maintenance();
+    } else if (op == "records") {
+      Json rows = Json::array();
+      for (const RecordRow& row : harness_.records()) rows.push_back(protocol::to_json(row));
+      return {{"records", std::move(rows)}};
+    } else if (op == "children") {
+      Json rows = Json::array();
+      for (const ChildRow& row : harness_.children()) rows.push_back(protocol::to_json(row));
+      return {{"children", std::move(rows)}};
+    } else if (op == "unique_key_index") {
+      const auto index = harness_.unique_key_index();
+      if (!index) return {{"index", nullptr}};
+      return {{"index", {{"columns", index->columns}, {"partial", index->partial}}}};
+    } else if (op == "store_now") {
+      return {{"now", harness_.store_now().time_since_epoch().count()}};
+    } else if (op == "advance_store_clock") {
+      harness_.advance_store_clock(std::chrono::milliseconds(request.at("by").get<std::int64_t>()));
+    } else if (op == "reopen") {
+      harness_.reopen();
+    } else if (op == "restart_store") {
+      // An in-process store has no server; a persistent one is reopened by `reopen`.
+      if (!harness_.capabilities().persistent) throw Unsupported("restart_store");
+    } else {
+      throw protocol::ProtocolError("unknown op '" + op + "'");
+    }
+    return Json::object();
+  }
+
+  Harness& harness_;
+  std::ostream& out_;
+  std::mutex write_mutex_;
+  std::mutex mutex_;
+  std::condition_variable hook_answered_;
+  std::map<std::uint64_t, std::unique_ptr<Session>> sessions_;
+  std::map<std::uint64_t, std::optional<bool>> hooks_;
+  std::uint64_t next_session_ = 1;
+  std::uint64_t next_hook_ = 1;
+  std::size_t running_ = 0;
+  std::condition_variable idle_;
+};
+
+}  // namespace
+
+int serve(Harness& harness, std::istream& in, std::ostream& out, std::ostream& log) {
+  Server server(harness, out);
+  int status = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    try {
+      Json message = Json::parse(line);
+      if (message.contains("hook_reply")) {
+        server.reply_to_hook(message);
+      } else {
+        if (!message.contains("id") || !message.at("id").is_number_unsigned()) {
+          throw protocol::ProtocolError("a request without a numeric id");
+        }
+        server.dispatch(std::move(message));
+      }
+    } catch (const std::exception& error) {
+      log << "thm adapter: a line broke the protocol (" << error.what()
+          << "): " << line.substr(0, 200) << "\n";
+      status = 1;
+    }
+  }
+  server.finish();
+  harness.set_hook({});
+  return status;
+}
+
+}  // namespace thm::conformance
