@@ -14,7 +14,9 @@
 
 #include "thm/cli/cases.hpp"
 #include "thm/cli/conformance.hpp"
+#include "thm/conformance/serve.hpp"
 #include "thm/conformance/suite.hpp"
+#include "thm/memory/harness.hpp"
 
 namespace {
 
@@ -272,8 +274,17 @@ int run(int argc, char** argv) {
                    "The queue under test: memory (the in-memory reference); sqlite:PATH (a new "
                    "or empty SQLite file, or one an earlier run made); postgres:CONNINFO (libpq "
                    "conninfo of a database with no tables, or one an earlier run made; empty "
-                   "CONNINFO means the PG* variables). The suite wipes the thm tables")
+                   "CONNINFO means the PG* variables); exec:COMMAND (an adapter program in any "
+                   "language speaking conformance/PROTOCOL.md, run with /bin/sh -c). The suite "
+                   "wipes the thm tables")
       ->capture_default_str();
+  int exec_timeout_seconds = 30;
+  conformance_command
+      ->add_option("--exec-timeout", exec_timeout_seconds,
+                   "Seconds an exec: adapter may take to answer one request (not counting the "
+                   "time a check holds one of its hooks)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86'400));
   conformance_command
       ->add_option("--seed", suite.seed, "Seed of the first run; run k uses seed + k")
       ->capture_default_str();
@@ -295,6 +306,23 @@ int run(int argc, char** argv) {
       "--report", report_path, "Also write the report as JSON to this file; default: none");
   conformance_command->footer(conformance_footer());
 
+  std::string served = "memory";
+  CLI::App* adapter_command = app.add_subcommand(
+      "adapter",
+      "Serve a queue over the conformance adapter protocol on stdin and stdout, for "
+      "thm conformance --queue 'exec:thm adapter memory'");
+  adapter_command
+      ->add_option("QUEUE", served, "The queue to serve: memory (the in-memory reference)")
+      ->check(CLI::IsMember({"memory"}))
+      ->capture_default_str();
+  adapter_command->footer(
+      "Speaks conformance/PROTOCOL.md version 1 in multiplexed mode: one request per line on\n"
+      "stdin, one answer per line on stdout, until stdin ends. The queue lives in this process\n"
+      "and starts empty; the suite drives it. This proves the protocol and the exec: harness\n"
+      "against the reference queue, and is an example of an adapter.\n\n" +
+      exit_codes("stdin ended after a well-formed exchange", "",
+                 "a line broke the protocol (reported on stderr), or bad usage"));
+
   // Set last: a subcommand copies its parent's footer when it is made.
   app.footer(main_footer());
 
@@ -307,8 +335,13 @@ int run(int argc, char** argv) {
   const auto impl =
       impl_name == "model" ? thm::cli::Implementation::Model : thm::cli::Implementation::Core;
   if (check_command->parsed()) return check(files, impl);
+  if (adapter_command->parsed()) {
+    thm::memory::MemoryHarness harness;
+    return thm::conformance::serve(harness, std::cin, std::cout, std::cerr) == 0 ? kOk : kUsage;
+  }
   if (conformance_command->parsed()) {
     if (report_option->count() > 0) suite.report_path = report_path;
+    suite.exec_timeout = std::chrono::seconds(exec_timeout_seconds);
     return thm::cli::run_conformance(suite, std::cout, std::cerr);
   }
   return eval(op, impl);

@@ -10,6 +10,7 @@
 #include <string>
 #include <system_error>
 
+#include "thm/conformance/exec_harness.hpp"
 #include "thm/conformance/report.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
@@ -25,8 +26,12 @@ constexpr int kUsage = 2;
 
 // The harness for `queue`; nothing for an unknown name. Throws `std::runtime_error` when
 // the named store cannot be used (the message says why).
-std::unique_ptr<conformance::Harness> open_queue(const std::string& queue) {
+std::unique_ptr<conformance::Harness> open_queue(const std::string& queue,
+                                                 std::chrono::milliseconds exec_timeout) {
   if (queue == "memory") return std::make_unique<memory::MemoryHarness>();
+  if (queue.starts_with("exec:") && queue.size() > 5) {
+    return std::make_unique<conformance::ExecHarness>(queue.substr(5), exec_timeout);
+  }
   if (queue.starts_with("sqlite:") && queue.size() > 7) {
     return sqlite::SqliteHarness::open_scratch(queue.substr(7));
   }
@@ -36,6 +41,7 @@ std::unique_ptr<conformance::Harness> open_queue(const std::string& queue) {
 }
 
 constexpr const char* kSqliteExample = "sqlite:/tmp/thm-conformance.db";
+constexpr const char* kExecExample = "'exec:python3 adapter.py /tmp/queue.db'";
 
 // `text` on one line, without trailing white space or a trailing period (libpq's messages
 // end with a newline and may span lines).
@@ -123,6 +129,11 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     progress << "thm conformance: --report needs a file path\n";
     return kUsage;
   }
+  if (request.queue == "exec:") {
+    progress << "thm conformance: --queue exec: needs the adapter's command, e.g. " << kExecExample
+             << "\n";
+    return kUsage;
+  }
   if (request.queue == "sqlite:") {
     progress << "thm conformance: --queue sqlite: needs a file path, e.g. " << kSqliteExample
              << "\n";
@@ -131,7 +142,7 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
 
   std::unique_ptr<conformance::Harness> harness;
   try {
-    harness = open_queue(request.queue);
+    harness = open_queue(request.queue, request.exec_timeout);
   } catch (const std::exception& e) {
     // The message never quotes a conninfo: it may hold a password.
     const std::string kind = request.queue.substr(0, request.queue.find(':'));
@@ -142,8 +153,9 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   if (!harness) {
     progress << "thm conformance: unknown queue '" << request.queue
              << "'; --queue takes memory, sqlite:PATH (e.g. " << kSqliteExample
-             << ") or postgres:CONNINFO (e.g. postgres:dbname=thm_scratch; postgres: alone uses "
-                "the PG* variables)\n";
+             << "), postgres:CONNINFO (e.g. postgres:dbname=thm_scratch; postgres: alone uses "
+                "the PG* variables) or exec:COMMAND (e.g. "
+             << kExecExample << ")\n";
     return kUsage;
   }
 

@@ -3,6 +3,7 @@
 /// `thm conformance`: run the host queue conformance suite (queue-conformance.md) against a
 /// queue named on the command line, print progress and a table, write a JSON report.
 
+#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -16,8 +17,11 @@ struct ConformanceRequest {
   /// Which queue: `memory` (the in-memory reference queue), `sqlite:PATH` (the SQLite queue
   /// on a scratch database file: new, empty, or made by an earlier run), or
   /// `postgres:CONNINFO` (the PostgreSQL queue on a scratch database named by libpq conninfo:
-  /// no tables in its search path, or made by an earlier run).
+  /// no tables in its search path, or made by an earlier run), or `exec:COMMAND` (an adapter
+  /// program speaking conformance/PROTOCOL.md, run with `/bin/sh -c`).
   std::string queue = "memory";
+  /// How long an `exec:` adapter may take to answer one request.
+  std::chrono::milliseconds exec_timeout{30'000};
   /// The seed of the first run; run k (from 0) uses `seed + k`.
   std::uint64_t seed = 1;
   /// How often each race is repeated within one run (queue-conformance.md R).

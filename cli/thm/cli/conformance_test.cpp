@@ -52,13 +52,26 @@ TEST(ConformanceCommandTest, UsageErrorsSayWhatIsAccepted) {
   EXPECT_EQ(run_conformance({.queue = "redis"}, out, progress), 2);
   EXPECT_EQ(progress.str(),
             "thm conformance: unknown queue 'redis'; --queue takes memory, sqlite:PATH (e.g. "
-            "sqlite:/tmp/thm-conformance.db) or postgres:CONNINFO (e.g. "
-            "postgres:dbname=thm_scratch; postgres: alone uses the PG* variables)\n");
+            "sqlite:/tmp/thm-conformance.db), postgres:CONNINFO (e.g. "
+            "postgres:dbname=thm_scratch; postgres: alone uses the PG* variables) or exec:COMMAND "
+            "(e.g. 'exec:python3 adapter.py /tmp/queue.db')\n");
   progress.str("");
   EXPECT_EQ(run_conformance({.queue = "sqlite:"}, out, progress), 2);
   EXPECT_EQ(progress.str(),
             "thm conformance: --queue sqlite: needs a file path, e.g. "
             "sqlite:/tmp/thm-conformance.db\n");
+  progress.str("");
+  EXPECT_EQ(run_conformance({.queue = "exec:"}, out, progress), 2);
+  EXPECT_EQ(progress.str(),
+            "thm conformance: --queue exec: needs the adapter's command, e.g. "
+            "'exec:python3 adapter.py /tmp/queue.db'\n");
+  progress.str("");
+  EXPECT_EQ(run_conformance({.queue = "exec:echo 'no such database' >&2; exit 3"}, out, progress),
+            2);
+  EXPECT_TRUE(progress.str().starts_with("thm conformance: cannot open the exec queue: "))
+      << progress.str();
+  EXPECT_NE(progress.str().find("status 3"), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find("no such database"), std::string::npos) << progress.str();
   progress.str("");
   EXPECT_EQ(run_conformance({.only = {"eq-01"}}, out, progress), 2);
   EXPECT_TRUE(

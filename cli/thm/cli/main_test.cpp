@@ -117,11 +117,11 @@ TEST(HelpTest, ConformanceHelpListsEveryOptionCheckAndExitCode) {
 TEST(UsageErrorTest, NoOrAnUnknownCommandNamesTheCommands) {
   const Outcome none = thm("");
   expect_usage_error(none, "thm: ");
-  EXPECT_TRUE(has(none.err, "check, eval or conformance")) << none.err;
+  EXPECT_TRUE(has(none.err, "check, eval, conformance or adapter")) << none.err;
   EXPECT_TRUE(has(none.err, "thm --help")) << none.err;
   const Outcome unknown = thm("frobnicate");
   expect_usage_error(unknown, "thm: unknown command 'frobnicate'");
-  EXPECT_TRUE(has(unknown.err, "check, eval or conformance")) << unknown.err;
+  EXPECT_TRUE(has(unknown.err, "check, eval, conformance or adapter")) << unknown.err;
 }
 
 TEST(UsageErrorTest, ParseErrorsNameTheCommandAndPointAtItsHelp) {
