@@ -22,10 +22,8 @@ Three parts, top to bottom:
    Hook calls are written to stdout while the transaction is open; the reply is read from
    stdin before going on.
 
-Whether hooks are installed is harness state, but the harness process and the session
-processes are different processes: it lives in a file beside the database (`PATH-thm-hook`),
-not in a table, so that `set_hook` never waits for the write lock of an enqueue that is
-paused at a hook.
+Whether hooks are installed is each process's own state: in processes mode the suite sends
+`set_hook` to every process, session processes included (PROTOCOL.md §3).
 
 Logs go to stderr; stdout carries protocol messages only.
 """
@@ -445,7 +443,8 @@ class Adapter:
 
     def __init__(self, path: str, stdin, stdout):
         self.stdin, self.stdout = stdin, stdout
-        self.path, self.hook_file = path, path + "-thm-hook"
+        self.path = path
+        self.hooked = False  # set_hook: stop at the six points of every later enqueue
         self.queue = None  # opened by the first request, so an error is answered, not a crash
         self.hooks_sent = 0
 
@@ -524,12 +523,12 @@ class Adapter:
     def op_open_session(self, message):
         pass  # processes mode: this process is the session, its connection the session's
 
-    op_close_session = op_open_session
+    def op_close_session(self, message):
+        self.hooked = False  # the suite may reuse this process for a new session
 
     def op_enqueue_once(self, message):
         request = request_from_wire(message["request"])
-        hooked = self.capabilities["hooks"] and os.path.exists(self.hook_file)
-        hook = self.hook if hooked else (lambda point: True)
+        hook = self.hook if self.hooked else (lambda point: True)
         return {"outcome": self.queue.enqueue_once(request, hook)}
 
     def op_claim(self, message):
@@ -570,13 +569,9 @@ class Adapter:
         self.queue.set_available(from_wire(message["agent_id"]), bool(message["available"]))
 
     def op_set_hook(self, message):
-        if not message["installed"]:
-            if os.path.exists(self.hook_file):
-                os.remove(self.hook_file)
-        elif not self.capabilities["hooks"]:
+        if message["installed"] and not self.capabilities["hooks"]:
             raise Unsupported(f"set_hook needs hooks, which {self.name} does not declare")
-        else:
-            open(self.hook_file, "w").close()
+        self.hooked = bool(message["installed"])
 
     def op_settle(self, message):
         self.queue.settle(int(message["child_id"]), message["how"])

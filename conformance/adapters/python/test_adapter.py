@@ -365,20 +365,23 @@ class AdapterTest(unittest.TestCase):
 
     def test_hooks_six_points_in_order(self):
         self.ready()
-        session = self.session()  # opened before the hook: it still applies
-        self.harness.call("set_hook", installed=True)
+        session = self.session()  # opened before the hook: the suite tells it too
+        for process in (self.harness, session):
+            process.call("set_hook", installed=True)
         points, result = self.hooked_enqueue(session)
         self.assertEqual(points, ["after_begin", "after_validate_reads",
                                   "after_idempotency_statement", "after_child_insert",
                                   "before_commit", "after_commit_before_return"])
         self.assertEqual(result, {"outcome": {"status": "enqueued"}})
-        self.harness.call("set_hook", installed=False)
+        for process in (self.harness, session):
+            process.call("set_hook", installed=False)
         self.assertEqual(self.enqueue(session)["outcome"]["status"], "already")
 
     def test_hook_false_rolls_back_or_is_indeterminate(self):
         self.ready()
         self.harness.call("set_hook", installed=True)
         session = self.session()
+        session.call("set_hook", installed=True)  # as the suite does for every process
         for point in ("after_begin", "after_validate_reads", "after_idempotency_statement",
                       "after_child_insert", "before_commit"):
             points, result = self.hooked_enqueue(session, fail_at=point)
@@ -388,9 +391,9 @@ class AdapterTest(unittest.TestCase):
         points, result = self.hooked_enqueue(session, fail_at="after_commit_before_return")
         self.assertEqual(result["queue_error"]["kind"], "indeterminate")
         self.assertEqual(self.counts(), (1, 1))
-        self.harness.call("reset")  # removes the hook too
+        self.harness.call("reset")  # the suite closes its sessions first
         self.ready()
-        self.assertEqual(self.enqueue(session)["outcome"]["status"], "enqueued")
+        self.assertEqual(self.enqueue(self.session())["outcome"]["status"], "enqueued")
 
     def test_killed_or_closed_inside_the_transaction_leaves_nothing(self):
         """EQ-23's kill at before_commit, and stdin closing at a hook (exit 0)."""
@@ -398,6 +401,7 @@ class AdapterTest(unittest.TestCase):
         self.harness.call("set_hook", installed=True)
         for end in ("kill", "close"):
             session = self.session()
+            session.call("set_hook", installed=True)
             session.send("enqueue_once", request=request())
             while (call := session.hook_call())["point"] != "before_commit":
                 session.reply_hook(call["hook"])
@@ -461,7 +465,8 @@ class AdapterTest(unittest.TestCase):
         self.harness = broken
         self.ready()
         first, second = self.session(BROKEN), self.session(BROKEN)
-        broken.call("set_hook", installed=True)
+        for process in (broken, first, second):
+            process.call("set_hook", installed=True)
         sent_first = first.send("enqueue_once", request=request())
         pause = first.hook_call()  # after_begin: the first caller holds the write lock
         sent_second = second.send("enqueue_once", request=request())
