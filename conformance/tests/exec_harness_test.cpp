@@ -72,6 +72,22 @@ TEST(ExecHarnessTest, FailureAndUnsupportedAreTheAdaptersOwnWords) {
   }
 }
 
+TEST(ExecHarnessTest, AServerTheAdapterLeftHoldingItsPipesDoesNotHoldUpTheSuite) {
+  // setsid: out of the adapter's process group, as `pg_ctl start` puts a server.
+  const auto started = std::chrono::steady_clock::now();
+  const std::string why = start_failure("setsid sleep 8 & exit 3", 20s);
+  EXPECT_NE(why.find("status 3"), std::string::npos) << why;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+}
+
+TEST(ExecHarnessTest, AnAdapterThatBreaksTheProtocolIsKilledAtOnce) {
+  // Not waited for: it may be holding its store's locks while it waits for a reply.
+  const auto started = std::chrono::steady_clock::now();
+  const std::string why = start_failure("echo not-json; sleep 30", 20s);
+  EXPECT_NE(why.find("not-json"), std::string::npos) << why;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+}
+
 TEST(ExecHarnessTest, ACommandThatCannotRunIsReported) {
   const std::string why = start_failure("/nonexistent/adapter --db x");
   EXPECT_NE(why.find("status 127"), std::string::npos) << why;

@@ -521,10 +521,11 @@ class Adapter:
                 "capabilities": self.capabilities}
 
     def op_open_session(self, message):
-        pass  # processes mode: this process is the session, its connection the session's
+        # Processes mode: this process is the session, its connection the session's. The
+        # suite may reuse the process for a new session, which starts with no hook.
+        self.hooked = False
 
-    def op_close_session(self, message):
-        self.hooked = False  # the suite may reuse this process for a new session
+    op_close_session = op_open_session
 
     def op_enqueue_once(self, message):
         request = request_from_wire(message["request"])

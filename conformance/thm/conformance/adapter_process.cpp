@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -35,23 +36,51 @@ std::string quoted(const std::string& line) {
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
-// Reads `fd` until EOF, calling `on_line` for each line without its '\n'.
-template <class OnLine>
-void read_lines(int fd, OnLine on_line) {
+// Reads the non-blocking `fd`, calling `on_line` for each line without its '\n', until
+// EOF (true) or until `gone()` says the program has exited and what it wrote is read
+// (false): a process it started, such as a database server, may hold the pipe open for good.
+template <class OnLine, class Gone>
+bool read_lines(int fd, OnLine on_line, Gone gone) {
   std::string buffer;
+  std::size_t searched = 0;  // no '\n' before this offset: long lines stay linear
   char chunk[65536];
-  for (;;) {
-    const ssize_t got = ::read(fd, chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    buffer.append(chunk, static_cast<std::size_t>(got));
+  bool eof = false;
+  bool exited = false;
+  while (!eof) {
+    pollfd ready{.fd = fd, .events = POLLIN, .revents = 0};
+    if (::poll(&ready, 1, 100) == 0) {
+      if (exited) break;  // drained after the exit
+      exited = gone();    // one more pass to drain, then stop
+      continue;
+    }
+    for (;;) {
+      const ssize_t got = ::read(fd, chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) break;  // EAGAIN: read all there is
+      if (got == 0) {
+        eof = true;
+        break;
+      }
+      buffer.append(chunk, static_cast<std::size_t>(got));
+    }
     std::size_t start = 0;
-    for (std::size_t end; (end = buffer.find('\n', start)) != std::string::npos; start = end + 1) {
+    for (std::size_t end; (end = buffer.find('\n', std::max(start, searched))) != std::string::npos;
+         start = end + 1) {
       on_line(buffer.substr(start, end - start));
     }
     buffer.erase(0, start);
+    searched = buffer.size();
   }
   if (!buffer.empty()) on_line(buffer);
+  return eof;
+}
+
+std::string describe(int status) {
+  if (WIFEXITED(status))
+    return "the adapter exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return "the adapter was killed by signal " + std::to_string(WTERMSIG(status));
+  return "the adapter stopped";
 }
 
 }  // namespace
@@ -63,14 +92,35 @@ AdapterProcess::AdapterProcess(const std::string& command, std::shared_ptr<Excha
   int out[2];
   int err[2];
   if (::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
-  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
-  if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
-
-  std::vector<std::string> environment{"THM_PROTOCOL=" + std::to_string(protocol::kVersion)};
-  for (std::string& variable : extra_environment) environment.push_back(std::move(variable));
-  for (char** variable = environ; *variable != nullptr; ++variable) {
-    environment.emplace_back(*variable);
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    throw std::runtime_error(errno_text("pipe"));
   }
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    for (const int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+    throw std::runtime_error(errno_text("pipe"));
+  }
+
+  // The suite's variables win over inherited ones of the same name (a shell and the
+  // dynamic loader each take one of two copies); an inherited LD_PRELOAD is kept after ours.
+  extra_environment.push_back("THM_PROTOCOL=" + std::to_string(protocol::kVersion));
+  const auto name_of = [](std::string_view variable) {
+    return variable.substr(0, variable.find('='));
+  };
+  std::vector<std::string> environment;
+  for (char** inherited = environ; *inherited != nullptr; ++inherited) {
+    const std::string_view variable(*inherited);
+    const auto ours =
+        std::find_if(extra_environment.begin(), extra_environment.end(),
+                     [&](const std::string& e) { return name_of(e) == name_of(variable); });
+    if (ours == extra_environment.end()) {
+      environment.emplace_back(variable);
+    } else if (name_of(variable) == "LD_PRELOAD") {
+      *ours += ":" + std::string(variable.substr(variable.find('=') + 1));
+    }
+  }
+  for (std::string& variable : extra_environment) environment.push_back(std::move(variable));
   std::vector<char*> envp;
   for (std::string& variable : environment) envp.push_back(variable.data());
   envp.push_back(nullptr);
@@ -106,21 +156,48 @@ AdapterProcess::AdapterProcess(const std::string& command, std::shared_ptr<Excha
                              "': " + std::strerror(spawned));
   }
   group_ = pid_;
-  ::fcntl(stdin_fd_, F_SETFL, ::fcntl(stdin_fd_, F_GETFL) | O_NONBLOCK);
-  stdout_reader_ = std::jthread([this] { read_stdout(); });
-  stderr_reader_ = std::jthread([this] { read_stderr(); });
+  for (const int fd : {stdin_fd_, stdout_fd_, stderr_fd_}) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  }
+  try {
+    stdout_reader_ = std::jthread([this] { read_stdout(); });
+    stderr_reader_ = std::jthread([this] { read_stderr(); });
+  } catch (...) {
+    kill();
+    throw;
+  }
 }
 
 AdapterProcess::~AdapterProcess() {
+  {
+    // Hook threads write their replies first: the adapter may be waiting for one.
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return hooks_running_ == 0; });
+  }
   close();
-  if (group_ > 0) ::kill(-group_, SIGKILL);  // anything the program left running holds its pipes
-  stdout_reader_ = {};
+  stdout_reader_ = {};  // both end once the program has exited (read_lines)
   stderr_reader_ = {};
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return hooks_running_ == 0; });
-  lock.unlock();
   ::close(stdout_fd_);
   ::close(stderr_fd_);
+}
+
+bool AdapterProcess::reap(bool wait) {
+  if (pid_ <= 0) return true;
+  // The exit is seen without reaping first: while the leader is a zombie its group id cannot
+  // be reused, so killing what is left of its group cannot hit another program.
+  siginfo_t info{};
+  const int options = WEXITED | WNOWAIT | (wait ? 0 : WNOHANG);
+  while (::waitid(P_PID, static_cast<id_t>(pid_), &info, options) != 0) {
+    if (errno != EINTR) return false;
+  }
+  if (info.si_pid == 0) return false;  // still running
+  ::kill(-group_, SIGKILL);            // what the program left running in its group
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  exit_ = describe(status);
+  return true;
 }
 
 protocol::Json AdapterProcess::call(const std::string& op, protocol::Json arguments) {
@@ -131,32 +208,38 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
   if (const auto found = arguments.find("session"); found != arguments.end()) {
     session = found->get<std::uint64_t>();
   }
+  arguments["op"] = op;
+  arguments["id"] = 0;
+  protocol::validate(arguments, "request." + op);  // the suite's own side of the contract
+  std::optional<MentionTurnRequest> enqueueing;
+  if (op == "enqueue_once") enqueueing = protocol::request_from_json(arguments.at("request"));
+
   std::uint64_t id = 0;
   {
     const std::lock_guard lock(mutex_);
     if (broken_) throw std::runtime_error(*broken_);
     id = next_id_++;
     pending_.emplace(id, Pending{.op = op});
-    if (op == "enqueue_once") {
-      enqueueing_.insert_or_assign(session, protocol::request_from_json(arguments.at("request")));
-    }
+    if (enqueueing) enqueueing_.insert_or_assign(session, *std::move(enqueueing));
   }
   arguments["id"] = id;
-  arguments["op"] = op;
-  protocol::validate(arguments, "request." + op);  // the suite's own side of the contract
   const auto forget = [&] {
     pending_.erase(id);
     if (op == "enqueue_once") enqueueing_.erase(session);
   };
   try {
     write_line(arguments.dump());
-  } catch (const std::exception&) {
-    std::unique_lock lock(mutex_);
-    forget();
-    // A program that exited says more by its status than by its closed pipe.
-    changed_.wait_for(lock, std::chrono::seconds(1), [&] { return broken_.has_value(); });
-    if (broken_) throw std::runtime_error(*broken_);
-    throw;
+  } catch (const std::exception& error) {
+    {
+      std::unique_lock lock(mutex_);
+      forget();
+      // A program that exited says more by its status than by its closed pipe.
+      changed_.wait_for(lock, std::chrono::seconds(1), [&] { return broken_.has_value(); });
+    }
+    // Half a line may be in the pipe: nothing more can be said to this process.
+    fail(error.what());
+    kill();
+    throw std::runtime_error(*broken_reason());
   }
 
   std::unique_lock lock(mutex_);
@@ -166,10 +249,11 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
     if (pending.response || broken_) break;
     changed_.wait_for(lock, std::chrono::milliseconds(50));
     // Late only when no hook has run for a whole timeout: a hook may hold this answer up.
+    // In flight is read first: a hook that ends in between then counts as just ended.
+    const bool hook_running = clock_->hooks_in_flight.load() > 0;
     waited_from = std::max(waited_from, clock_->last_hook_end_ns.load());
     const auto waited = std::chrono::nanoseconds(now_ns() - waited_from);
-    if (clock_->hooks_in_flight.load() == 0 && waited > clock_->timeout &&
-        !pending_.at(id).response) {
+    if (!hook_running && waited > clock_->timeout && !pending_.at(id).response) {
       const std::string why = "the adapter did not answer '" + op + "' within " +
                               std::to_string(clock_->timeout.count()) + " ms";
       forget();
@@ -196,53 +280,49 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
   try {
     protocol::validate(result, "result." + op);
   } catch (const protocol::ProtocolError& error) {
-    fail(error.what());
-    throw std::runtime_error(with_stderr("the adapter's answer to '" + op + "' " +
-                                         quoted(result.dump()) + " is " + error.what()));
+    const std::string why =
+        "the adapter's answer to '" + op + "' " + quoted(result.dump()) + " is " + error.what();
+    fail(why);
+    kill();
+    throw std::runtime_error(with_stderr(why));
   }
   return result;
 }
 
+std::optional<std::string> AdapterProcess::broken_reason() const {
+  const std::lock_guard lock(mutex_);
+  return broken_;
+}
+
 void AdapterProcess::kill() noexcept {
-  pid_t pid = -1;
   {
     const std::lock_guard lock(mutex_);
-    pid = std::exchange(pid_, -1);
+    if (pid_ > 0) {
+      ::kill(-group_, SIGKILL);  // the leader is alive, so the group is still its own
+      (void)reap(true);
+    }
     if (!broken_) broken_ = "the adapter was killed";
   }
   changed_.notify_all();
-  if (pid <= 0) return;
-  ::kill(-pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
 }
 
 void AdapterProcess::close() noexcept {
-  pid_t pid = -1;
-  {
-    const std::lock_guard lock(mutex_);
-    pid = pid_;
-  }
   {
     const std::lock_guard lock(write_mutex_);
     if (stdin_fd_ >= 0) ::close(std::exchange(stdin_fd_, -1));
   }
-  if (pid <= 0) return;
   const auto deadline = std::chrono::steady_clock::now() + clock_->timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) {
+    {
       const std::lock_guard lock(mutex_);
-      pid_ = -1;
-      if (!broken_) broken_ = "the adapter was closed";
-      changed_.notify_all();
-      return;
+      if (reap(false)) {
+        if (!broken_) broken_ = "the adapter was closed";
+        break;
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  kill();
+  kill();  // only if it is still running
 }
 
 bool AdapterProcess::broken() const {
@@ -250,35 +330,38 @@ bool AdapterProcess::broken() const {
   return broken_.has_value();
 }
 
+bool AdapterProcess::exited() {
+  const std::lock_guard lock(mutex_);
+  return reap(false);
+}
+
 void AdapterProcess::read_stdout() {
-  read_lines(stdout_fd_, [this](const std::string& line) { handle_line(line); });
-  int status = 0;
-  pid_t pid = -1;
-  {
-    const std::lock_guard lock(mutex_);
-    pid = pid_;
-  }
+  read_lines(
+      stdout_fd_, [this](const std::string& line) { handle_line(line); },
+      [this] { return exited(); });
+  // It closed its output or exited: wait a moment for its status, and stderr's last lines.
   std::string why = "the adapter closed its standard output";
-  if (pid > 0 && ::waitpid(pid, &status, 0) == pid) {
-    {
+  for (int tries = 0; tries < 50; ++tries) {
+    if (exited()) {
       const std::lock_guard lock(mutex_);
-      pid_ = -1;
+      if (exit_) why = *exit_;
+      break;
     }
-    if (WIFEXITED(status))
-      why = "the adapter exited with status " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status))
-      why = "the adapter was killed by signal " + std::to_string(WTERMSIG(status));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let stderr's last lines in
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   fail(why);
 }
 
 void AdapterProcess::read_stderr() {
-  read_lines(stderr_fd_, [this](const std::string& line) {
-    const std::lock_guard lock(mutex_);
-    stderr_tail_.push_back(line.size() > kQuoted ? line.substr(0, kQuoted) + "…" : line);
-    if (stderr_tail_.size() > kStderrLines) stderr_tail_.pop_front();
-  });
+  read_lines(
+      stderr_fd_,
+      [this](const std::string& line) {
+        const std::lock_guard lock(mutex_);
+        stderr_tail_.push_back(line.size() > kQuoted ? line.substr(0, kQuoted) + "…" : line);
+        if (stderr_tail_.size() > kStderrLines) stderr_tail_.pop_front();
+      },
+      [this] { return exited(); });
 }
 
 void AdapterProcess::handle_line(const std::string& line) {
@@ -287,6 +370,7 @@ void AdapterProcess::handle_line(const std::string& line) {
     message = protocol::Json::parse(line);
   } catch (const std::exception&) {
     fail("the adapter wrote a line that is not JSON: " + quoted(line));
+    kill();
     return;
   }
   try {
@@ -307,6 +391,7 @@ void AdapterProcess::handle_line(const std::string& line) {
     pending->second.response = std::move(message);
   } catch (const std::exception& error) {
     fail("the adapter wrote " + quoted(line) + ", " + error.what());
+    kill();  // it may be waiting for a hook reply inside its transaction
     return;
   }
   changed_.notify_all();
@@ -320,7 +405,10 @@ void AdapterProcess::answer_hook(std::uint64_t hook, std::optional<std::uint64_t
     const auto running = enqueueing_.find(session);
     if (running == enqueueing_.end()) {
       throw protocol::ProtocolError(
-          "it is a hook call from a session with no enqueue_once in flight");
+          session ? "it is a hook call from session " + std::to_string(*session) +
+                        ", which has no enqueue_once in flight"
+                  : std::string("it is a hook call without a session, and no such enqueue_once "
+                                "is in flight (a multiplexed adapter names the session)"));
     }
     request = running->second;
     ++hooks_running_;
@@ -329,24 +417,32 @@ void AdapterProcess::answer_hook(std::uint64_t hook, std::optional<std::uint64_t
   // A hook may block for as long as its check wants: it runs on a thread of its own, so
   // this reader goes on delivering the answers the check is waiting for. The destructor
   // waits for it.
-  std::thread([this, hook, session, point, request = std::move(request)] {
-    bool proceed = false;
-    try {
-      proceed = on_hook_(session, point, request);
-    } catch (...) {
-      proceed = false;
-    }
-    clock_->last_hook_end_ns = now_ns();
+  const auto undo = [this] {
     --clock_->hooks_in_flight;
-    try {
-      write_line(protocol::Json{{"hook_reply", hook}, {"proceed", proceed}}.dump());
-    } catch (const std::exception& error) {
-      fail(error.what());
-    }
-    const std::lock_guard done(mutex_);
+    const std::lock_guard lock(mutex_);
     --hooks_running_;
     changed_.notify_all();
-  }).detach();
+  };
+  try {
+    std::thread([this, hook, session, point, undo, request = std::move(request)] {
+      bool proceed = false;
+      try {
+        proceed = on_hook_(session, point, request);
+      } catch (...) {
+        proceed = false;
+      }
+      clock_->last_hook_end_ns = now_ns();
+      try {
+        write_line(protocol::Json{{"hook_reply", hook}, {"proceed", proceed}}.dump());
+      } catch (const std::exception& error) {
+        fail(error.what());
+      }
+      undo();
+    }).detach();
+  } catch (...) {
+    undo();
+    throw protocol::ProtocolError("no thread for its hook call");
+  }
 }
 
 void AdapterProcess::write_line(const std::string& text) {
@@ -363,13 +459,15 @@ void AdapterProcess::write_line(const std::string& text) {
   std::size_t written = 0;
   std::string failure;
   bool closed = false;
-  const auto deadline = std::chrono::steady_clock::now() + clock_->timeout;
+  std::int64_t waited_from = now_ns();
   while (written < line.size() && failure.empty()) {
     const ssize_t wrote = ::write(stdin_fd_, line.data() + written, line.size() - written);
     if (wrote > 0) {
       written += static_cast<std::size_t>(wrote);
     } else if (wrote < 0 && (errno == EAGAIN || errno == EINTR)) {
-      if (std::chrono::steady_clock::now() > deadline && clock_->hooks_in_flight.load() == 0) {
+      const bool hook_running = clock_->hooks_in_flight.load() > 0;
+      waited_from = std::max(waited_from, clock_->last_hook_end_ns.load());
+      if (!hook_running && std::chrono::nanoseconds(now_ns() - waited_from) > clock_->timeout) {
         failure = "the adapter did not read its standard input within " +
                   std::to_string(clock_->timeout.count()) + " ms";
       }

@@ -71,6 +71,11 @@ class AdapterProcess {
     std::optional<protocol::Json> response{};
   };
 
+  // With mutex_ held: reaps the program if it has exited (or waits for it), recording how
+  // it ended; true once it is gone.
+  bool reap(bool wait);
+  [[nodiscard]] bool exited();
+  [[nodiscard]] std::optional<std::string> broken_reason() const;
   void read_stdout();
   void read_stderr();
   void handle_line(const std::string& line);
@@ -93,6 +98,7 @@ class AdapterProcess {
   std::map<std::uint64_t, Pending> pending_;
   std::map<std::optional<std::uint64_t>, MentionTurnRequest> enqueueing_;
   std::optional<std::string> broken_;
+  std::optional<std::string> exit_;
   std::deque<std::string> stderr_tail_;
 
   std::atomic<bool> sequential_{true};

@@ -30,6 +30,14 @@ struct ExecHarness::HookState {
     const std::lock_guard lock(mutex);
     return hook != nullptr;
   }
+  /// Stops telling `process` of hooks: its session closed (it may wait idle for another).
+  void forget(const detail::AdapterProcess* process) {
+    const std::lock_guard lock(mutex);
+    std::erase_if(processes, [&](const std::weak_ptr<detail::AdapterProcess>& weak) {
+      const auto live = weak.lock();
+      return !live || live.get() == process;
+    });
+  }
   [[nodiscard]] bool run(HookPoint point, const MentionTurnRequest& request) {
     std::shared_ptr<const TransactionHook> current;
     {
@@ -80,9 +88,13 @@ class ExecHarness::ExecSession final : public Session {
   /// `idle` is where a process of its own goes back to (processes mode); absent in
   /// multiplexed mode, where the process is shared.
   ExecSession(std::shared_ptr<detail::AdapterProcess> process, std::optional<std::uint64_t> number,
-              std::shared_ptr<IdleProcesses> idle)
-      : process_(std::move(process)), number_(number), idle_(std::move(idle)) {}
+              std::shared_ptr<IdleProcesses> idle, std::shared_ptr<HookState> hooks)
+      : process_(std::move(process)),
+        number_(number),
+        idle_(std::move(idle)),
+        hooks_(std::move(hooks)) {}
   ~ExecSession() override {
+    if (hooks_) hooks_->forget(process_.get());
     bool closed = false;
     try {
       if (!process_->broken()) {
@@ -131,6 +143,7 @@ class ExecHarness::ExecSession final : public Session {
   std::shared_ptr<detail::AdapterProcess> process_;
   std::optional<std::uint64_t> number_;
   std::shared_ptr<IdleProcesses> idle_;
+  std::shared_ptr<HookState> hooks_;
 };
 
 namespace {
@@ -182,8 +195,11 @@ ExecHarness::ExecHarness(std::string command, std::chrono::milliseconds timeout)
   ::close(fd);
   faketime_file_ = path;
   write_offset(faketime_file_, std::chrono::milliseconds{0});
+  // The wall clock only: a monotonic clock that jumps with the skew would stall the
+  // adapter's own timers (Node's, Python's waits).
   environment_ = {std::string("LD_PRELOAD=") + *library,
-                  "FAKETIME_TIMESTAMP_FILE=" + faketime_file_, "FAKETIME_NO_CACHE=1"};
+                  "FAKETIME_TIMESTAMP_FILE=" + faketime_file_, "FAKETIME_NO_CACHE=1",
+                  "FAKETIME_DONT_FAKE_MONOTONIC=1"};
   control_->close();
   control_ = start_process();
 }
@@ -251,7 +267,14 @@ std::unique_ptr<Session> ExecHarness::open_session() {
   std::optional<std::uint64_t> number;
   if (mode_ == SessionMode::Multiplexed) {
     process = control();
-    number = process->call("open_session").at("session").get<std::uint64_t>();
+    const Json opened = process->call("open_session");
+    if (!opened.contains("session")) {
+      throw std::runtime_error(
+          "the adapter declares multiplexed sessions, but its open_session answer names no "
+          "session: " +
+          opened.dump());
+    }
+    number = opened.at("session").get<std::uint64_t>();
   } else {
     process = idle_->take();
     if (!process) process = start_process();
@@ -262,8 +285,10 @@ std::unique_ptr<Session> ExecHarness::open_session() {
   if (mode_ == SessionMode::Processes && hooks_->installed()) {
     (void)process->call("set_hook", {{"installed", true}});
   }
-  return std::make_unique<ExecSession>(std::move(process), number,
-                                       mode_ == SessionMode::Processes ? idle_ : nullptr);
+  if (mode_ == SessionMode::Processes) {
+    return std::make_unique<ExecSession>(std::move(process), number, idle_, hooks_);
+  }
+  return std::make_unique<ExecSession>(std::move(process), number, nullptr, nullptr);
 }
 
 void ExecHarness::commit_reply(const CommittedReply& reply) {
@@ -320,7 +345,7 @@ std::optional<Result<EnqueueOutcome, QueueError>> ExecHarness::enqueue_then_kill
     throw Unsupported("enqueue_then_kill inside the transaction: the adapter declares no hooks");
   }
   // A process of its own, whose hook (not the suite's) kills it at BeforeCommit. The hook
-  // runs on one of the process's threads, which it joins before it is destroyed.
+  // runs on a thread of the process's, which its destructor waits for.
   std::atomic<detail::AdapterProcess*> doomed_process{nullptr};
   std::atomic<bool> killed{false};
   auto doomed = std::make_unique<detail::AdapterProcess>(

@@ -177,6 +177,10 @@ class Schemas {
  public:
   Schemas() : root_(Json::parse(kSchemaJson)) {}
 
+  [[nodiscard]] bool defines(const std::string& definition) const {
+    return root_.at("definitions").contains(definition);
+  }
+
   const valijson::Schema& of(std::string_view definition) {
     const std::lock_guard lock(mutex_);
     const auto cached = parsed_.find(std::string(definition));
@@ -448,6 +452,8 @@ void validate(const Json& message, std::string_view definition) {
   throw ProtocolError("not a valid " + std::string(definition) + " message: at " +
                       (where.empty() ? "<root>" : where) + ": " + deepest.description);
 }
+
+bool is_operation(std::string_view op) { return schemas().defines("request." + std::string(op)); }
 
 std::string_view schema_text() noexcept { return kSchemaJson; }
 

@@ -79,6 +79,9 @@ using Json = nlohmann::json;
 /// naming the definition, the JSON Pointer of the first offending value and why.
 void validate(const Json& message, std::string_view definition);
 
+/// True when `op` is an operation of this protocol version (the schema defines `request.<op>`).
+[[nodiscard]] bool is_operation(std::string_view op);
+
 /// The text of `protocol/v1.schema.json`, as compiled into this library.
 [[nodiscard]] std::string_view schema_text() noexcept;
 

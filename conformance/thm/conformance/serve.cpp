@@ -33,12 +33,20 @@ class Server {
       const std::lock_guard lock(mutex_);
       ++running_;
     }
-    std::thread([this, request = std::move(request)] {
-      answer(request);
+    const auto done = [this] {
       const std::lock_guard lock(mutex_);
       --running_;
       idle_.notify_all();
-    }).detach();
+    };
+    try {
+      std::thread([this, done, request = std::move(request)] {
+        answer(request);
+        done();
+      }).detach();
+    } catch (...) {
+      done();
+      throw;
+    }
   }
 
   // Hands a hook reply to the hook waiting for it.
@@ -60,9 +68,14 @@ class Server {
     out_ << message.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n' << std::flush;
   }
 
-  // Waits for every request still running (stdin ended).
+  // Stdin ended: hooks still waiting for a reply fail (no reply can come now), then every
+  // request still running is waited for.
   void finish() {
     std::unique_lock lock(mutex_);
+    for (auto& [hook, reply] : hooks_) {
+      if (!reply) reply = false;
+    }
+    hook_answered_.notify_all();
     idle_.wait(lock, [&] { return running_ == 0; });
   }
 
@@ -105,6 +118,8 @@ class Server {
 
   Json run(const Json& request) {
     const std::string op = request.at("op").get<std::string>();
+    if (!protocol::is_operation(op))
+      throw Unsupported("no operation '" + op + "' in protocol version 1");
     protocol::validate(request, "request." + op);
     if (op == "hello") {
       return {{"protocol", protocol::kVersion},

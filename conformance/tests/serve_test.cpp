@@ -1,0 +1,68 @@
+// serve(): the adapter side of the protocol, over the in-memory reference harness.
+#include "thm/conformance/serve.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "thm/memory/harness.hpp"
+
+namespace thm::conformance {
+namespace {
+
+using Json = nlohmann::json;
+
+// Serves `lines` to a fresh in-memory harness; the answers by id.
+std::map<std::uint64_t, Json> served(const std::string& lines, int* status = nullptr) {
+  memory::MemoryHarness harness;
+  std::istringstream in(lines);
+  std::ostringstream out;
+  std::ostringstream log;
+  const int code = serve(harness, in, out, log);
+  if (status != nullptr) *status = code;
+  std::map<std::uint64_t, Json> answers;
+  std::istringstream written(out.str());
+  for (std::string line; std::getline(written, line);) {
+    const Json message = Json::parse(line);
+    if (message.contains("id")) answers[message.at("id").get<std::uint64_t>()] = message;
+  }
+  return answers;
+}
+
+TEST(ServeTest, HelloDeclaresMultiplexedSessionsAndTheHarnessCapabilities) {
+  const auto answers = served(R"({"id":1,"op":"hello","protocol":1})"
+                              "\n");
+  const Json& hello = answers.at(1).at("result");
+  EXPECT_EQ(hello.at("sessions"), "multiplexed");
+  EXPECT_EQ(hello.at("name"), "thm-memory");
+  EXPECT_TRUE(hello.at("capabilities").at("hooks").get<bool>());
+}
+
+TEST(ServeTest, AnUnknownOperationIsUnsupportedNotAFailure) {
+  const auto answers = served(R"({"id":2,"op":"frobnicate"})"
+                              "\n");
+  EXPECT_TRUE(answers.at(2).contains("unsupported")) << answers.at(2);
+}
+
+TEST(ServeTest, AnUndeclaredCapabilityIsUnsupported) {
+  const auto answers = served(R"({"id":3,"op":"reopen"})"
+                              "\n");  // memory is not persistent
+  EXPECT_TRUE(answers.at(3).contains("unsupported")) << answers.at(3);
+}
+
+TEST(ServeTest, ABrokenLineIsLoggedAndTheRestIsServed) {
+  int status = 0;
+  const auto answers = served(
+      "not json\n"
+      R"({"id":4,"op":"reset"})"
+      "\n",
+      &status);
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(answers.at(4).at("result"), Json::object());
+}
+
+}  // namespace
+}  // namespace thm::conformance
