@@ -73,9 +73,13 @@ TEST(ExecHarnessTest, FailureAndUnsupportedAreTheAdaptersOwnWords) {
 }
 
 TEST(ExecHarnessTest, AServerTheAdapterLeftHoldingItsPipesDoesNotHoldUpTheSuite) {
-  // setsid: out of the adapter's process group, as `pg_ctl start` puts a server.
+  // setsid: out of the adapter's process group, as `pg_ctl start` puts a server; it keeps
+  // both pipes open for 8 s and writes to stderr all the while.
   const auto started = std::chrono::steady_clock::now();
-  const std::string why = start_failure("setsid sleep 8 & exit 3", 20s);
+  const std::string why = start_failure(
+      "setsid sh -c 'i=0; while [ $i -lt 800 ]; do echo log >&2; sleep 0.01; i=$((i+1)); done' "
+      "& exit 3",
+      20s);
   EXPECT_NE(why.find("status 3"), std::string::npos) << why;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
 }

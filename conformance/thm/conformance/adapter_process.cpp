@@ -48,28 +48,30 @@ bool read_lines(int fd, OnLine on_line, Gone gone) {
   bool exited = false;
   while (!eof) {
     pollfd ready{.fd = fd, .events = POLLIN, .revents = 0};
-    if (::poll(&ready, 1, 100) == 0) {
-      if (exited) break;  // drained after the exit
-      exited = gone();    // one more pass to drain, then stop
-      continue;
-    }
-    for (;;) {
-      const ssize_t got = ::read(fd, chunk, sizeof chunk);
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) break;  // EAGAIN: read all there is
-      if (got == 0) {
-        eof = true;
-        break;
+    if (::poll(&ready, 1, 100) > 0) {
+      for (;;) {
+        const ssize_t got = ::read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) break;  // EAGAIN: read all there is
+        if (got == 0) {
+          eof = true;
+          break;
+        }
+        buffer.append(chunk, static_cast<std::size_t>(got));
       }
-      buffer.append(chunk, static_cast<std::size_t>(got));
+      std::size_t start = 0;
+      for (std::size_t end;
+           (end = buffer.find('\n', std::max(start, searched))) != std::string::npos;
+           start = end + 1) {
+        on_line(buffer.substr(start, end - start));
+      }
+      buffer.erase(0, start);
+      searched = buffer.size();
     }
-    std::size_t start = 0;
-    for (std::size_t end; (end = buffer.find('\n', std::max(start, searched))) != std::string::npos;
-         start = end + 1) {
-      on_line(buffer.substr(start, end - start));
-    }
-    buffer.erase(0, start);
-    searched = buffer.size();
+    // Checked after every pass, not only when the pipe is quiet: a server the program left
+    // behind may keep writing to it.
+    if (exited) break;  // this pass drained what the program wrote before it exited
+    exited = gone();
   }
   if (!buffer.empty()) on_line(buffer);
   return eof;
