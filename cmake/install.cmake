@@ -44,6 +44,10 @@ install(FILES ${PROJECT_SOURCE_DIR}/conformance/PROTOCOL.md
               ${PROJECT_SOURCE_DIR}/conformance/protocol/v1.schema.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/protocol COMPONENT thm_development)
 
+# The PostgreSQL migration (tables and functions), for hosts in any language.
+install(FILES ${PROJECT_SOURCE_DIR}/adapters/postgres/thm_queue.sql
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/postgres COMPONENT thm_development)
+
 # The tool.
 install(TARGETS thm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT thm_runtime)
 

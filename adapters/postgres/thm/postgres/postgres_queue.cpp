@@ -1,6 +1,7 @@
-// The PostgreSQL host queue: SPEC §4's transaction over the tables of schema.sql, through
-// libpq. Every statement is prepared once per connection; parameters and results travel in
-// binary, so ids and content keep every byte.
+// The PostgreSQL host queue through libpq. SPEC §4's steps are the functions of
+// thm_queue.sql, the same ones a host in any language calls; this file calls them. Every
+// statement is prepared once per connection; parameters and results travel in binary (u64s
+// as decimal text), so ids and content keep every byte.
 #include "thm/postgres/postgres_queue.hpp"
 
 #include <libpq-fe.h>
@@ -11,23 +12,21 @@
 #include <string_view>
 #include <utility>
 
-#include "thm/postgres/schema_sql.hpp"
+#include "thm/postgres/thm_queue_sql.hpp"
 
 namespace thm::postgres {
 namespace {
 
-constexpr int kSchemaVersion = 1;
-
-// The server's clock at the start of the statement, in milliseconds since the Unix epoch.
-// Statement time, not transaction time (`now()`), so a claim's expiry does not fall short by
-// however long its transaction has been open (queue-conformance.md EQ-17).
-#define THM_PG_NOW "(floor(extract(epoch FROM statement_timestamp()) * 1000))::bigint"
+// The version thm_queue.sql stamps; version 1 (the tables alone) is upgraded by applying it.
+constexpr int kSchemaVersion = 2;
 
 // Type OIDs from pg_type, for prepared statements' parameters.
 constexpr Oid kBool = 16;
 constexpr Oid kBytea = 17;
+constexpr Oid kInt4 = 23;
 constexpr Oid kInt8 = 20;
 constexpr Oid kText = 25;
+constexpr Oid kNumeric = 1700;
 
 // A statement, prepared on first use under `name`.
 struct Sql {
@@ -36,34 +35,40 @@ struct Sql {
   std::vector<Oid> types;
 };
 
-const Sql kReadReply{"thm_read_reply",
-                     "SELECT author_id, content, hop FROM thm_reply WHERE turn_key = $1 FOR SHARE",
-                     {kBytea}};
-const Sql kLockPolicy{
-    "thm_lock_policy",
-    "LOCK TABLE thm_policy, thm_forbidden_pair, thm_available_agent IN SHARE MODE",
-    {}};
-const Sql kReadPolicy{
-    "thm_read_policy",
-    "SELECT (SELECT enabled AND $1 <= max_hops FROM thm_policy WHERE id = 1),"
-    " EXISTS (SELECT 1 FROM thm_forbidden_pair WHERE source_id = $2 AND target_id = $3),"
-    " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = $3)",
-    {kInt8, kBytea, kBytea}};
-const Sql kInsertRecord{"thm_insert_record",
-                        "INSERT INTO thm_idempotency (turn_key) VALUES ($1)"
-                        " ON CONFLICT (turn_key) DO NOTHING RETURNING id",
-                        {kBytea}};
-const Sql kInsertChild{
-    "thm_insert_child",
-    "INSERT INTO thm_child_turn (id, turn_key, desk_id, thread_root, trigger_sequence,"
-    " source_id, target_id, content, child_hop) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    {kInt8, kBytea, kBytea, kInt8, kInt8, kBytea, kBytea, kBytea, kInt8}};
+// ---- the functions of thm_queue.sql: what a host in any language calls ----------------------
+
+// The sequences come back through thm_u64_to_column, as the BIGINTs the tables keep.
+const Sql kEnqueueOnce{"thm_enqueue_once",
+                       "SELECT outcome, reason FROM thm_enqueue_once($1, $2, $3, $4, $5, $6, $7)",
+                       {kBytea, kNumeric, kNumeric, kBytea, kBytea, kBytea, kInt8}};
 const Sql kCommitReply{"thm_commit_reply",
-                       "INSERT INTO thm_reply (turn_key, author_id, content, hop)"
-                       " VALUES ($1, $2, $3, $4) ON CONFLICT (turn_key) DO UPDATE SET"
-                       " author_id = excluded.author_id, content = excluded.content,"
-                       " hop = excluded.hop",
-                       {kBytea, kBytea, kBytea, kInt8}};
+                       "SELECT thm_commit_reply($1, $2, $3, $4, $5, $6)",
+                       {kBytea, kNumeric, kNumeric, kBytea, kBytea, kInt8}};
+const Sql kClaim{"thm_claim",
+                 "SELECT child_id, lease_token, lease_expires_at, attempt, desk_id,"
+                 " thm_u64_to_column(thread_root), thm_u64_to_column(trigger_sequence),"
+                 " source_id, target_id, content, child_hop FROM thm_claim($1, $2)",
+                 {kInt8, kInt8}};
+const Sql kRenew{"thm_renew", "SELECT thm_renew($1, $2)", {kText, kInt8}};
+const Sql kComplete{"thm_complete", "SELECT thm_complete($1)", {kText}};
+const Sql kFail{"thm_fail", "SELECT thm_fail($1, $2)", {kText, kInt8}};
+const Sql kNow{"thm_now", "SELECT thm_now()", {}};
+
+// ---- the hook seam (thm_hook_point), on the second connection -----------------------------
+
+// The advisory locks (backend pid, kHookLockBase + ordinal) thm_hook_point waits for.
+constexpr int kHookLockBase = 7411270;
+const Sql kHoldHookPoints{"thm_hold_hook_points",
+                          "SELECT pg_advisory_lock($1, 7411271), pg_advisory_lock($1, 7411272),"
+                          " pg_advisory_lock($1, 7411273)",
+                          {kInt4}};
+const Sql kReleaseHookPoint{
+    "thm_release_hook_point", "SELECT pg_advisory_unlock($1, $2)", {kInt4, kInt4}};
+const Sql kReleaseHookPoints{"thm_release_hook_points", "SELECT pg_advisory_unlock_all()", {}};
+const Sql kCancelStep{"thm_cancel_step", "SELECT pg_cancel_backend($1)", {kInt4}};
+
+// ---- the host's other writes and the inspector: plain SQL on the tables --------------------
+
 const Sql kSetPolicy{"thm_set_policy",
                      "INSERT INTO thm_policy (id, enabled, max_hops) VALUES (1, $1, $2)"
                      " ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled,"
@@ -82,45 +87,6 @@ const Sql kMakeAvailable{
     {kBytea}};
 const Sql kMakeUnavailable{
     "thm_make_unavailable", "DELETE FROM thm_available_agent WHERE agent_id = $1", {kBytea}};
-const Sql kMarkDead{"thm_mark_dead",
-                    "UPDATE thm_child_turn SET state = 'dead' WHERE id IN (SELECT id FROM"
-                    " thm_child_turn WHERE state = 'pending' AND attempts >= $1 AND"
-                    " (lease_expires_at IS NULL OR lease_expires_at <= " THM_PG_NOW
-                    ")"
-                    " FOR UPDATE SKIP LOCKED)",
-                    {kInt8}};
-const Sql kClaim{
-    "thm_claim",
-    "UPDATE thm_child_turn SET attempts = attempts + 1,"
-    " lease_token = gen_random_uuid()::text,"
-    " lease_expires_at = " THM_PG_NOW
-    " + $1"
-    " WHERE id = (SELECT id FROM thm_child_turn WHERE state = 'pending'"
-    "   AND attempts < $2 AND (lease_expires_at IS NULL OR lease_expires_at <= " THM_PG_NOW
-    ")"
-    "   ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-    " RETURNING id, lease_token, lease_expires_at, attempts, desk_id, thread_root,"
-    " trigger_sequence, source_id, target_id, content, child_hop",
-    {kInt8, kInt8}};
-const Sql kRenew{"thm_renew",
-                 "UPDATE thm_child_turn SET lease_expires_at = " THM_PG_NOW
-                 " + $2"
-                 " WHERE lease_token = $1 AND state = 'pending' AND lease_expires_at > " THM_PG_NOW
-                 " RETURNING lease_expires_at",
-                 {kText, kInt8}};
-const Sql kComplete{
-    "thm_complete",
-    "UPDATE thm_child_turn SET state = 'completed', lease_token = NULL"
-    " WHERE lease_token = $1 AND state = 'pending' AND lease_expires_at > " THM_PG_NOW
-    " RETURNING state",
-    {kText}};
-const Sql kFail{"thm_fail",
-                "UPDATE thm_child_turn SET lease_token = NULL, lease_expires_at = NULL,"
-                " state = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'pending' END"
-                " WHERE lease_token = $1 AND state = 'pending' AND lease_expires_at > " THM_PG_NOW
-                " RETURNING state",
-                {kText, kInt8}};
-const Sql kNow{"thm_now", "SELECT " THM_PG_NOW, {}};
 const Sql kSettle{"thm_settle",
                   "UPDATE thm_child_turn SET state = $2, lease_token = NULL WHERE id = $1",
                   {kInt8, kText}};
@@ -153,31 +119,32 @@ QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::
 
 StoreTime store_time(std::int64_t millis) { return StoreTime(std::chrono::milliseconds(millis)); }
 
-// Binary parameters for one statement.
+// Parameters for one statement: binary, except u64s, which travel as decimal text (NUMERIC).
 class Params {
  public:
-  Params& bytes(std::string_view value) {
-    values_.emplace_back(value);
-    null_.push_back(false);
-    return *this;
-  }
+  Params& bytes(std::string_view value) { return add(std::string(value), kBinaryFormat); }
   Params& integer(std::int64_t value) {
     std::string big_endian(8, '\0');
     auto bits = static_cast<std::uint64_t>(value);
     for (int i = 7; i >= 0; --i, bits >>= 8)
       big_endian[static_cast<std::size_t>(i)] = static_cast<char>(bits & 0xff);
-    values_.push_back(std::move(big_endian));
-    null_.push_back(false);
-    return *this;
+    return add(std::move(big_endian), kBinaryFormat);
   }
-  Params& boolean(bool value) {
-    values_.emplace_back(1, value ? '\1' : '\0');
-    null_.push_back(false);
-    return *this;
+  Params& int4(std::int32_t value) {
+    std::string big_endian(4, '\0');
+    auto bits = static_cast<std::uint32_t>(value);
+    for (int i = 3; i >= 0; --i, bits >>= 8)
+      big_endian[static_cast<std::size_t>(i)] = static_cast<char>(bits & 0xff);
+    return add(std::move(big_endian), kBinaryFormat);
   }
+  Params& u64(std::uint64_t value) { return add(std::to_string(value), kTextFormat); }
+  // A u64 or SQL NULL.
+  Params& u64(std::optional<std::uint64_t> value) { return value ? u64(*value) : null(); }
+  Params& boolean(bool value) { return add(std::string(1, value ? '\1' : '\0'), kBinaryFormat); }
   Params& null() {
     values_.emplace_back();
     null_.push_back(true);
+    formats_.push_back(kBinaryFormat);
     return *this;
   }
 
@@ -186,15 +153,25 @@ class Params {
   void lay_out(std::vector<const char*>& pointers, std::vector<int>& lengths,
                std::vector<int>& formats) const {
     for (std::size_t i = 0; i < values_.size(); ++i) {
-      pointers.push_back(null_[i] ? nullptr : values_[i].data());
+      pointers.push_back(null_[i] ? nullptr : values_[i].c_str());
       lengths.push_back(static_cast<int>(values_[i].size()));
-      formats.push_back(1);
+      formats.push_back(formats_[i]);
     }
   }
 
  private:
+  static constexpr int kTextFormat = 0;
+  static constexpr int kBinaryFormat = 1;
+  Params& add(std::string value, int format) {
+    values_.push_back(std::move(value));
+    null_.push_back(false);
+    formats_.push_back(format);
+    return *this;
+  }
+
   std::vector<std::string> values_;
   std::vector<bool> null_;
+  std::vector<int> formats_;
 };
 
 // A result in binary format; freed with the object.
@@ -255,40 +232,37 @@ MentionTurnRequest request_from(const Rows& rows, int row, int first) {
   return request;
 }
 
-}  // namespace
-
-// ---- the connection ----------------------------------------------------------------------------
-
-class PostgresQueue::Impl {
+// One libpq connection and the statements prepared on it.
+class Connection {
  public:
-  Impl(PGconn* connection, Options options) : conn_(connection), options_(std::move(options)) {}
-  ~Impl() { PQfinish(conn_); }
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
+  explicit Connection(PGconn* connection) : conn_(connection) {}
+  ~Connection() { PQfinish(conn_); }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
 
-  const Options& options() const { return options_; }
+  PGconn* get() const { return conn_; }
+  bool alive() const { return PQstatus(conn_) == CONNECTION_OK; }
+  // The server process serving this connection (what pg_backend_pid() says there).
+  std::int32_t backend() const { return PQbackendPID(conn_); }
 
-  // Re-establishes a broken connection (a restarted server); prepared statements go with it.
-  // A transaction some earlier failure left open is rolled back first.
-  std::optional<QueueError> connected() {
-    if (PQstatus(conn_) == CONNECTION_OK) {
+  // Whether the connection works; a broken one (a restarted server) is re-established, and
+  // its prepared statements go with it. A transaction some earlier failure left open is
+  // rolled back first. `reconnected` tells the caller to configure the session again.
+  std::optional<QueueError> usable(bool& reconnected) {
+    reconnected = false;
+    if (alive()) {
       if (PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)command("ROLLBACK");
       return std::nullopt;
     }
     PQreset(conn_);
     prepared_.clear();
-    if (PQstatus(conn_) == CONNECTION_OK) return configure();
+    if (alive()) {
+      reconnected = true;
+      return std::nullopt;
+    }
     return error(
         QueueErrorKind::Unavailable,
         "the PostgreSQL connection is lost and could not be re-established: " + last_message());
-  }
-
-  // Per-connection settings.
-  std::optional<QueueError> configure() {
-    const std::string timeout =
-        "SET lock_timeout = '" + std::to_string(options_.lock_timeout.count()) + "ms'";
-    if (auto set = command(timeout.c_str()); !set) return set.error();
-    return std::nullopt;
   }
 
   // Runs `sql` with `params`; a failure becomes the error for doing `what`.
@@ -312,11 +286,8 @@ class PostgresQueue::Impl {
     if (!rows.ok()) return unexpected{failure(rows, what)};
     return rows;
   }
-  Result<Rows, QueueError> run(const Sql& sql, std::string_view what) {
-    return run(sql, Params{}, what);
-  }
 
-  // A command without parameters or rows (BEGIN, COMMIT, ROLLBACK).
+  // A command without parameters (BEGIN, COMMIT, SET, a script).
   Result<Committed, QueueError> command(const char* text) {
     Rows rows(PQexec(conn_, text));
     if (!rows.ok()) return unexpected{failure(rows, text)};
@@ -324,26 +295,18 @@ class PostgresQueue::Impl {
   }
 
   // The error for a failed result: `Unavailable` when retrying may succeed (a lost
-  // connection, a shut-down server, a serialization failure or deadlock, too many
-  // connections); `Internal` otherwise.
+  // connection, a shut-down server, a serialization failure or deadlock, a lock wait past
+  // lock_timeout, too many connections); `Internal` otherwise.
   QueueError failure(const Rows& rows, std::string_view what) const {
     const std::string state = rows.sqlstate();
-    const bool transient = PQstatus(conn_) != CONNECTION_OK || state.starts_with("08") ||
-                           state.starts_with("57P") || state.starts_with("53") ||
-                           state == "40001" || state == "40P01" || state == "55P03";
+    const bool transient = !alive() || state.starts_with("08") || state.starts_with("57P") ||
+                           state.starts_with("53") || state == "40001" || state == "40P01" ||
+                           state == "55P03";
     return error(transient ? QueueErrorKind::Unavailable : QueueErrorKind::Internal,
                  "PostgreSQL error while " + std::string(what) +
                      (state.empty() ? "" : " (SQLSTATE " + state + ")") + ": " + last_message());
   }
 
-  bool alive() const { return PQstatus(conn_) == CONNECTION_OK; }
-  bool pass(HookPoint point, const MentionTurnRequest& request) const {
-    return !options_.hook || options_.hook(point, request);
-  }
-
-  Result<Committed, QueueError> apply_schema();
-
- private:
   std::string last_message() const {
     std::string message = PQerrorMessage(conn_);
     while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
@@ -351,9 +314,144 @@ class PostgresQueue::Impl {
     return message;
   }
 
+ private:
   PGconn* conn_;
-  Options options_;
   std::set<const Sql*> prepared_;
+};
+
+// Connects with `conninfo`; notices ("relation already exists, skipping") are dropped
+// unless a receiver is installed later.
+Result<std::unique_ptr<Connection>, QueueError> connect(const std::string& conninfo) {
+  PGconn* raw = PQconnectdb(conninfo.c_str());
+  if (raw == nullptr)
+    return unexpected{error(QueueErrorKind::Unavailable, "libpq is out of memory")};
+  auto connection = std::make_unique<Connection>(raw);
+  PQsetNoticeProcessor(
+      raw, [](void*, const char*) {}, nullptr);
+  if (!connection->alive()) {
+    return unexpected{error(QueueErrorKind::Unavailable,
+                            "cannot connect to PostgreSQL: " + connection->last_message())};
+  }
+  return connection;
+}
+
+}  // namespace
+
+// ---- the queue's connections -------------------------------------------------------------------
+
+// The step's connection and, with a hook installed, a second one that answers the hook
+// points inside thm_enqueue_once (thm_hook_point in thm_queue.sql): the step's session has
+// thm.hooks = on, so at each inner point the function sends a notice and waits for an
+// advisory lock the second connection holds. The notice receiver runs the hook, then
+// releases that lock (go on) or cancels the step's statement (fail there).
+class PostgresQueue::Impl {
+ public:
+  Impl(std::unique_ptr<Connection> main, std::unique_ptr<Connection> hooks, Options options)
+      : main_(std::move(main)), hooks_(std::move(hooks)), options_(std::move(options)) {
+    if (hooks_) PQsetNoticeReceiver(main_->get(), &Impl::on_notice, this);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  const Options& options() const { return options_; }
+  bool alive() const { return main_->alive(); }
+
+  // Both connections work, re-established and configured again if they were lost.
+  std::optional<QueueError> connected() {
+    bool reconnected = false;
+    if (auto lost = main_->usable(reconnected)) return lost;
+    if (reconnected) {
+      if (auto failed = configure()) return failed;
+    }
+    if (hooks_) {
+      if (auto lost = hooks_->usable(reconnected)) return lost;
+    }
+    return std::nullopt;
+  }
+
+  // The step's session settings.
+  std::optional<QueueError> configure() {
+    const std::string timeout =
+        "SET lock_timeout = '" + std::to_string(options_.lock_timeout.count()) + "ms'";
+    if (auto set = main_->command(timeout.c_str()); !set) return set.error();
+    if (hooks_) {
+      if (auto set = main_->command("SET thm.hooks = 'on'"); !set) return set.error();
+    }
+    return std::nullopt;
+  }
+
+  Result<Rows, QueueError> run(const Sql& sql, const Params& params, std::string_view what) {
+    return main_->run(sql, params, what);
+  }
+  Result<Rows, QueueError> run(const Sql& sql, std::string_view what) {
+    return main_->run(sql, Params{}, what);
+  }
+  Result<Committed, QueueError> command(const char* text) { return main_->command(text); }
+
+  // Calls the hook at a point the client sees (after BEGIN, before and after COMMIT).
+  bool pass(HookPoint point, const MentionTurnRequest& request) const {
+    if (!options_.hook) return true;
+    try {
+      return options_.hook(point, request);
+    } catch (...) {
+      return false;  // a hook must not throw; one that does fails the step there
+    }
+  }
+
+  // Runs thm_enqueue_once for `request`, answering its inner hook points. `refused_at` is
+  // the point whose hook said no, if one did (the statement then failed, cancelled).
+  Result<Rows, QueueError> enqueue(const Params& params, const MentionTurnRequest& request,
+                                   std::optional<HookPoint>& refused_at) {
+    refused_at.reset();
+    if (!hooks_) return main_->run(kEnqueueOnce, params, "enqueueing");
+    if (auto held = hooks_->run(kHoldHookPoints, Params().int4(main_->backend()),
+                                "holding the hook points");
+        !held) {
+      return unexpected{held.error()};
+    }
+    in_flight_ = &request;
+    refused_at_.reset();
+    auto rows = main_->run(kEnqueueOnce, params, "enqueueing");
+    in_flight_ = nullptr;
+    refused_at = refused_at_;
+    (void)hooks_->run(kReleaseHookPoints, Params{}, "releasing the hook points");
+    return rows;
+  }
+
+  Result<Committed, QueueError> apply_schema();
+
+ private:
+  // libpq calls this for every notice on the step's connection, from inside the call that
+  // is running the statement.
+  static void on_notice(void* self, const PGresult* notice) {
+    static_cast<Impl*>(self)->answer(PQresultErrorField(notice, PG_DIAG_MESSAGE_PRIMARY));
+  }
+  void answer(const char* message) {
+    constexpr std::string_view kPrefix = "thm hook ";
+    if (message == nullptr || in_flight_ == nullptr) return;
+    const std::string_view text(message);
+    if (!text.starts_with(kPrefix)) return;
+    const auto point = hook_point_from_name(text.substr(kPrefix.size()));
+    if (!point) return;
+    const std::int32_t backend = main_->backend();
+    if (pass(*point, *in_flight_)) {
+      const std::int32_t ordinal = kHookLockBase + static_cast<std::int32_t>(*point);
+      if (hooks_->run(kReleaseHookPoint, Params().int4(backend).int4(ordinal),
+                      "releasing a hook point")) {
+        return;
+      }
+    }
+    // The hook said no (or the go-ahead could not be given): the statement fails here. If
+    // even the cancel is lost, lock_timeout ends the wait.
+    refused_at_ = *point;
+    (void)hooks_->run(kCancelStep, Params().int4(backend), "cancelling the step");
+  }
+
+  std::unique_ptr<Connection> main_;
+  std::unique_ptr<Connection> hooks_;
+  Options options_;
+  const MentionTurnRequest* in_flight_ = nullptr;
+  std::optional<HookPoint> refused_at_;
 };
 
 }  // namespace thm::postgres
@@ -398,42 +496,41 @@ class Transaction {
 Result<Committed, QueueError> PostgresQueue::Impl::apply_schema() {
   // The common case reads one row and takes no lock: the schema is there, at our version.
   // DDL (which locks the tables it names, even when they exist) runs only when it is not.
-  const auto version = [this]() -> Result<std::string, QueueError> {
+  Connection& db = *main_;
+  const auto version = [&db]() -> Result<int, QueueError> {
     // Two statements: a missing table fails a query that names it even in a branch not taken.
-    Rows exists(PQexec(conn_, "SELECT to_regclass('thm_schema') IS NOT NULL"));
+    Rows exists(PQexec(db.get(), "SELECT to_regclass('thm_schema') IS NOT NULL"));
     if (!exists.ok() || exists.size() != 1) {
-      return unexpected{failure(exists, "looking for the thm schema")};
+      return unexpected{db.failure(exists, "looking for the thm schema")};
     }
-    if (exists.bytes(0, 0) != "t") return std::string("0");
-    Rows found(PQexec(conn_, "SELECT coalesce(max(version), 0)::text FROM thm_schema"));
+    if (exists.bytes(0, 0) != "t") return 0;
+    Rows found(PQexec(db.get(), "SELECT coalesce(max(version), 0)::text FROM thm_schema"));
     if (!found.ok() || found.size() != 1) {
-      return unexpected{failure(found, "reading the schema version")};
+      return unexpected{db.failure(found, "reading the schema version")};
     }
-    return found.bytes(0, 0);
+    return std::stoi(found.bytes(0, 0));
   };
-  const auto known = [](const std::string& found) -> std::optional<QueueError> {
-    if (found == "0" || found == std::to_string(kSchemaVersion)) return std::nullopt;
-    return error(QueueErrorKind::Internal, "the database has thm schema version " + found +
-                                               "; this build knows version " +
-                                               std::to_string(kSchemaVersion));
+  // Versions before ours are upgraded by applying thm_queue.sql; later ones are refused.
+  const auto newer = [](int found) -> std::optional<QueueError> {
+    if (found <= kSchemaVersion) return std::nullopt;
+    return error(QueueErrorKind::Internal,
+                 "the database has thm schema version " + std::to_string(found) +
+                     "; this build knows versions up to " + std::to_string(kSchemaVersion));
   };
   auto before = version();
   if (!before) return unexpected{before.error()};
-  if (auto unknown = known(*before)) return unexpected{*unknown};
-  if (*before == std::to_string(kSchemaVersion)) return Committed{};
+  if (auto unknown = newer(*before)) return unexpected{*unknown};
+  if (*before == kSchemaVersion) return Committed{};
 
   Transaction transaction(*this);
   if (auto begun = transaction.begin(); !begun) return begun;
-  // One opener at a time creates the tables; a constant key for thm's schema.
+  // One opener at a time applies the migration; a constant key for thm's schema.
   if (auto locked = command("SELECT pg_advisory_xact_lock(7411262)"); !locked) return locked;
-  if (auto created = command(kSchemaSql); !created) return created;
   auto now = version();
   if (!now) return unexpected{now.error()};
-  if (auto unknown = known(*now)) return unexpected{*unknown};
-  if (*now == "0") {
-    if (auto stamped = command("INSERT INTO thm_schema (version) VALUES (1)"); !stamped) {
-      return stamped;
-    }
+  if (auto unknown = newer(*now)) return unexpected{*unknown};
+  if (*now < kSchemaVersion) {
+    if (auto applied = command(kThmQueueSql); !applied) return applied;
   }
   return transaction.commit();
 }
@@ -443,19 +540,15 @@ PostgresQueue::~PostgresQueue() = default;
 
 Result<std::unique_ptr<PostgresQueue>, QueueError> PostgresQueue::open(const std::string& conninfo,
                                                                        Options options) {
-  PGconn* connection = PQconnectdb(conninfo.c_str());
-  if (connection == nullptr)
-    return unexpected{error(QueueErrorKind::Unavailable, "libpq is out of memory")};
-  // Notices ("relation already exists, skipping") are not the host's business.
-  PQsetNoticeProcessor(
-      connection, [](void*, const char*) {}, nullptr);
-  auto impl = std::make_unique<Impl>(connection, std::move(options));
-  if (PQstatus(connection) != CONNECTION_OK) {
-    std::string message = PQerrorMessage(connection);
-    while (!message.empty() && message.back() == '\n') message.pop_back();
-    return unexpected{
-        error(QueueErrorKind::Unavailable, "cannot connect to PostgreSQL: " + message)};
+  auto main = connect(conninfo);
+  if (!main) return unexpected{main.error()};
+  std::unique_ptr<Connection> hooks;
+  if (options.hook) {
+    auto second = connect(conninfo);
+    if (!second) return unexpected{second.error()};
+    hooks = *std::move(second);
   }
+  auto impl = std::make_unique<Impl>(*std::move(main), std::move(hooks), std::move(options));
   if (auto failed = impl->configure()) return unexpected{*failed};
   if (auto applied = impl->apply_schema(); !applied) return unexpected{applied.error()};
   return std::unique_ptr<PostgresQueue>(new PostgresQueue(std::move(impl)));
@@ -473,7 +566,6 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
   }
 
   if (auto lost = db.connected()) return unexpected{*std::move(lost)};
-  const std::string key = turn_key(request).encoded();
   const auto rolled_back = [](HookPoint point) {
     return unexpected{error(QueueErrorKind::Unavailable,
                             "the step was rolled back at " + std::string(name(point)))};
@@ -482,63 +574,38 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
   Transaction transaction(db);
   if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
   if (!db.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
-  {
-    auto reply = db.run(kReadReply, Params().bytes(key), "reading the committed reply");
-    if (!reply) return unexpected{reply.error()};
-    if (reply->size() == 0) {
-      return unexpected{
-          error(QueueErrorKind::TriggerMissing, "no committed reply under key " + key)};
-    }
-    if (auto differs = trigger_mismatch(request, reply->bytes(0, 0), reply->bytes(0, 1),
-                                        reply->integer(0, 2), key)) {
-      return unexpected{*std::move(differs)};
-    }
+  std::optional<HookPoint> refused_at;
+  auto step = db.enqueue(Params()
+                             .bytes(request.conversation.desk_id)
+                             .u64(request.conversation.thread_root)
+                             .u64(request.key.trigger_sequence)
+                             .bytes(request.source_id)
+                             .bytes(request.target_id)
+                             .bytes(request.content)
+                             .integer(request.child_hop),
+                         request, refused_at);
+  if (refused_at) return rolled_back(*refused_at);
+  if (!step) return unexpected{step.error()};
+  const std::string outcome = step->bytes(0, 0);
+  const std::string reason = step->null(0, 1) ? std::string() : step->bytes(0, 1);
+  if (outcome == "already") return Already{};
+  if (outcome == "refused") {
+    if (const auto refusal = enqueue_refusal_from_name(reason)) return Refused{*refusal};
   }
-  {
-    if (auto locked = db.run(kLockPolicy, "locking the policy"); !locked)
-      return unexpected{locked.error()};
-    auto policy = db.run(
-        kReadPolicy,
-        Params().integer(request.child_hop).bytes(request.source_id).bytes(request.target_id),
-        "reading the policy");
-    if (!policy) return unexpected{policy.error()};
-    if (policy->null(0, 0) || !policy->boolean(0, 0))
-      return Refused{EnqueueRefusal::FeatureDisabled};
-    if (policy->boolean(0, 1)) return Refused{EnqueueRefusal::Unauthorized};
-    if (!policy->boolean(0, 2)) return Refused{EnqueueRefusal::TargetUnavailable};
+  if (outcome == "trigger_missing") {
+    return unexpected{error(QueueErrorKind::TriggerMissing,
+                            "no committed reply under key " + turn_key(request).encoded())};
   }
-  if (!db.pass(HookPoint::AfterValidateReads, request)) {
-    return rolled_back(HookPoint::AfterValidateReads);
+  if (outcome == "trigger_mismatch") {
+    return unexpected{error(QueueErrorKind::TriggerMismatch,
+                            "the request's " + (reason == "child_hop" ? "child hop" : reason) +
+                                " differs from the committed reply under key " +
+                                turn_key(request).encoded())};
   }
-  std::int64_t id = 0;
-  {  // the decision: one conditional insert on the unique key
-    auto record = db.run(kInsertRecord, Params().bytes(key), "inserting the idempotency record");
-    if (!record) return unexpected{record.error()};
-    if (record->size() == 0) return Already{};
-    id = record->integer(0, 0);
+  if (outcome != "enqueued") {
+    return unexpected{error(QueueErrorKind::Internal,
+                            "thm_enqueue_once answered '" + outcome + "' '" + reason + "'")};
   }
-  if (!db.pass(HookPoint::AfterIdempotencyStatement, request)) {
-    return rolled_back(HookPoint::AfterIdempotencyStatement);
-  }
-  {
-    Params child;
-    child.integer(id).bytes(key).bytes(request.conversation.desk_id);
-    if (request.conversation.thread_root) {
-      child.integer(to_column(*request.conversation.thread_root));
-    } else {
-      child.null();
-    }
-    child.integer(to_column(request.key.trigger_sequence))
-        .bytes(request.source_id)
-        .bytes(request.target_id)
-        .bytes(request.content)
-        .integer(request.child_hop);
-    if (auto inserted = db.run(kInsertChild, child, "inserting the child turn"); !inserted) {
-      return unexpected{inserted.error()};
-    }
-  }
-  if (!db.pass(HookPoint::AfterChildInsert, request))
-    return rolled_back(HookPoint::AfterChildInsert);
   if (!db.pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
   if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
   if (!db.pass(HookPoint::AfterCommitBeforeReturn, request)) {
@@ -568,9 +635,14 @@ Result<Committed, QueueError> write(Impl& db, const Sql& sql, const Params& para
 
 Result<Committed, QueueError> PostgresQueue::commit_reply(const CommittedReply& reply) {
   const std::scoped_lock guard(mutex_);
-  const std::string key = turn_key(reply.conversation, {reply.sequence}).encoded();
   return write(*impl_, kCommitReply,
-               Params().bytes(key).bytes(reply.author_id).bytes(reply.content).integer(reply.hop));
+               Params()
+                   .bytes(reply.conversation.desk_id)
+                   .u64(reply.conversation.thread_root)
+                   .u64(reply.sequence)
+                   .bytes(reply.author_id)
+                   .bytes(reply.content)
+                   .integer(reply.hop));
 }
 
 Result<Committed, QueueError> PostgresQueue::set_policy(MentionDispatchPolicy policy) {
@@ -598,24 +670,15 @@ Result<std::optional<Lease>, LeaseError> PostgresQueue::claim(std::chrono::milli
   const std::scoped_lock guard(mutex_);
   Impl& db = *impl_;
   if (db.connected()) return unexpected{LeaseError::Unavailable};
-  const auto max_attempts = std::int64_t{db.options().max_attempts};
-  Transaction transaction(db);
-  if (!transaction.begin()) return unexpected{LeaseError::Unavailable};
-  if (!db.run(kMarkDead, Params().integer(max_attempts), "marking spent children dead")) {
-    return unexpected{LeaseError::Unavailable};
-  }
-  auto taken = db.run(kClaim, Params().integer(duration.count()).integer(max_attempts), "claiming");
+  auto taken = db.run(kClaim, Params().integer(duration.count()).integer(db.options().max_attempts),
+                      "claiming");
   if (!taken) return unexpected{LeaseError::Unavailable};
-  std::optional<Lease> lease;
-  if (taken->size() == 1) {
-    lease = Lease{.child_id = static_cast<std::uint64_t>(taken->integer(0, 0)),
-                  .token = taken->bytes(0, 1),
-                  .expires_at = store_time(taken->integer(0, 2)),
-                  .attempt = static_cast<std::uint32_t>(taken->integer(0, 3)),
-                  .request = request_from(*taken, 0, 4)};
-  }
-  if (!transaction.commit()) return unexpected{LeaseError::Unavailable};
-  return lease;
+  if (taken->size() == 0) return std::optional<Lease>();
+  return Lease{.child_id = static_cast<std::uint64_t>(taken->integer(0, 0)),
+               .token = taken->bytes(0, 1),
+               .expires_at = store_time(taken->integer(0, 2)),
+               .attempt = static_cast<std::uint32_t>(taken->integer(0, 3)),
+               .request = request_from(*taken, 0, 4)};
 }
 
 Result<StoreTime, LeaseError> PostgresQueue::renew(const std::string& token,
@@ -625,7 +688,7 @@ Result<StoreTime, LeaseError> PostgresQueue::renew(const std::string& token,
   if (impl_->connected()) return unexpected{LeaseError::Unavailable};
   auto renewed = impl_->run(kRenew, Params().bytes(token).integer(duration.count()), "renewing");
   if (!renewed) return unexpected{LeaseError::Unavailable};
-  if (renewed->size() == 0) return unexpected{LeaseError::StaleToken};
+  if (renewed->null(0, 0)) return unexpected{LeaseError::StaleToken};
   return store_time(renewed->integer(0, 0));
 }
 
@@ -635,7 +698,7 @@ Result<TurnState, LeaseError> settle_lease(Impl& db, const Sql& sql, const Param
   if (db.connected()) return unexpected{LeaseError::Unavailable};
   auto settled = db.run(sql, params, "ending a lease");
   if (!settled) return unexpected{LeaseError::Unavailable};
-  if (settled->size() == 0) return unexpected{LeaseError::StaleToken};
+  if (settled->null(0, 0)) return unexpected{LeaseError::StaleToken};
   const auto state = turn_state_from_name(settled->bytes(0, 0));
   if (!state) return unexpected{LeaseError::Unavailable};
   return *state;

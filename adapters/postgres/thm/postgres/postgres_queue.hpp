@@ -1,9 +1,10 @@
 #pragma once
 /// \file
 /// `thm::postgres::PostgresQueue`: the host contract of SPEC §4 on a PostgreSQL server
-/// through libpq, one connection per queue object. The schema is
-/// `adapters/postgres/schema.sql`; `open` applies it. Any number of `PostgresQueue`s, in any
-/// number of processes, may share one database.
+/// through libpq, one connection per queue object. The tables and the functions it calls
+/// (`thm_enqueue_once`, `thm_claim`, ...) are the migration `adapters/postgres/thm_queue.sql`,
+/// which `open` applies and which hosts in other languages call the same way. Any number of
+/// `PostgresQueue`s, in any number of processes, may share one database.
 
 #include <chrono>
 #include <cstddef>
@@ -39,7 +40,10 @@ struct Options {
   /// policy change behind enqueues in flight.
   std::chrono::milliseconds lock_timeout{30'000};
   /// A test seam (queue-conformance.md §8): called at each `HookPoint` of `enqueue_once`'s
-  /// transaction; `false` rolls the step back there. Empty in production.
+  /// transaction; `false` rolls the step back there. Empty in production. When set, the
+  /// queue opens a second connection that answers the points inside `thm_enqueue_once`
+  /// (`thm_hook_point`: a notice, then a wait on an advisory lock the second connection
+  /// releases, or a cancel when the hook says no).
   TransactionHook hook{};
 };
 
@@ -47,7 +51,7 @@ struct Options {
 /// at a time; open one per thread for parallelism. A broken connection (a server restart)
 /// is re-established at the next call.
 ///
-/// `enqueue_once` is one READ COMMITTED transaction:
+/// `enqueue_once` is one READ COMMITTED transaction around one call of `thm_enqueue_once`:
 ///  1. a request over the limits → `InvalidRequest`, before any SQL;
 ///  2. re-read the committed reply under the request's `TurnKey` `FOR SHARE` (an edit waits
 ///     for the step): none → `TriggerMissing`; another author, content, or a hop with
@@ -58,6 +62,8 @@ struct Options {
 ///  4. `INSERT INTO thm_idempotency … ON CONFLICT (turn_key) DO NOTHING RETURNING id`: no row
 ///     → `Already` (a concurrent insert of the same key is waited for, so `Already` always
 ///     means a committed child); otherwise insert the child with that id and commit.
+/// Steps 2–4 run inside the function; the transaction, the limits and the commit are the
+/// caller's.
 /// Anything but `Enqueued` rolls back and writes nothing; no error is caught inside the
 /// transaction, so none needs a savepoint. A lost connection, a lock wait past
 /// `lock_timeout` or a serialization failure before COMMIT is `Unavailable`; a COMMIT that

@@ -181,6 +181,105 @@ TEST_F(PostgresQueueTest, LeasesUseTheServerClockAndCountAttempts) {
   EXPECT_EQ(queue_->fail((*lease)->token),
             (Result<TurnState, LeaseError>(unexpected{LeaseError::StaleToken})));
 }
+// ---- the functions of thm_queue.sql ---------------------------------------------------------
+
+// One statement on a fresh libpq connection, as a host in another language would send it:
+// the first column of the first row as text, or the error message.
+std::string sql(const std::string& statement) {
+  PGconn* connection = PQconnectdb(conninfo().c_str());
+  PQsetNoticeProcessor(
+      connection, [](void*, const char*) {}, nullptr);
+  PGresult* result = PQexec(connection, statement.c_str());
+  std::string out;
+  if (PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) > 0) {
+    out = PQgetvalue(result, 0, 0);
+  } else if (PQresultStatus(result) != PGRES_COMMAND_OK &&
+             PQresultStatus(result) != PGRES_TUPLES_OK) {
+    out = std::string("error: ") + PQresultErrorMessage(result);
+  }
+  PQclear(result);
+  PQfinish(connection);
+  return out;
+}
+
+TEST_F(PostgresQueueTest, EveryHookPointIsReachedInOrderIncludingThoseInsideTheFunction) {
+  std::vector<HookPoint> seen;
+  auto queue = PostgresQueue::open(conninfo(), {.hook = [&](HookPoint point, const auto&) {
+                                     seen.push_back(point);
+                                     return true;
+                                   }});
+  ASSERT_TRUE(queue) << queue.error().message;
+  const auto request = ready();
+  ASSERT_EQ((*queue)->enqueue_once(request), Answer(Enqueued{}));
+  EXPECT_EQ(seen, std::vector<HookPoint>(kAllHookPoints.begin(), kAllHookPoints.end()));
+  seen.clear();  // an Already stops at the idempotency statement, before its inner point
+  ASSERT_EQ((*queue)->enqueue_once(request), Answer(Already{}));
+  EXPECT_EQ(seen, (std::vector{HookPoint::AfterBegin, HookPoint::AfterValidateReads}));
+}
+
+TEST_F(PostgresQueueTest, AHookThatSaysNoInsideTheFunctionRollsTheStepBackThere) {
+  for (const HookPoint refused :
+       {HookPoint::AfterValidateReads, HookPoint::AfterIdempotencyStatement,
+        HookPoint::AfterChildInsert}) {
+    auto queue = PostgresQueue::open(
+        conninfo(), {.hook = [refused](HookPoint point, const auto&) { return point != refused; }});
+    ASSERT_TRUE(queue) << queue.error().message;
+    const auto answer = (*queue)->enqueue_once(ready());
+    ASSERT_FALSE(answer) << name(refused);
+    EXPECT_EQ(answer.error().kind, QueueErrorKind::Unavailable);
+    EXPECT_NE(answer.error().message.find(name(refused)), std::string::npos)
+        << answer.error().message;
+    EXPECT_TRUE(queue_->records()->empty()) << name(refused);
+    EXPECT_TRUE(queue_->children()->empty()) << name(refused);
+    // The same session goes on: the next step on it commits.
+    auto hookless = PostgresQueue::open(conninfo());
+    EXPECT_EQ((*hookless)->enqueue_once(ready()), Answer(Enqueued{})) << name(refused);
+    ASSERT_TRUE(queue_->clear());
+  }
+}
+
+TEST_F(PostgresQueueTest, AHostInAnotherLanguageCallsTheFunctionsAndSeesTheSameRows) {
+  // The reply and policy through plain SQL; the C++ queue reads what the functions wrote.
+  ASSERT_EQ(sql("SELECT thm_commit_reply('eng', 5, 7, 'alice', '@bob go', 0)"), "");
+  ASSERT_EQ(sql("INSERT INTO thm_policy VALUES (1, true, 3)"), "");
+  ASSERT_EQ(sql("INSERT INTO thm_available_agent VALUES ('bob')"), "");
+  ASSERT_EQ(sql("SELECT outcome FROM thm_enqueue_once('eng', 5, 7, 'alice', 'bob', '@bob go', 1)"),
+            "enqueued");
+  const MentionTurnRequest same{.key = {7},
+                                .source_id = "alice",
+                                .target_id = "bob",
+                                .content = "@bob go",
+                                .conversation = {.desk_id = "eng", .thread_root = 5},
+                                .child_hop = 1};
+  EXPECT_EQ(queue_->enqueue_once(same), Answer(Already{}));
+  const auto records = queue_->records();
+  ASSERT_TRUE(records && records->size() == 1U);
+  EXPECT_EQ((*records)[0].key, turn_key(same).encoded());
+  // A u64 past 2^63 survives the trip through the BIGINT column.
+  ASSERT_EQ(sql("SELECT thm_commit_reply('General', NULL, 18446744073709551615, 'a', 'x', 0)"), "");
+  EXPECT_EQ(sql("SELECT encode(thm_turn_key('MAIN', NULL, 18446744073709551615), 'escape')"),
+            turn_key(DispatchConversation{.desk_id = "MAIN"}, {18446744073709551615U}).encoded());
+  EXPECT_NE(sql("SELECT thm_turn_key('eng', NULL, -1)").find("not a u64"), std::string::npos);
+  EXPECT_NE(sql("SELECT * FROM thm_claim(0, 3)").find("positive"), std::string::npos);
+  const auto lease = queue_->claim(std::chrono::seconds(30));
+  ASSERT_TRUE(lease && *lease);
+  EXPECT_EQ((*lease)->request, same);
+  EXPECT_EQ(sql("SELECT thm_complete('" + (*lease)->token + "')"), "completed");
+  EXPECT_EQ(sql("SELECT thm_complete('" + (*lease)->token + "') IS NULL"), "t");
+}
+
+TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionOneAddsTheFunctions) {
+  ASSERT_EQ(sql("DROP FUNCTION thm_enqueue_once; UPDATE thm_schema SET version = 1"), "");
+  auto queue = open_queue();
+  ASSERT_NE(queue, nullptr);
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "2");
+  EXPECT_EQ(queue->enqueue_once(ready()), Answer(Enqueued{}));
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 3"), "");
+  auto newer = PostgresQueue::open(conninfo());
+  ASSERT_FALSE(newer);
+  EXPECT_EQ(newer.error().kind, QueueErrorKind::Internal);
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 2"), "");
+}
 
 }  // namespace
 }  // namespace thm::postgres
