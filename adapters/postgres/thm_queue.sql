@@ -2,9 +2,15 @@
 --
 -- Apply it as it is, in one transaction, with your migration tool or
 --   psql --single-transaction -v ON_ERROR_STOP=1 -f thm_queue.sql
--- Every statement is idempotent, so applying it again (or over schema version 1, which had
--- the tables only) is safe; thm_schema then holds version 2. PostgresQueue::open applies it
--- itself under an advisory lock. Needs PostgreSQL 13 or later (gen_random_uuid()).
+-- with the schema that should hold thm's tables first on the search_path: the functions
+-- remember that path (SET search_path FROM CURRENT), so they work whatever path their
+-- callers have. Every statement is idempotent, so applying it again (or over schema version
+-- 1, which had the tables only) is safe; thm_schema then holds version 2, and a database at a
+-- later version is refused. PostgresQueue::open applies it itself when the database is older.
+-- A change to any function here comes with a new version, or databases keep the old one.
+-- Call thm_enqueue_once in a READ COMMITTED transaction (PostgreSQL's default): under
+-- REPEATABLE READ a concurrent duplicate fails with 40001 instead of answering 'already'.
+-- Needs PostgreSQL 13 or later (gen_random_uuid()).
 --
 -- Calling it from a host in any language (adapters/postgres/README.md has the whole API):
 --   SELECT thm_commit_reply(desk, thread_root, sequence, author, content, hop);  -- the host's writes
@@ -17,9 +23,21 @@
 -- server's clock, taken at the start of the calling statement (statement_timestamp()),
 -- never from a client. Durations are milliseconds.
 
+-- One applier at a time (PostgresQueue::open takes the same lock), and never over a newer
+-- version: that would replace its functions with these.
+DO $$ BEGIN PERFORM pg_advisory_xact_lock(7411262); END $$;
+
 CREATE TABLE IF NOT EXISTS thm_schema (
   version INTEGER NOT NULL
 );
+
+DO $$
+BEGIN
+  IF (SELECT max(version) FROM thm_schema) > 2 THEN
+    RAISE EXCEPTION 'thm: this database has thm schema version %; thm_queue.sql is version 2',
+      (SELECT max(version) FROM thm_schema) USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+END $$;
 
 -- Committed agent replies under their canonical key (thm_turn_key). An edit replaces the row.
 CREATE TABLE IF NOT EXISTS thm_reply (
@@ -82,14 +100,14 @@ CREATE INDEX IF NOT EXISTS thm_child_turn_claimable ON thm_child_turn (state, le
 -- epoch. Statement time, not transaction time (now()), so an expiry does not fall short by
 -- however long the caller's transaction has been open (queue-conformance.md EQ-17).
 CREATE OR REPLACE FUNCTION thm_now() RETURNS BIGINT
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
   SELECT floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint
 $$;
 
 -- A u64 (NUMERIC 0 … 2^64-1) as the BIGINT the tables keep (two's complement), and back.
 -- Anything else raises 22003 (numeric_value_out_of_range).
 CREATE OR REPLACE FUNCTION thm_u64_to_column(value NUMERIC) RETURNS BIGINT
-LANGUAGE plpgsql IMMUTABLE AS $$
+LANGUAGE plpgsql IMMUTABLE SET search_path FROM CURRENT AS $$
 BEGIN
   IF value IS NULL THEN RETURN NULL; END IF;
   IF value < 0 OR value >= 18446744073709551616 OR value <> trunc(value) THEN
@@ -100,7 +118,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION thm_column_to_u64(value BIGINT) RETURNS NUMERIC
-LANGUAGE sql IMMUTABLE AS $$
+LANGUAGE sql IMMUTABLE SET search_path FROM CURRENT AS $$
   SELECT CASE WHEN value < 0 THEN value::numeric + 18446744073709551616 ELSE value::numeric END
 $$;
 
@@ -111,7 +129,7 @@ $$;
 -- "General".
 CREATE OR REPLACE FUNCTION thm_turn_key(desk_id BYTEA, thread_root NUMERIC,
                                         trigger_sequence NUMERIC) RETURNS BYTEA
-LANGUAGE plpgsql IMMUTABLE AS $$
+LANGUAGE plpgsql IMMUTABLE SET search_path FROM CURRENT AS $$
 DECLARE
   -- 'escape' spells every byte outside printable ASCII as \nnn, so only ASCII can match.
   spelled CONSTANT TEXT := translate(encode(desk_id, 'escape'), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
@@ -138,11 +156,16 @@ END $$;
 -- exclusively until its hook has run: releasing it lets the step go on; cancelling this
 -- backend (pg_cancel_backend) makes the step fail there and roll back.
 CREATE OR REPLACE FUNCTION thm_hook_point(point TEXT, ordinal INTEGER) RETURNS VOID
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  saved CONSTANT TEXT := current_setting('lock_timeout');
 BEGIN
   IF coalesce(current_setting('thm.hooks', true), '') <> 'on' THEN RETURN; END IF;
   RAISE NOTICE 'thm hook %', point;
+  -- The hook may keep the step waiting as long as it needs: no lock_timeout for this wait.
+  PERFORM set_config('lock_timeout', '0', true);
   PERFORM pg_advisory_xact_lock_shared(pg_backend_pid(), 7411270 + ordinal);
+  PERFORM set_config('lock_timeout', saved, true);
 END $$;
 
 -- ---- the host's writes ---------------------------------------------------------------------
@@ -151,9 +174,11 @@ END $$;
 -- thread_root; NULL root: the desk's channel), under its canonical key.
 CREATE OR REPLACE FUNCTION thm_commit_reply(desk_id BYTEA, thread_root NUMERIC, sequence NUMERIC,
                                             author_id BYTEA, content BYTEA, hop BIGINT)
-RETURNS VOID LANGUAGE sql AS $$
+RETURNS VOID LANGUAGE sql SET search_path FROM CURRENT AS $$
   INSERT INTO thm_reply (turn_key, author_id, content, hop)
-  VALUES (thm_turn_key(desk_id, thread_root, sequence), author_id, content, hop)
+  VALUES (thm_turn_key(thm_commit_reply.desk_id, thm_commit_reply.thread_root,
+                       thm_commit_reply.sequence),
+          thm_commit_reply.author_id, thm_commit_reply.content, thm_commit_reply.hop)
   ON CONFLICT (turn_key) DO UPDATE
     SET author_id = excluded.author_id, content = excluded.content, hop = excluded.hop
 $$;
@@ -184,17 +209,22 @@ CREATE OR REPLACE FUNCTION thm_enqueue_once(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
     OUT outcome TEXT, OUT reason TEXT, OUT child_id BIGINT)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   key CONSTANT BYTEA := thm_turn_key(desk_id, thread_root, trigger_sequence);
   reply RECORD;
 BEGIN
+  IF desk_id IS NULL OR source_id IS NULL OR target_id IS NULL OR content IS NULL
+     OR child_hop IS NULL THEN
+    RAISE EXCEPTION 'thm: only thread_root may be NULL in a request'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
   SELECT r.author_id, r.content, r.hop INTO reply
     FROM thm_reply r WHERE r.turn_key = key FOR SHARE;
   IF NOT FOUND THEN outcome := 'trigger_missing'; RETURN; END IF;
-  IF reply.author_id <> source_id THEN reason := 'source';
-  ELSIF reply.content <> content THEN reason := 'content';
-  ELSIF child_hop IS DISTINCT FROM reply.hop + 1 THEN reason := 'child_hop';
+  IF reply.author_id IS DISTINCT FROM source_id THEN reason := 'source';
+  ELSIF reply.content IS DISTINCT FROM content THEN reason := 'content';
+  ELSIF child_hop::numeric IS DISTINCT FROM reply.hop::numeric + 1 THEN reason := 'child_hop';
   END IF;
   IF reason IS NOT NULL THEN outcome := 'trigger_mismatch'; RETURN; END IF;
 
@@ -237,10 +267,14 @@ CREATE OR REPLACE FUNCTION thm_claim(duration_ms BIGINT, max_attempts BIGINT)
 RETURNS TABLE (child_id BIGINT, lease_token TEXT, lease_expires_at BIGINT, attempt BIGINT,
                desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
                target_id BYTEA, content BYTEA, child_hop BIGINT)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
   IF duration_ms IS NULL OR duration_ms <= 0 THEN
     RAISE EXCEPTION 'thm: a lease lasts a positive number of milliseconds, not %', duration_ms
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF max_attempts IS NULL OR max_attempts < 1 THEN
+    RAISE EXCEPTION 'thm: a child may be claimed a positive number of times, not %', max_attempts
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
   UPDATE thm_child_turn SET state = 'dead'
@@ -265,7 +299,7 @@ END $$;
 -- expiry; NULL (a stale token) unless `token` is a pending child's current, unexpired
 -- lease. duration_ms must be positive (else 22023).
 CREATE OR REPLACE FUNCTION thm_renew(token TEXT, duration_ms BIGINT) RETURNS BIGINT
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   expiry BIGINT;
 BEGIN
@@ -282,22 +316,30 @@ END $$;
 -- Marks the leased child completed and returns its state ('completed'); NULL for a stale
 -- token, as for thm_renew.
 CREATE OR REPLACE FUNCTION thm_complete(token TEXT) RETURNS TEXT
-LANGUAGE sql AS $$
+LANGUAGE sql SET search_path FROM CURRENT AS $$
   UPDATE thm_child_turn SET state = 'completed', lease_token = NULL
-   WHERE lease_token = token AND state = 'pending' AND lease_expires_at > thm_now()
+   WHERE lease_token = thm_complete.token AND state = 'pending' AND lease_expires_at > thm_now()
   RETURNING state
 $$;
 
 -- Gives the leased child back: 'pending' while attempts < max_attempts, else 'failed'. The
 -- state afterwards; NULL for a stale token, as for thm_renew.
 CREATE OR REPLACE FUNCTION thm_fail(token TEXT, max_attempts BIGINT) RETURNS TEXT
-LANGUAGE sql AS $$
-  UPDATE thm_child_turn
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  after TEXT;
+BEGIN
+  IF max_attempts IS NULL OR max_attempts < 1 THEN
+    RAISE EXCEPTION 'thm: a child may be claimed a positive number of times, not %', max_attempts
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  UPDATE thm_child_turn t
      SET lease_token = NULL, lease_expires_at = NULL,
-         state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END
-   WHERE lease_token = token AND state = 'pending' AND lease_expires_at > thm_now()
-  RETURNING state
-$$;
+         state = CASE WHEN t.attempts >= thm_fail.max_attempts THEN 'failed' ELSE 'pending' END
+   WHERE t.lease_token = thm_fail.token AND t.state = 'pending' AND t.lease_expires_at > thm_now()
+  RETURNING t.state INTO after;
+  RETURN after;
+END $$;
 
 -- This file's version; the tables above are version 1's, unchanged.
 DELETE FROM thm_schema WHERE version <> 2;

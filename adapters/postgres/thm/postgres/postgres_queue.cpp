@@ -423,8 +423,11 @@ class PostgresQueue::Impl {
  private:
   // libpq calls this for every notice on the step's connection, from inside the call that
   // is running the statement.
-  static void on_notice(void* self, const PGresult* notice) {
-    static_cast<Impl*>(self)->answer(PQresultErrorField(notice, PG_DIAG_MESSAGE_PRIMARY));
+  static void on_notice(void* self, const PGresult* notice) noexcept {
+    try {
+      static_cast<Impl*>(self)->answer(PQresultErrorField(notice, PG_DIAG_MESSAGE_PRIMARY));
+    } catch (...) {  // nothing may unwind through libpq; lock_timeout ends a step left waiting
+    }
   }
   void answer(const char* message) {
     constexpr std::string_view kPrefix = "thm hook ";

@@ -8,9 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include "thm/postgres/thm_queue_sql.hpp"
 
 namespace thm::postgres {
 namespace {
@@ -278,6 +282,51 @@ TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionOneAddsTheFunctions) {
   auto newer = PostgresQueue::open(conninfo());
   ASSERT_FALSE(newer);
   EXPECT_EQ(newer.error().kind, QueueErrorKind::Internal);
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 2"), "");
+}
+
+TEST_F(PostgresQueueTest, AHookMayHoldAnInnerPointLongerThanTheLockTimeout) {
+  // The wait inside thm_hook_point is the hook's, not a lock wait the store gave up on.
+  auto queue = PostgresQueue::open(
+      conninfo(),
+      {.lock_timeout = std::chrono::milliseconds(100), .hook = [](HookPoint point, const auto&) {
+         if (point == HookPoint::AfterValidateReads) {
+           std::this_thread::sleep_for(std::chrono::milliseconds(400));
+         }
+         return true;
+       }});
+  ASSERT_TRUE(queue) << queue.error().message;
+  const auto answer = (*queue)->enqueue_once(ready());
+  EXPECT_EQ(answer, Answer(Enqueued{})) << (answer ? "" : answer.error().message);
+}
+
+TEST_F(PostgresQueueTest, TheFunctionsRefuseArgumentsThatWouldDoHarm) {
+  ASSERT_EQ(sql("SELECT thm_commit_reply('eng', NULL, 7, 'alice', 'hi', 0)"), "");
+  // A NULL source or content is not a match, nor anything else: it is refused outright.
+  for (const char* call : {"thm_enqueue_once('eng', NULL, 7, NULL, 'bob', 'hi', 1)",
+                           "thm_enqueue_once('eng', NULL, 7, 'alice', 'bob', NULL, 1)",
+                           "thm_enqueue_once(NULL, NULL, 7, 'alice', 'bob', 'hi', 1)"}) {
+    EXPECT_NE(sql(std::string("SELECT outcome FROM ") + call).find("only thread_root"),
+              std::string::npos)
+        << call;
+  }
+  // max_attempts below 1 would mark every waiting child dead.
+  EXPECT_NE(sql("SELECT * FROM thm_claim(1000, 0)").find("positive number of times"),
+            std::string::npos);
+  EXPECT_NE(sql("SELECT thm_fail('token', NULL)").find("positive number of times"),
+            std::string::npos);
+  // A stored hop at the top of BIGINT is a mismatch, not an overflow.
+  ASSERT_EQ(sql("SELECT thm_commit_reply('eng', NULL, 8, 'alice', 'hi', 9223372036854775807)"), "");
+  EXPECT_EQ(sql("SELECT reason FROM thm_enqueue_once('eng', NULL, 8, 'alice', 'bob', 'hi', 1)"),
+            "child_hop");
+  // The functions find their tables whatever the caller's search_path.
+  EXPECT_EQ(sql("SET search_path = pg_catalog; SELECT public.thm_now() > 0"), "t");
+}
+
+TEST_F(PostgresQueueTest, TheMigrationRefusesADatabaseAtALaterVersion) {
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 3"), "");
+  EXPECT_NE(sql(kThmQueueSql).find("version 3"), std::string::npos);
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "3");
   ASSERT_EQ(sql("UPDATE thm_schema SET version = 2"), "");
 }
 
