@@ -72,7 +72,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 // A bytes field: a JSON string (its UTF-8) or {"base64": "..."}.
 function fromWire(value) {
   if (typeof value === 'string') return Buffer.from(value, 'utf8');
-  if (value && typeof value.base64 === 'string') return Buffer.from(value.base64, 'base64');
+  // Buffer.from skips what is not base64; the protocol's base64 is RFC 4648 with padding.
+  if (value && typeof value.base64 === 'string' &&
+      /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value.base64)) {
+    return Buffer.from(value.base64, 'base64');
+  }
   throw new TypeError(`not a bytes field: ${JSON.stringify(value)?.slice(0, 80)}`);
 }
 
@@ -111,6 +115,11 @@ function requestToWire(row) {
 
 // ---- 2. the host queue -------------------------------------------------------------------
 
+// A lease duration in milliseconds: a positive integer a BIGINT holds.
+const validDuration = (duration) =>
+  (typeof duration === 'bigint' || Number.isSafeInteger(duration)) && duration > 0 &&
+  BigInt(duration) < 2n ** 62n;
+
 class QueueError extends Error {
   constructor(kind, message) {
     super(message);
@@ -125,20 +134,22 @@ class LeaseError extends Error {
   }
 }
 
-// Whether retrying may succeed: a lost connection, a shut-down server, a serialization
-// failure or deadlock, a lock wait past lock_timeout, too many connections.
-function transient(error) {
-  const code = error?.code ?? '';
-  return (
-    !code || code.startsWith('08') || code.startsWith('57P') || code.startsWith('53') ||
-    ['40001', '40P01', '55P03'].includes(code)
-  );
+// Whether `error` came from the store: a server's error (it has a SQLSTATE), or a lost or
+// refused connection. Anything else is the adapter's own bug and is answered as a failure.
+function fromStore(error, client) {
+  return error instanceof pg.DatabaseError || client?.broken === true ||
+    /^E[A-Z]+$/.test(error?.code ?? '') || /Connection terminated|not queryable/.test(error?.message ?? '');
 }
 
+// The QueueError for a store error: `unavailable` when retrying may succeed (a lost
+// connection, a shut-down server, a serialization failure or deadlock, a lock wait past
+// lock_timeout, too many connections); `internal` otherwise.
 function storeError(error, what) {
-  const kind = transient(error) ? 'unavailable' : 'internal';
-  const code = error?.code ? ` (SQLSTATE ${error.code})` : '';
-  return new QueueError(kind, `PostgreSQL error while ${what}${code}: ${error?.message}`);
+  const code = error instanceof pg.DatabaseError ? error.code : '';
+  const transient = !code || code.startsWith('08') || code.startsWith('57P') ||
+    code.startsWith('53') || ['40001', '40P01', '55P03'].includes(code);
+  return new QueueError(transient ? 'unavailable' : 'internal',
+    `PostgreSQL error while ${what}${code ? ` (SQLSTATE ${code})` : ''}: ${error?.message}`);
 }
 
 // A connected client that remembers whether it broke (a server restart, a killed backend).
@@ -238,7 +249,7 @@ class Queue {
       }
       return { status: 'enqueued' };
     } catch (error) {
-      if (error instanceof QueueError) throw error;
+      if (error instanceof QueueError || !fromStore(error, this.client)) throw error;
       throw storeError(error, 'enqueueing');
     } finally {
       if (open && !this.client.broken) await this.client.query('ROLLBACK').catch(() => {});
@@ -293,7 +304,10 @@ class Queue {
 
   // Turns thm_hook_point on or off for this session, opening the second connection once.
   async armSeam(on) {
-    if (on && !this.hooks) this.hooks = await connect();
+    if (on && (!this.hooks || this.hooks.broken)) {
+      await this.hooks?.end().catch(() => {});
+      this.hooks = await connect();
+    }
     if (on !== this.seamOn) {
       await this.client.query(`SET thm.hooks = '${on ? 'on' : 'off'}'`);
       this.seamOn = on;
@@ -325,14 +339,16 @@ class Queue {
     try {
       return (await this.client.query(sql, parameters)).rows;
     } catch (error) {
+      if (!fromStore(error, this.client)) throw error;
       log('lease:', error.message);
       throw new LeaseError('unavailable');
     }
   }
 
   async claim(duration) {
-    if (!(duration > 0)) throw new LeaseError('invalid_duration');
-    const rows = await this.leaseCall('SELECT * FROM thm_claim($1, $2)', [duration, MAX_ATTEMPTS]);
+    if (!validDuration(duration)) throw new LeaseError('invalid_duration');
+    const rows = await this.leaseCall('SELECT * FROM thm_claim($1, $2)',
+      [duration.toString(), MAX_ATTEMPTS]);
     if (rows.length === 0) return null;
     const row = rows[0];
     return {
@@ -345,8 +361,9 @@ class Queue {
   }
 
   async renew(token, duration) {
-    if (!(duration > 0)) throw new LeaseError('invalid_duration');
-    const [row] = await this.leaseCall('SELECT thm_renew($1, $2) AS expiry', [token, duration]);
+    if (!validDuration(duration)) throw new LeaseError('invalid_duration');
+    const [row] = await this.leaseCall('SELECT thm_renew($1, $2) AS expiry',
+      [token, duration.toString()]);
     if (row.expiry === null) throw new LeaseError('stale_token');
     return integer(row.expiry);
   }
@@ -369,24 +386,48 @@ class Queue {
 // The harness's own connection: the host's writes and the inspector, plain SQL on the tables.
 class Store {
   constructor() {
-    this.client = null;
+    this.connecting = null; // the one connect-and-migrate in progress or done
+    this.last = Promise.resolve(); // the statement the next one waits for
   }
 
-  async db() {
-    if (this.client && !this.client.broken) return this.client;
-    await this.client?.end().catch(() => {});
-    this.client = await connect();
-    await migrate(this.client);
-    return this.client;
+  // The connection, migrated; a lost one is replaced. Concurrent callers share one attempt.
+  db() {
+    this.connecting ??= (async () => {
+      const client = await connect();
+      try {
+        await migrate(client);
+      } catch (error) {
+        await client.end().catch(() => {});
+        throw error;
+      }
+      return client;
+    })().catch((error) => {
+      this.connecting = null;
+      throw error;
+    });
+    return this.connecting.then((client) => {
+      if (!client.broken) return client;
+      this.connecting = null;
+      client.end().catch(() => {});
+      return this.db();
+    });
   }
 
-  async query(sql, parameters = []) {
-    return (await (await this.db()).query(sql, parameters)).rows;
+  // One statement at a time on the one connection: harness operations may arrive together.
+  query(sql, parameters = []) {
+    const run = this.last.then(async () => (await (await this.db()).query(sql, parameters)).rows);
+    this.last = run.catch(() => {});
+    return run;
+  }
+
+  async close() {
+    const connecting = this.connecting;
+    this.connecting = null;
+    await connecting?.then((client) => client.end()).catch(() => {});
   }
 
   async reopen() {
-    await this.client?.end().catch(() => {});
-    this.client = null;
+    await this.close();
     await this.db();
   }
 }
@@ -412,6 +453,7 @@ class Adapter {
     this.hooked = false; // set_hook: every session stops at the six points
     this.hooksSent = 0;
     this.waiting = new Map(); // hook number → resolve(proceed)
+    this.inFlight = new Set(); // answers not yet written
   }
 
   send(message) {
@@ -437,7 +479,21 @@ class Adapter {
       log(`ignoring a message without an id: ${line.slice(0, 200)}`);
       return;
     }
-    this.answer(message).then((response) => this.send({ id: message.id, ...response }));
+    const answered = this.answer(message).then((response) => {
+      this.send({ id: message.id, ...response });
+    });
+    this.inFlight.add(answered);
+    answered.finally(() => this.inFlight.delete(answered));
+  }
+
+  // stdin closed: hooks still waiting fail where they are, the answers in flight are
+  // written, and every connection is closed.
+  async finish() {
+    for (const resolve of this.waiting.values()) resolve(false);
+    this.waiting.clear();
+    await Promise.allSettled([...this.inFlight]);
+    const queues = [...this.sessions.values(), ...this.idle];
+    await Promise.allSettled([...queues.map((queue) => queue.close()), this.store.close()]);
   }
 
   async answer(message) {
@@ -492,7 +548,7 @@ class Adapter {
     // A closed session's connection is reused, as a host's pool would: connecting is what
     // makes a race of many sessions slow.
     let queue = this.idle.pop();
-    while (queue?.client.broken) {
+    while (queue && (queue.client.broken || queue.hooks?.broken)) {
       await queue.close();
       queue = this.idle.pop();
     }
@@ -503,8 +559,11 @@ class Adapter {
   async op_close_session(message) {
     const queue = this.session(message);
     this.sessions.delete(Number(message.session));
-    if (queue.client.broken || this.idle.length >= IDLE_SESSIONS) await queue.close();
-    else this.idle.push(queue);
+    if (queue.client.broken || queue.hooks?.broken || this.idle.length >= IDLE_SESSIONS) {
+      await queue.close();
+      return;
+    }
+    this.idle.push(queue);
   }
 
   async op_enqueue_once(message) {
@@ -524,11 +583,11 @@ class Adapter {
   }
 
   async op_claim(message) {
-    return { lease: await this.session(message).claim(Number(message.duration)) };
+    return { lease: await this.session(message).claim(message.duration) };
   }
 
   async op_renew(message) {
-    return { expires_at: await this.session(message).renew(message.token, Number(message.duration)) };
+    return { expires_at: await this.session(message).renew(message.token, message.duration) };
   }
 
   async op_complete(message) {
@@ -647,8 +706,6 @@ console.log = console.error; // a stray console.log must never corrupt the proto
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on('line', (line) => adapter.receive(line));
 lines.on('close', async () => {
-  const queues = [...adapter.sessions.values(), ...adapter.idle];
-  await Promise.allSettled(queues.map((queue) => queue.close()));
-  await adapter.store.client?.end().catch(() => {});
+  await adapter.finish();
   process.exit(0);
 });
