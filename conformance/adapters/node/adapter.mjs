@@ -34,6 +34,8 @@ const MAX_ATTEMPTS = 3; // claims a child may receive; then it is dead
 const LOCK_TIMEOUT = '20s'; // below the suite's --exec-timeout of 30 s: it gets an answer
 const SCHEMA_VERSION = 2; // what thm_queue.sql stamps
 const IDLE_SESSIONS = 16; // closed sessions whose connections are kept for reuse
+// thm_hook_point waits for the advisory lock (backend pid, HOOK_LOCK_BASE + n) at its n-th point.
+const HOOK_LOCK_BASE = 7411270;
 const MIGRATION =
   process.env.THM_QUEUE_SQL ||
   fileURLToPath(new URL('../../../adapters/postgres/thm_queue.sql', import.meta.url));
@@ -266,8 +268,8 @@ class Queue {
     if (hook === null) return (await call()).rows[0];
     const backend = this.client.processID;
     await this.hooks.query(
-      'SELECT pg_advisory_lock($1, 7411271), pg_advisory_lock($1, 7411272),' +
-        ' pg_advisory_lock($1, 7411273)', [backend]);
+      'SELECT pg_advisory_lock($1, $2 + 1), pg_advisory_lock($1, $2 + 2),' +
+        ' pg_advisory_lock($1, $2 + 3)', [backend, HOOK_LOCK_BASE]);
     const step = { hook, refusedAt: null, answered: Promise.resolve() };
     this.step = step;
     try {
@@ -294,7 +296,7 @@ class Queue {
     const backend = this.client.processID;
     step.answered = step.answered.then(async () => {
       if ((await step.hook(point)) && ordinal) {
-        await this.hooks.query('SELECT pg_advisory_unlock($1, $2)', [backend, 7411270 + ordinal]);
+        await this.hooks.query('SELECT pg_advisory_unlock($1, $2)', [backend, HOOK_LOCK_BASE + ordinal]);
         return;
       }
       step.refusedAt = point;
