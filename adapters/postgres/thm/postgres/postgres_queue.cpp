@@ -56,12 +56,13 @@ const Sql kNow{"thm_now", "SELECT thm_now()", {}};
 
 // ---- the hook seam (thm_hook_point), on the second connection -----------------------------
 
-// The advisory locks (backend pid, kHookLockBase + ordinal) thm_hook_point waits for.
+// The advisory locks (backend pid, kHookLockBase + ordinal) thm_hook_point waits for, at
+// ordinals 1, 2 and 3 (the HookPoints AfterValidateReads … AfterChildInsert).
 constexpr int kHookLockBase = 7411270;
 const Sql kHoldHookPoints{"thm_hold_hook_points",
-                          "SELECT pg_advisory_lock($1, 7411271), pg_advisory_lock($1, 7411272),"
-                          " pg_advisory_lock($1, 7411273)",
-                          {kInt4}};
+                          "SELECT pg_advisory_lock($1, $2 + 1), pg_advisory_lock($1, $2 + 2),"
+                          " pg_advisory_lock($1, $2 + 3)",
+                          {kInt4, kInt4}};
 const Sql kReleaseHookPoint{
     "thm_release_hook_point", "SELECT pg_advisory_unlock($1, $2)", {kInt4, kInt4}};
 const Sql kReleaseHookPoints{"thm_release_hook_points", "SELECT pg_advisory_unlock_all()", {}};
@@ -404,8 +405,9 @@ class PostgresQueue::Impl {
                                    std::optional<HookPoint>& refused_at) {
     refused_at.reset();
     if (!hooks_) return main_->run(kEnqueueOnce, params, "enqueueing");
-    if (auto held = hooks_->run(kHoldHookPoints, Params().int4(main_->backend()),
-                                "holding the hook points");
+    if (auto held =
+            hooks_->run(kHoldHookPoints, Params().int4(main_->backend()).int4(kHookLockBase),
+                        "holding the hook points");
         !held) {
       return unexpected{held.error()};
     }
