@@ -10,6 +10,7 @@
 #include <limits>
 #include <set>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "thm/postgres/thm_queue_sql.hpp"
@@ -120,24 +121,23 @@ QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::
 
 StoreTime store_time(std::int64_t millis) { return StoreTime(std::chrono::milliseconds(millis)); }
 
+// A signed integer as PostgreSQL's binary format sends it: two's complement, big-endian.
+template <class Signed>
+std::string big_endian(Signed value) {
+  std::string out(sizeof(Signed), '\0');
+  auto bits = static_cast<std::make_unsigned_t<Signed>>(value);
+  for (std::size_t i = sizeof(Signed); i-- > 0; bits = static_cast<decltype(bits)>(bits >> 8)) {
+    out[i] = static_cast<char>(bits & 0xff);
+  }
+  return out;
+}
+
 // Parameters for one statement: binary, except u64s, which travel as decimal text (NUMERIC).
 class Params {
  public:
   Params& bytes(std::string_view value) { return add(std::string(value), kBinaryFormat); }
-  Params& integer(std::int64_t value) {
-    std::string big_endian(8, '\0');
-    auto bits = static_cast<std::uint64_t>(value);
-    for (int i = 7; i >= 0; --i, bits >>= 8)
-      big_endian[static_cast<std::size_t>(i)] = static_cast<char>(bits & 0xff);
-    return add(std::move(big_endian), kBinaryFormat);
-  }
-  Params& int4(std::int32_t value) {
-    std::string big_endian(4, '\0');
-    auto bits = static_cast<std::uint32_t>(value);
-    for (int i = 3; i >= 0; --i, bits >>= 8)
-      big_endian[static_cast<std::size_t>(i)] = static_cast<char>(bits & 0xff);
-    return add(std::move(big_endian), kBinaryFormat);
-  }
+  Params& integer(std::int64_t value) { return add(big_endian(value), kBinaryFormat); }
+  Params& int4(std::int32_t value) { return add(big_endian(value), kBinaryFormat); }
   Params& u64(std::uint64_t value) { return add(std::to_string(value), kTextFormat); }
   // A u64 or SQL NULL.
   Params& u64(std::optional<std::uint64_t> value) { return value ? u64(*value) : null(); }
