@@ -6,8 +6,6 @@
 
 #include <libpq-fe.h>
 
-#include <array>
-#include <limits>
 #include <set>
 #include <string_view>
 #include <type_traits>
@@ -38,13 +36,15 @@ struct Sql {
 
 // ---- the functions of thm_queue.sql: what a host in any language calls ----------------------
 
-// The sequences come back through thm_u64_to_column, as the BIGINTs the tables keep.
+// u64 arguments travel as NUMERIC (Params::u64).
 const Sql kEnqueueOnce{"thm_enqueue_once",
                        "SELECT outcome, reason FROM thm_enqueue_once($1, $2, $3, $4, $5, $6, $7)",
                        {kBytea, kNumeric, kNumeric, kBytea, kBytea, kBytea, kInt8}};
 const Sql kCommitReply{"thm_commit_reply",
                        "SELECT thm_commit_reply($1, $2, $3, $4, $5, $6)",
                        {kBytea, kNumeric, kNumeric, kBytea, kBytea, kInt8}};
+// The claimed request's sequences come back through thm_u64_to_column, as the BIGINTs the
+// tables keep, so request_from reads them as it reads a table row.
 const Sql kClaim{"thm_claim",
                  "SELECT child_id, lease_token, lease_expires_at, attempt, desk_id,"
                  " thm_u64_to_column(thread_root), thm_u64_to_column(trigger_sequence),"
