@@ -87,7 +87,8 @@ bool is_atx_heading(const LineView& line) {
   const auto text = line.after_up_to_three_spaces();
   if (!text) return false;
   const std::size_t hashes = std::min(text->find_first_not_of('#'), text->size());
-  return hashes >= 1 && hashes <= 6 && (hashes == text->size() || (*text)[hashes] == ' ');
+  return hashes >= 1 && hashes <= 6 &&
+         (hashes == text->size() || (*text)[hashes] == ' ' || (*text)[hashes] == '\t');
 }
 
 bool is_thematic_break(const LineView& line) {

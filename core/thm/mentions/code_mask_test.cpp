@@ -43,6 +43,11 @@ TEST(CodeMaskTest, SpansDoNotCrossParagraphBreaks) {
   EXPECT_EQ(masked("`a\n---\nb`"), "`a\n---\nb`");  // setext underline
   EXPECT_EQ(masked("`a\n===\nb`"), "`a\n===\nb`");
   EXPECT_EQ(masked("# `a` h"), "# ### h");
+  // An ATX opener may be followed by a space, a tab or the end of the line (CommonMark);
+  // any other byte makes the line paragraph text, which the span then crosses.
+  EXPECT_EQ(masked("`a\n#\th\nb`"), "`a\n#\th\nb`");
+  EXPECT_EQ(masked("`a\n#\nb`"), "`a\n#\nb`");
+  EXPECT_EQ(masked("`a\n#x\nb`"), "##\n##\n##");
 }
 
 TEST(CodeMaskTest, FencedBlocks) {

@@ -89,7 +89,8 @@ bool is_heading(const std::string& content) {
   if (!text) return false;
   std::size_t hashes = 0;
   while (hashes < text->size() && (*text)[hashes] == '#') ++hashes;
-  return hashes >= 1 && hashes <= 6 && (hashes == text->size() || (*text)[hashes] == ' ');
+  if (hashes < 1 || hashes > 6) return false;
+  return hashes == text->size() || (*text)[hashes] == ' ' || (*text)[hashes] == '\t';
 }
 
 bool is_break(const std::string& content) {
