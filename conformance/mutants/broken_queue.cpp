@@ -37,6 +37,8 @@ constexpr std::array kAllFlaws{Flaw::CheckThenInsert,
                                Flaw::ClientClockExpiry,
                                Flaw::ClientClockPredicate,
                                Flaw::HiddenAttempts,
+                               Flaw::ExpiredTokenAccepted,
+                               Flaw::ChildIdToken,
                                Flaw::IgnoresHopBudget,
                                Flaw::AlreadyBeforePolicy,
                                Flaw::TargetOnlyAuthorization,
@@ -108,7 +110,8 @@ class BrokenStore {
         continue;
       }
       ++attempts;
-      child.lease_token = std::to_string(id) + "." + std::to_string(attempts);
+      child.lease_token = std::to_string(id);  // M17 stops here: the same token every claim
+      if (flaw_ != Flaw::ChildIdToken) child.lease_token += "." + std::to_string(attempts);
       child.lease_expires_at = (flaw_ == Flaw::ClientClockExpiry ? client : now) + duration;  // M7
       return std::optional<Lease>(Lease{.child_id = id,
                                         .token = child.lease_token,
@@ -256,8 +259,9 @@ class BrokenStore {
   // The child holding the live lease `token`, or null. Needs `table_mutex_`.
   ChildTurn* leased(const std::string& token) {
     for (auto& [id, child] : children_) {
-      if (child.state == TurnState::Pending && child.lease_token == token &&
-          child.lease_expires_at && *child.lease_expires_at > store_now()) {
+      const bool live = flaw_ == Flaw::ExpiredTokenAccepted ||  // M16 ignores the expiry
+                        (child.lease_expires_at && *child.lease_expires_at > store_now());
+      if (child.state == TurnState::Pending && child.lease_token == token && live) {
         return &child;
       }
     }
@@ -551,6 +555,7 @@ class BrokenHarness final : public Harness {
             .max_id_bytes = kMaxIdBytes,
             .leases = true,
             .injected_store_clock = true,
+            .skewable_client_clock = true,  // M7 and M8 read the clock set_client_clock moves
             .max_attempts = kMaxAttempts};
   }
   [[nodiscard]] StoreTime store_now() override { return store_->store_now(); }
@@ -649,6 +654,10 @@ std::string_view name(Flaw flaw) noexcept {
       return "M8 lease expired when at or before the client's now";
     case Flaw::HiddenAttempts:
       return "M9 attempts kept in memory, not on the row";
+    case Flaw::ExpiredTokenAccepted:
+      return "M16 renew, complete and fail accept a token whose lease expired";
+    case Flaw::ChildIdToken:
+      return "M17 the lease token is the child id";
     case Flaw::IgnoresHopBudget:
       return "R1 live max_hops not revalidated";
     case Flaw::AlreadyBeforePolicy:

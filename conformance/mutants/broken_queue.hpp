@@ -57,6 +57,10 @@ enum class Flaw : std::uint8_t {
   ClientClockPredicate,
   /// M9: the attempt count is kept in process memory, never written to the row.
   HiddenAttempts,
+  /// M16: renew, complete and fail look only at the token, not at the lease's expiry.
+  ExpiredTokenAccepted,
+  /// M17: the lease token is the child's id, the same on every claim of the child.
+  ChildIdToken,
 
   // Found in review, beyond §7: store flaws that passed the first version of the suite.
   /// R1: the live `max_hops` is not revalidated; only `enabled` is.

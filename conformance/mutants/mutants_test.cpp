@@ -44,6 +44,8 @@ const std::vector<Expectation>& expectations() {
       {Flaw::ClientClockExpiry, {{"EQ-14", true}, {"EQ-15", true}}},
       {Flaw::ClientClockPredicate, {{"EQ-15", true}}},
       {Flaw::HiddenAttempts, {{"EQ-18", true}, {"EQ-25", true}}},
+      {Flaw::ExpiredTokenAccepted, {{"EQ-26", true}}},
+      {Flaw::ChildIdToken, {{"EQ-26", true}}},
       {Flaw::IgnoresHopBudget, {{"EQ-09", true}}},
       {Flaw::AlreadyBeforePolicy, {{"EQ-09", true}}},
       {Flaw::TargetOnlyAuthorization, {{"EQ-09", true}}},

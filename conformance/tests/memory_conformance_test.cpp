@@ -49,7 +49,7 @@ TEST(SuiteTest, ChecksAreInEqOrder) {
   const std::vector<std::string> expected{
       "EQ-01", "EQ-02", "EQ-03", "EQ-04", "EQ-05", "EQ-06", "EQ-07", "EQ-08", "EQ-09",
       "EQ-10", "EQ-11", "EQ-12", "EQ-13", "EQ-14", "EQ-15", "EQ-16", "EQ-17", "EQ-18",
-      "EQ-19", "EQ-20", "EQ-21", "EQ-22", "EQ-23", "EQ-24", "EQ-25"};
+      "EQ-19", "EQ-20", "EQ-21", "EQ-22", "EQ-23", "EQ-24", "EQ-25", "EQ-26"};
   EXPECT_EQ(ids, expected);
 }
 

@@ -34,7 +34,8 @@ using Answer = Result<EnqueueOutcome, QueueError>;
 constexpr std::array kBrokenFlaws{
     PgFlaw::CheckThenInsert,  PgFlaw::CatchUniqueViolation, PgFlaw::PoisonedSession,
     PgFlaw::AutocommitRecord, PgFlaw::ClientClockExpiry,    PgFlaw::ClientClockPredicate,
-    PgFlaw::HiddenAttempts,   PgFlaw::TruncatedKey,         PgFlaw::LiveStateDedup};
+    PgFlaw::HiddenAttempts,   PgFlaw::TruncatedKey,         PgFlaw::LiveStateDedup,
+    PgFlaw::ExpiredTokenAccepted, PgFlaw::ChildIdToken};
 
 // The reference queue's defaults (`thm::postgres::Options`), declared by every mutant.
 constexpr std::size_t kMaxContentBytes = std::size_t{1} << 20;
@@ -111,6 +112,8 @@ const char* record_schema(PgFlaw flaw) {
     case PgFlaw::ClientClockExpiry:
     case PgFlaw::ClientClockPredicate:
     case PgFlaw::HiddenAttempts:
+    case PgFlaw::ExpiredTokenAccepted:
+    case PgFlaw::ChildIdToken:
       return kRecordTable;
   }
   thm::detail::unreachable();
@@ -416,6 +419,11 @@ class BrokenQueue {
                                                                std::optional<std::int64_t> id);
   Result<TurnState, LeaseError> settle_lease(const std::string& set,
                                              const std::string& token) noexcept;
+  // The condition a token's lease must still meet for renew, complete and fail: unexpired on
+  // the server's clock, unless M16 looks at the token alone.
+  std::string unexpired() const {
+    return flaw_ == PgFlaw::ExpiredTokenAccepted ? "" : " AND lease_expires_at > " + kStoreNow;
+  }
 
   bool pass(HookPoint point, const MentionTurnRequest& request) const {
     try {
@@ -634,6 +642,8 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   const std::string expired_by = flaw_ == PgFlaw::ClientClockPredicate ? "$3" : kStoreNow;
   const std::string free = "(lease_expires_at IS NULL OR lease_expires_at <= " + expired_by + ")";
   const std::string count = flaw_ == PgFlaw::HiddenAttempts ? "" : "attempts = attempts + 1, ";
+  // M17 hands out the child's id, the same token on every claim.
+  const std::string token = flaw_ == PgFlaw::ChildIdToken ? "id::text" : "gen_random_uuid()::text";
   const auto params = [&] {
     return Params().integer(duration.count()).integer(kMaxAttempts).integer(*client);
   };
@@ -648,7 +658,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   if (!spent.ok()) return unexpected{LeaseError::Unavailable};
   for (;;) {
     const Rows taken = db_.run("UPDATE thm_child_turn SET " + count +
-                                   "lease_token = gen_random_uuid()::text,"
+                                   "lease_token = " + token + ","
                                    " lease_expires_at = " +
                                    stamped_from +
                                    " + $1"
@@ -698,8 +708,8 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
   const std::string stamped_from = flaw_ == PgFlaw::ClientClockExpiry ? "$3" : kStoreNow;  // M7
   const Rows renewed =
       db_.run("UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
-                  " + $2 WHERE lease_token = $1 AND state = 'pending' AND lease_expires_at > " +
-                  kStoreNow + " RETURNING lease_expires_at",
+                  " + $2 WHERE lease_token = $1 AND state = 'pending'" + unexpired() +
+                  " RETURNING lease_expires_at",
               Params().text(token).integer(duration.count()).integer(*client));
   if (!renewed.ok()) return unexpected{LeaseError::Unavailable};
   if (renewed.size() == 0) return unexpected{LeaseError::StaleToken};
@@ -710,9 +720,8 @@ Result<TurnState, LeaseError> BrokenQueue::settle_lease(const std::string& set,
                                                         const std::string& token) noexcept {
   if (!db_.reconnect()) return unexpected{LeaseError::Unavailable};
   const Rows settled = db_.run("UPDATE thm_child_turn SET " + set +
-                                   " WHERE lease_token = $1 AND state = 'pending'"
-                                   " AND lease_expires_at > " +
-                                   kStoreNow + " RETURNING state",
+                                   " WHERE lease_token = $1 AND state = 'pending'" +
+                                   unexpired() + " RETURNING state",
                                Params().text(token).integer(kMaxAttempts));
   if (!settled.ok()) return unexpected{LeaseError::Unavailable};
   if (settled.size() == 0) return unexpected{LeaseError::StaleToken};
@@ -754,6 +763,7 @@ class BrokenPostgresHarness final : public Harness {
             .max_id_bytes = kMaxIdBytes,
             .leases = true,
             .injected_store_clock = false,
+            .skewable_client_clock = true,  // M7 and M8 read the clock set_client_clock moves
             .max_attempts = kMaxAttempts};
   }
 
@@ -992,6 +1002,10 @@ std::string_view name(PgFlaw flaw) noexcept {
       return "M11 key cut to 24 bytes, raw btree error on large content";
     case PgFlaw::LiveStateDedup:
       return "M14 partial unique index on pending children, pruning deletes records";
+    case PgFlaw::ExpiredTokenAccepted:
+      return "M16 renew, complete and fail accept a token whose lease expired";
+    case PgFlaw::ChildIdToken:
+      return "M17 the lease token is the child id";
   }
   thm::detail::unreachable();
 }
@@ -1018,6 +1032,10 @@ std::string_view schema_name(PgFlaw flaw) noexcept {
       return "thm_mutant_m11";
     case PgFlaw::LiveStateDedup:
       return "thm_mutant_m14";
+    case PgFlaw::ExpiredTokenAccepted:
+      return "thm_mutant_m16";
+    case PgFlaw::ChildIdToken:
+      return "thm_mutant_m17";
   }
   thm::detail::unreachable();
 }

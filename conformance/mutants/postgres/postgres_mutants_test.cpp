@@ -48,6 +48,7 @@ struct Expectation {
 // - M2b answers exactly as a correct queue does; EQ-01 and EQ-02 stay listed to show that
 //   they pass it and only EQ-10's reuse of the losing session catches it.
 // - M14: EQ-04 (beyond §7) sees the partial index that §5.1 forbids.
+// - M16 and M17 (beyond §7) are the lease-token rules EQ-26 pins on the server's clock.
 const std::vector<Expectation>& expectations() {
   static const std::vector<Expectation> table{
       {PgFlaw::CheckThenInsert, {{"EQ-01", false}, {"EQ-02", true}, {"EQ-04", true}}},
@@ -59,6 +60,8 @@ const std::vector<Expectation>& expectations() {
       {PgFlaw::HiddenAttempts, {{"EQ-18", true}}},
       {PgFlaw::TruncatedKey, {{"EQ-20", true}, {"EQ-21", true}}},
       {PgFlaw::LiveStateDedup, {{"EQ-22", true}, {"EQ-04", true}}},
+      {PgFlaw::ExpiredTokenAccepted, {{"EQ-26", true}}},
+      {PgFlaw::ChildIdToken, {{"EQ-26", true}}},
   };
   return table;
 }

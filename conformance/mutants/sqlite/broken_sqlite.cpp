@@ -32,7 +32,8 @@ using Answer = Result<EnqueueOutcome, QueueError>;
 constexpr std::array kBrokenFlaws{SqlFlaw::CheckThenInsert,      SqlFlaw::CatchUniqueViolation,
                                   SqlFlaw::AutocommitRecord,     SqlFlaw::ClientClockExpiry,
                                   SqlFlaw::ClientClockPredicate, SqlFlaw::HiddenAttempts,
-                                  SqlFlaw::TruncatedKey,         SqlFlaw::LiveStateDedup};
+                                  SqlFlaw::TruncatedKey,         SqlFlaw::LiveStateDedup,
+                                  SqlFlaw::ExpiredTokenAccepted, SqlFlaw::ChildIdToken};
 
 // The reference queue's defaults (`thm::sqlite::Options`), declared by every mutant.
 constexpr std::size_t kMaxContentBytes = std::size_t{1} << 20;
@@ -96,6 +97,8 @@ const char* record_schema(SqlFlaw flaw) {
     case SqlFlaw::ClientClockPredicate:
     case SqlFlaw::HiddenAttempts:
     case SqlFlaw::TruncatedKey:
+    case SqlFlaw::ExpiredTokenAccepted:
+    case SqlFlaw::ChildIdToken:
       return kRecordTable;
   }
   detail::unreachable();
@@ -344,6 +347,11 @@ class BrokenQueue final : public Session {
                                                                const std::string& key,
                                                                std::optional<std::int64_t> id);
   Result<std::string, LeaseError> settle_lease(const std::string& set, const std::string& token);
+  // The condition a token's lease must still meet for renew, complete and fail: unexpired on
+  // SQLite's clock, unless M16 looks at the token alone.
+  std::string unexpired() const {
+    return flaw_ == SqlFlaw::ExpiredTokenAccepted ? "" : " AND lease_expires_at > " + kStoreNow;
+  }
 
   std::shared_ptr<Shared> shared_;
   SqlFlaw flaw_;
@@ -530,6 +538,9 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   const std::string expired_by = flaw_ == SqlFlaw::ClientClockPredicate ? ":client" : kStoreNow;
   const std::string free = "(lease_expires_at IS NULL OR lease_expires_at <= " + expired_by + ")";
   const std::string count = flaw_ == SqlFlaw::HiddenAttempts ? "" : "attempts = attempts + 1, ";
+  // M17 hands out the child's id, the same token on every claim.
+  const std::string token =
+      flaw_ == SqlFlaw::ChildIdToken ? "CAST(id AS TEXT)" : "lower(hex(randomblob(16)))";
 
   Transaction transaction(db_);
   if (transaction.begin() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
@@ -544,7 +555,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   for (;;) {
     Statement taken(db_.get(),
                     "UPDATE thm_child_turn SET " + count +
-                        "lease_token = lower(hex(randomblob(16))),"
+                        "lease_token = " + token + ","
                         " lease_expires_at = " +
                         stamped_from +
                         " + :duration"
@@ -594,9 +605,8 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
   if (!client) return unexpected{LeaseError::Unavailable};
   const std::string stamped_from = flaw_ == SqlFlaw::ClientClockExpiry ? ":client" : kStoreNow;
   Statement renewed(db_.get(), "UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
-                                   " + :duration WHERE lease_token = :token AND state = 'pending'"
-                                   " AND lease_expires_at > " +
-                                   kStoreNow + " RETURNING lease_expires_at");
+                                   " + :duration WHERE lease_token = :token AND state = 'pending'" +
+                                   unexpired() + " RETURNING lease_expires_at");
   const int rc = renewed.bind_text(":token", token)
                      .bind(":duration", std::int64_t{duration.count()})
                      .bind(":client", *client)
@@ -611,9 +621,8 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
 Result<std::string, LeaseError> BrokenQueue::settle_lease(const std::string& set,
                                                           const std::string& token) {
   Statement settled(db_.get(), "UPDATE thm_child_turn SET " + set +
-                                   " WHERE lease_token = :token AND state = 'pending'"
-                                   " AND lease_expires_at > " +
-                                   kStoreNow + " RETURNING state");
+                                   " WHERE lease_token = :token AND state = 'pending'" +
+                                   unexpired() + " RETURNING state");
   const int rc = settled.bind_text(":token", token).bind(":max", std::int64_t{kMaxAttempts}).step();
   if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
   if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
@@ -667,6 +676,7 @@ class BrokenSqliteHarness final : public Harness {
             .max_id_bytes = kMaxIdBytes,
             .leases = true,
             .injected_store_clock = false,
+            .skewable_client_clock = true,  // M7 and M8 read the clock set_client_clock moves
             .max_attempts = kMaxAttempts};
   }
 
@@ -904,6 +914,10 @@ std::string_view name(SqlFlaw flaw) noexcept {
       return "M11 key cut to 24 bytes, raw SQLite error on large content";
     case SqlFlaw::LiveStateDedup:
       return "M14 partial unique index on pending children, pruning deletes records";
+    case SqlFlaw::ExpiredTokenAccepted:
+      return "M16 renew, complete and fail accept a token whose lease expired";
+    case SqlFlaw::ChildIdToken:
+      return "M17 the lease token is the child id";
   }
   detail::unreachable();
 }

@@ -46,6 +46,12 @@ enum class SqlFlaw : std::uint8_t {
   /// M14: no idempotency table; dedup rests on a unique index over the child table's key
   /// that is partial on `state = 'pending'`, so settling or pruning a child frees its key.
   LiveStateDedup,
+  /// M16: renew, complete and fail look only at the token, not at the lease's expiry, so a
+  /// holder whose lease expired on SQLite's clock still extends or settles it.
+  ExpiredTokenAccepted,
+  /// M17: the lease token is the child's id, so every claim of a child hands out the same
+  /// token and a holder whose lease was superseded acts on its successor's lease.
+  ChildIdToken,
 };
 
 /// Every broken `SqlFlaw` (all but `None`), in declaration order.

@@ -42,6 +42,7 @@ struct Expectation {
 //   required. EQ-02 (beyond §7) catches it deterministically: the paused first caller
 //   makes the second one insert late.
 // - M14: EQ-04 (beyond §7) sees the partial index that §5.1 forbids.
+// - M16 and M17 (beyond §7) are the lease-token rules EQ-26 pins on SQLite's real clock.
 const std::vector<Expectation>& expectations() {
   static const std::vector<Expectation> table{
       {SqlFlaw::CheckThenInsert, {{"EQ-01", false}, {"EQ-02", true}, {"EQ-04", true}}},
@@ -52,6 +53,8 @@ const std::vector<Expectation>& expectations() {
       {SqlFlaw::HiddenAttempts, {{"EQ-18", true}}},
       {SqlFlaw::TruncatedKey, {{"EQ-20", true}, {"EQ-21", true}}},
       {SqlFlaw::LiveStateDedup, {{"EQ-22", true}, {"EQ-04", true}}},
+      {SqlFlaw::ExpiredTokenAccepted, {{"EQ-26", true}}},
+      {SqlFlaw::ChildIdToken, {{"EQ-26", true}}},
   };
   return table;
 }

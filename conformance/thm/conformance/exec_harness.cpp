@@ -236,7 +236,7 @@ std::shared_ptr<detail::AdapterProcess> ExecHarness::start_process() {
     name_ = hello.at("name").get<std::string>();
     const Json declared = hello.value("capabilities", empty());
     capabilities_ = protocol::capabilities_from_json(declared);
-    skewable_ = declared.value("skewable_client_clock", false);
+    skewable_ = capabilities_.skewable_client_clock;
     mode_ = mode;
   } else if (mode != mode_) {
     throw std::runtime_error("the adapter changed its session mode between processes");

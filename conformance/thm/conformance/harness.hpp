@@ -45,6 +45,11 @@ struct Capabilities {
   /// `advance_store_clock` moves the store's clock (a fake the suite owns); without it the
   /// store's clock is real and the lease checks wait for it, with short leases.
   bool injected_store_clock = false;
+  /// `set_client_clock` moves every clock the host reads apart from its store's (an exec
+  /// adapter: the suite runs it under libfaketime); true of a host that reads no clock of its
+  /// own. Without it EQ-14 and EQ-15 pass only in part: a host that stamps leases from its own
+  /// clock would pass them as well.
+  bool skewable_client_clock = false;
   /// Claims a child may receive before it is dead, if the store has a limit (EQ-18).
   std::optional<std::uint32_t> max_attempts{};
 

@@ -276,6 +276,7 @@ Json to_json(const Capabilities& capabilities) {
           {"sql_schema", capabilities.sql_schema},
           {"leases", capabilities.leases},
           {"injected_store_clock", capabilities.injected_store_clock},
+          {"skewable_client_clock", capabilities.skewable_client_clock},
           {"max_content_bytes", limit_to_json(capabilities.max_content_bytes)},
           {"max_id_bytes", limit_to_json(capabilities.max_id_bytes)},
           {"max_attempts",
@@ -294,7 +295,8 @@ Capabilities capabilities_from_json(const Json& value) {
                    .max_content_bytes = limit_from(value, "max_content_bytes"),
                    .max_id_bytes = limit_from(value, "max_id_bytes"),
                    .leases = flag("leases"),
-                   .injected_store_clock = flag("injected_store_clock")};
+                   .injected_store_clock = flag("injected_store_clock"),
+                   .skewable_client_clock = flag("skewable_client_clock")};
   if (const auto attempts = limit_from(value, "max_attempts")) {
     if (*attempts > std::numeric_limits<std::uint32_t>::max()) {
       throw ProtocolError("'max_attempts' is out of range");

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
 
 namespace thm::conformance {
 
@@ -15,6 +16,7 @@ std::string to_json(std::string_view harness, std::span<const CheckReport> repor
                       {"title", r.title},
                       {"result", name(r.verdict)},
                       {"reason", r.reason},
+                      {"left_unproven", left_unproven(r)},
                       {"counts",
                        {{"attempts", c.attempts},
                         {"enqueued", c.enqueued},
@@ -34,22 +36,74 @@ std::string to_json(std::string_view harness, std::span<const CheckReport> repor
   return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-void print_table(std::ostream& out, std::span<const CheckReport> reports) {
-  out << std::left << std::setw(7) << "check" << std::setw(6) << "result" << std::right
-      << std::setw(9) << "attempts" << std::setw(9) << "enqueued" << std::setw(8) << "already"
-      << std::setw(8) << "refused" << std::setw(7) << "errors" << std::setw(7) << "indet."
-      << std::setw(9) << "children" << std::setw(5) << "lost" << std::setw(5) << "dup."
-      << std::setw(6) << "unex."
-      << "  reason\n";
+namespace {
+
+constexpr std::size_t kWidth = 100;
+constexpr std::string_view kIndent = "       ";
+
+// `text` as lines of at most kWidth columns, each starting with `first` or, after the
+// first, with `rest`; words longer than a line stay whole.
+void wrapped(std::ostream& out, std::string_view text, std::string_view first,
+             std::string_view rest) {
+  std::string line(first);
+  bool empty = true;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    if (word.empty()) continue;
+    if (!empty && line.size() + 1 + word.size() > kWidth) {
+      out << line << '\n';
+      line = rest;
+      empty = true;
+    }
+    if (!empty) line += ' ';
+    line += word;
+    empty = false;
+  }
+  out << line << '\n';
+}
+
+}  // namespace
+
+void print_table(std::ostream& out, std::span<const CheckReport> reports,
+                 std::string_view replay) {
+  constexpr int kCount = 6;
+  out << std::left << std::setw(7) << "check" << std::setw(8) << "result" << std::right
+      << std::setw(8) << "attempts";
+  for (const char* column : {"enq.", "alr.", "ref.", "err.", "ind.", "child", "lost", "dup."}) {
+    out << std::setw(kCount) << column;
+  }
+  out << std::setw(kCount) << "unex." << '\n';
   for (const CheckReport& r : reports) {
     const Counts& c = r.counts;
-    out << std::left << std::setw(7) << r.id << std::setw(6) << name(r.verdict) << std::right
-        << std::setw(9) << c.attempts << std::setw(9) << c.enqueued << std::setw(8) << c.already
-        << std::setw(8) << c.refused << std::setw(7) << c.errors << std::setw(7) << c.indeterminate
-        << std::setw(9) << c.children << std::setw(5) << c.lost << std::setw(5) << c.duplicated
-        << std::setw(6) << c.unexpected << "  " << (r.reason.empty() ? r.title : r.reason)
-        << (r.verdict == Verdict::Fail ? " (seed " + std::to_string(r.seed) + ")" : "") << '\n';
+    out << std::left << std::setw(7) << r.id << std::setw(8) << name(r.verdict) << std::right
+        << std::setw(8) << c.attempts;
+    for (const std::uint64_t n : {c.enqueued, c.already, c.refused, c.errors, c.indeterminate,
+                                  c.children, c.lost, c.duplicated}) {
+      out << std::setw(kCount) << n;
+    }
+    out << std::setw(kCount) << c.unexpected << '\n';
+    wrapped(out, r.reason.empty() ? r.title : r.reason, kIndent, kIndent);
+    if (r.verdict == Verdict::Fail && !replay.empty()) {
+      wrapped(out, std::string(replay) + " --seed " + std::to_string(r.seed) + " --check " + r.id,
+              std::string(kIndent) + "replay: ", std::string(kIndent) + "  ");
+    }
   }
+  wrapped(out,
+          "counts: attempts = enqueue calls; enq., alr., ref. = answered Enqueued, Already, "
+          "Refused; err., ind. = definite and indeterminate errors; child = child turns stored "
+          "after the check; lost = keys answered Enqueued or Already that have no child; dup. = "
+          "keys with more than one child or Enqueued answer; unex. = children for keys no call "
+          "admitted",
+          "", "  ");
+  std::string unproven;
+  for (const CheckReport& r : reports) {
+    if (!left_unproven(r)) continue;
+    unproven += (unproven.empty() ? "" : ", ") + r.id +
+                (r.verdict == Verdict::Skip ? " (skipped)" : " (passed in part)");
+  }
+  if (!unproven.empty()) wrapped(out, unproven, "left unproven: ", "  ");
   const auto count = [&](Verdict v) {
     return std::count_if(reports.begin(), reports.end(),
                          [v](const CheckReport& r) { return r.verdict == v; });

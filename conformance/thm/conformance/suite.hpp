@@ -82,6 +82,11 @@ struct Check {
     Harness& harness, const Options& options,
     const std::function<void(const CheckReport&)>& progress = {});
 
+/// True when `report` left part of what its title promises unproven: a skip proved nothing
+/// of it, and a pass with a reason proved only part (the reason says what it could not
+/// show with this harness). A failure is a finding, not a gap.
+[[nodiscard]] bool left_unproven(const CheckReport& report) noexcept;
+
 /// True when no report failed (skips do not fail a suite).
 [[nodiscard]] bool passed(std::span<const CheckReport> reports) noexcept;
 

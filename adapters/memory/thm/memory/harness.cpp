@@ -26,6 +26,7 @@ conformance::Capabilities MemoryHarness::capabilities() const {
           .max_id_bytes = limits_.max_id_bytes,
           .leases = true,
           .injected_store_clock = true,
+          .skewable_client_clock = true,  // its only clock is the store's, which the suite owns
           .max_attempts = limits_.max_attempts};
 }
 
