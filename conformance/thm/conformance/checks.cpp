@@ -350,6 +350,20 @@ class Run {
             std::to_string(unexpected_children) + " child turn(s) exist for keys no call admitted");
   }
 
+  // How many sessions a race meant for `wanted` gets: all of them, or the most the store
+  // allows at once, which is noted (a smaller race proves less).
+  std::size_t racers(std::size_t wanted, const std::string& race) {
+    const std::size_t most = capabilities.max_sessions.value_or(wanted);
+    if (most < 2) {
+      throw Skipped{"needs two sessions at once, and the store allows " + std::to_string(most) +
+                    " (capability `max_sessions`)"};
+    }
+    if (most >= wanted) return wanted;
+    note(race + " ran with " + std::to_string(most) + " sessions, not " + std::to_string(wanted) +
+         ": the most the store allows at once (capability `max_sessions`)");
+    return most;
+  }
+
   // Something a passing check could not prove, for the report's reason.
   void note(std::string text) { notes += (notes.empty() ? "" : "; ") + std::move(text); }
   std::string notes;
@@ -408,7 +422,8 @@ void eq01_race_on_one_key(Run& run) {
   std::vector<std::size_t> sizes{2, 8};
   if (!run.options.short_mode) sizes.push_back(64);
   Sequence sequence = 0;
-  for (const std::size_t n : sizes) {
+  for (const std::size_t wanted : sizes) {
+    const std::size_t n = run.racers(wanted, "the race of " + std::to_string(wanted));
     run.fresh();
     for (int repetition = 0; repetition < run.options.repeat; ++repetition) {
       const auto request = run.trigger(++sequence);
@@ -561,7 +576,7 @@ void eq06_indeterminate_then_retry(Run& run) {
 // schedule (when the harness has hooks); the audit does the accounting.
 void eq07_accounting(Run& run) {
   const std::size_t keys = run.options.short_mode ? 20 : 100;
-  const std::size_t callers = 8;
+  const std::size_t callers = run.racers(8, "the 8 callers");
   run.fresh();
   std::vector<MentionTurnRequest> requests;
   for (std::size_t k = 0; k < keys; ++k) requests.push_back(run.trigger(k + 1));
@@ -858,7 +873,7 @@ void eq12_policy_inside_the_transaction(Run& run) {
   // The race: enqueuers on distinct keys while the feature is switched off. A call that
   // starts after the switch-off returned must not get Enqueued, and some must be refused.
   run.fresh();
-  const std::size_t callers = 8;
+  const std::size_t callers = run.racers(8, "the race of 8 enqueuers");
   const std::size_t per_caller = run.options.short_mode ? 10 : 40;
   std::vector<std::vector<MentionTurnRequest>> requests(callers);
   Sequence sequence = 0;
@@ -1091,9 +1106,9 @@ void eq18_attempts_visible(Run& run) {
 
 void eq19_concurrent_claimers(Run& run) {
   const auto clock = LeaseClock::of(run);
+  const std::size_t claimers = run.racers(8, "the 8 claimers");
   for (int repetition = 0; repetition < run.options.repeat; ++repetition) {
     children_to_claim(run, 1);
-    const std::size_t claimers = 8;
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t i = 0; i < claimers; ++i) sessions.push_back(run.harness.open_session());
     std::vector<std::optional<Lease>> got(claimers);
@@ -1113,8 +1128,8 @@ void eq19_concurrent_claimers(Run& run) {
     }
     const auto holders =
         std::count_if(got.begin(), got.end(), [](const auto& g) { return g.has_value(); });
-    run.require(holders == 1,
-                std::to_string(holders) + " of 8 concurrent claimers got a lease on one child");
+    run.require(holders == 1, std::to_string(holders) + " of " + std::to_string(claimers) +
+                                  " concurrent claimers got a lease on one child");
     const auto row =
         clock.row(std::find_if(got.begin(), got.end(), [](const auto& g) { return g.has_value(); })
                       ->value()

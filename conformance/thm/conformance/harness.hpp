@@ -52,6 +52,9 @@ struct Capabilities {
   bool skewable_client_clock = false;
   /// Claims a child may receive before it is dead, if the store has a limit (EQ-18).
   std::optional<std::uint32_t> max_attempts{};
+  /// The most sessions the store lets the suite hold open at once, if it has a limit (a
+  /// server's free connections): the suite's races shrink to it and say so (EQ-01's 64).
+  std::optional<std::size_t> max_sessions{};
 
   friend bool operator==(const Capabilities&, const Capabilities&) = default;
 };

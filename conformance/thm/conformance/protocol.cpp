@@ -280,7 +280,8 @@ Json to_json(const Capabilities& capabilities) {
           {"max_content_bytes", limit_to_json(capabilities.max_content_bytes)},
           {"max_id_bytes", limit_to_json(capabilities.max_id_bytes)},
           {"max_attempts",
-           capabilities.max_attempts ? Json(*capabilities.max_attempts) : Json(nullptr)}};
+           capabilities.max_attempts ? Json(*capabilities.max_attempts) : Json(nullptr)},
+          {"max_sessions", limit_to_json(capabilities.max_sessions)}};
 }
 
 Capabilities capabilities_from_json(const Json& value) {
@@ -303,6 +304,7 @@ Capabilities capabilities_from_json(const Json& value) {
     }
     out.max_attempts = static_cast<std::uint32_t>(*attempts);
   }
+  out.max_sessions = limit_from(value, "max_sessions");
   return out;
 }
 

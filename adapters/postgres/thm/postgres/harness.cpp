@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <utility>
@@ -54,6 +55,28 @@ std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conn
   return {foreign, marked};
 }
 
+// Sessions the server has room for beside the connections open now (the harness's own
+// among them). A session holds two connections, the step's and the hook seam's, and
+// kSpareConnections stay free for the harness's reconnects, its run session and EQ-23's
+// killed child. Superuser-reserved slots are not counted on.
+std::size_t free_sessions(const std::string& conninfo) {
+  constexpr long kSpareConnections = 6;
+  PGconn* connection = PQconnectdb(conninfo.c_str());
+  PGresult* result = PQexec(
+      connection,
+      "SELECT current_setting('max_connections')::int"
+      " - current_setting('superuser_reserved_connections')::int"
+      " - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int");
+  const bool ok = PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) == 1;
+  // This connection closes below, so its slot is free again.
+  const long free = ok ? std::strtol(PQgetvalue(result, 0, 0), nullptr, 10) + 1 : 0;
+  const std::string message = PQerrorMessage(connection);
+  PQclear(result);
+  PQfinish(connection);
+  if (!ok) throw std::runtime_error("cannot read the server's connection limit: " + message);
+  return static_cast<std::size_t>(std::max(0L, (free - kSpareConnections) / 2));
+}
+
 }  // namespace
 
 // The scratch database named by $THM_POSTGRES: never libpq's defaults, which may name a
@@ -74,7 +97,8 @@ PostgresHarness::PostgresHarness(std::string conninfo, std::string restart_comma
     : conninfo_(std::move(conninfo)),
       restart_command_(std::move(restart_command)),
       options_(std::move(options)),
-      admin_(connect()) {}
+      admin_(connect()),
+      max_sessions_(free_sessions(conninfo_)) {}
 
 PostgresHarness::~PostgresHarness() = default;
 
@@ -115,7 +139,8 @@ conformance::Capabilities PostgresHarness::capabilities() const {
           .leases = true,
           .injected_store_clock = false,
           .skewable_client_clock = true,  // every lease time is the server's; the queue reads no clock
-          .max_attempts = options_.max_attempts};
+          .max_attempts = options_.max_attempts,
+          .max_sessions = max_sessions_};
 }
 
 void PostgresHarness::reset() {

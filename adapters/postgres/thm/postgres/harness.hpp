@@ -41,6 +41,8 @@ class PostgresHarness final : public conformance::Harness {
   [[nodiscard]] static std::unique_ptr<PostgresHarness> open_scratch(const std::string& conninfo);
 
   [[nodiscard]] std::string name() const override { return "postgres"; }
+  /// Everything but `injected_store_clock`, with the reference queue's limits, and as
+  /// `max_sessions` the sessions the server had room for when the harness was made.
   [[nodiscard]] conformance::Capabilities capabilities() const override;
   void reset() override;
   [[nodiscard]] std::unique_ptr<conformance::Session> open_session() override;
@@ -68,6 +70,7 @@ class PostgresHarness final : public conformance::Harness {
   Options options_;
   std::shared_ptr<conformance::HookSlot> hook_ = std::make_shared<conformance::HookSlot>();
   std::unique_ptr<PostgresQueue> admin_;
+  std::size_t max_sessions_ = 0;
 };
 
 }  // namespace thm::postgres
