@@ -44,6 +44,13 @@ install(FILES ${PROJECT_SOURCE_DIR}/conformance/PROTOCOL.md
               ${PROJECT_SOURCE_DIR}/conformance/protocol/v1.schema.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/protocol COMPONENT thm_development)
 
+# The specification the headers and the tool cite: the behaviour, the case format and the
+# host queue contract.
+install(FILES ${PROJECT_SOURCE_DIR}/spec/SPEC.md
+              ${PROJECT_SOURCE_DIR}/spec/cases.md
+              ${PROJECT_SOURCE_DIR}/spec/queue-conformance.md
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/spec COMPONENT thm_development)
+
 # The PostgreSQL migration (tables and functions), for hosts in any language.
 install(FILES ${PROJECT_SOURCE_DIR}/adapters/postgres/thm_queue.sql
         DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/postgres COMPONENT thm_development)
