@@ -1,0 +1,58 @@
+# Run as: cmake -DTHM=<thm tool> -DSPEC=<spec folder> -P check_spec_operations.cmake
+# Fails unless the operations listed in spec/SPEC.md ("Operations") and spec/cases.md
+# ("Operations") are exactly the operations `thm eval --help` runs, so the shipped spec
+# cannot name an operation the tool lacks, or miss one it has.
+
+# The backticked names in the first column of the table under the heading "## Operations".
+function(spec_operations file out)
+  file(STRINGS "${file}" lines)
+  set(inside FALSE)
+  set(names "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^## ")
+      if(line STREQUAL "## Operations")
+        set(inside TRUE)
+      else()
+        set(inside FALSE)
+      endif()
+    elseif(inside AND line MATCHES "^\\| `([a-z_]+)` \\|")
+      list(APPEND names "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  if(NOT names)
+    message(FATAL_ERROR "${file}: no operations found under '## Operations'")
+  endif()
+  list(SORT names)
+  set(${out} "${names}" PARENT_SCOPE)
+endfunction()
+
+execute_process(COMMAND "${THM}" eval --help OUTPUT_VARIABLE help RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "'${THM} eval --help' exited with ${status}")
+endif()
+# The help lists each operation as two spaces, its name, then its input keys.
+string(REGEX MATCH "\nOperations[^\n]*\n[^\n]*\n(  [a-z_]+ +[^\n]*\n)+" table "${help}")
+string(REGEX MATCHALL "\n  [a-z_]+ " rows "${table}")
+set(tool "")
+foreach(row IN LISTS rows)
+  string(STRIP "${row}" name)
+  list(APPEND tool "${name}")
+endforeach()
+if(NOT tool)
+  message(FATAL_ERROR "'thm eval --help' lists no operations")
+endif()
+list(SORT tool)
+
+set(problems "")
+foreach(document SPEC.md cases.md)
+  spec_operations("${SPEC}/${document}" listed)
+  if(NOT listed STREQUAL tool)
+    string(APPEND problems "\n  spec/${document} lists: ${listed}")
+  endif()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "the spec's operations differ from the tool's:${problems}\n"
+                      "  thm eval runs:       ${tool}")
+endif()
+list(LENGTH tool count)
+message(STATUS "spec/SPEC.md, spec/cases.md and thm eval agree on ${count} operations")
