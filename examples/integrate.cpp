@@ -1,5 +1,6 @@
 // Integrating thm: one message through the whole core, the way a host would run it.
-// Built and run by CTest (label `example`); README.md, "Five minutes: integrate thm into your project", walks through it.
+// Built and run by CTest (label `example`); README.md, "Five minutes: integrate thm into your
+// project", walks through it.
 #include <iostream>
 #include <string>
 #include <vector>
