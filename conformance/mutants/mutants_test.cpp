@@ -105,6 +105,20 @@ TEST(ModelCheckTest, RejectsStoreFlawsOnItsOwnWithAShrunkCounterexample) {
   }
 }
 
+// EQ-09's failures name the refusal they expected, so a host learns the rule from the report.
+TEST(RefusalReportTest, EveryEq09FailureNamesTheRefusalItExpected) {
+  for (const auto& [flaw, expected] :
+       {std::pair{Flaw::IgnoresHopBudget, "not Refused{feature_disabled}"},
+        std::pair{Flaw::AlreadyBeforePolicy, ", not Refused{"},
+        std::pair{Flaw::RefusalCached, "after Refused{feature_disabled}"}}) {
+    const auto harness = broken_harness(flaw);
+    const CheckReport report = run_check("EQ-09", *harness, kOptions);
+    EXPECT_EQ(report.verdict, Verdict::Fail) << name(flaw);
+    EXPECT_NE(report.reason.find(expected), std::string::npos) << name(flaw) << ": "
+                                                               << report.reason;
+  }
+}
+
 // "M1 check-then-insert, no key lock" → "M1".
 std::string mutant_id(const testing::TestParamInfo<Flaw>& flaw) {
   const std::string_view label = name(flaw.param);

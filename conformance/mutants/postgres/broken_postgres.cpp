@@ -32,9 +32,9 @@ namespace {
 using Answer = Result<EnqueueOutcome, QueueError>;
 
 constexpr std::array kBrokenFlaws{
-    PgFlaw::CheckThenInsert,  PgFlaw::CatchUniqueViolation, PgFlaw::PoisonedSession,
-    PgFlaw::AutocommitRecord, PgFlaw::ClientClockExpiry,    PgFlaw::ClientClockPredicate,
-    PgFlaw::HiddenAttempts,   PgFlaw::TruncatedKey,         PgFlaw::LiveStateDedup,
+    PgFlaw::CheckThenInsert,      PgFlaw::CatchUniqueViolation, PgFlaw::PoisonedSession,
+    PgFlaw::AutocommitRecord,     PgFlaw::ClientClockExpiry,    PgFlaw::ClientClockPredicate,
+    PgFlaw::HiddenAttempts,       PgFlaw::TruncatedKey,         PgFlaw::LiveStateDedup,
     PgFlaw::ExpiredTokenAccepted, PgFlaw::ChildIdToken};
 
 // The reference queue's defaults (`thm::postgres::Options`), declared by every mutant.
@@ -657,9 +657,8 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
       params());
   if (!spent.ok()) return unexpected{LeaseError::Unavailable};
   for (;;) {
-    const Rows taken = db_.run("UPDATE thm_child_turn SET " + count +
-                                   "lease_token = " + token + ","
-                                   " lease_expires_at = " +
+    const Rows taken = db_.run("UPDATE thm_child_turn SET " + count + "lease_token = " + token +
+                                   ", lease_expires_at = " +
                                    stamped_from +
                                    " + $1"
                                    " WHERE id = (SELECT id FROM thm_child_turn"
@@ -706,11 +705,10 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
   const auto client = client_millis();
   if (!client || !db_.reconnect()) return unexpected{LeaseError::Unavailable};
   const std::string stamped_from = flaw_ == PgFlaw::ClientClockExpiry ? "$3" : kStoreNow;  // M7
-  const Rows renewed =
-      db_.run("UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
-                  " + $2 WHERE lease_token = $1 AND state = 'pending'" + unexpired() +
-                  " RETURNING lease_expires_at",
-              Params().text(token).integer(duration.count()).integer(*client));
+  const Rows renewed = db_.run("UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
+                                   " + $2 WHERE lease_token = $1 AND state = 'pending'" +
+                                   unexpired() + " RETURNING lease_expires_at",
+                               Params().text(token).integer(duration.count()).integer(*client));
   if (!renewed.ok()) return unexpected{LeaseError::Unavailable};
   if (renewed.size() == 0) return unexpected{LeaseError::StaleToken};
   return store_time(renewed.integer(0, 0));
@@ -719,10 +717,10 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
 Result<TurnState, LeaseError> BrokenQueue::settle_lease(const std::string& set,
                                                         const std::string& token) noexcept {
   if (!db_.reconnect()) return unexpected{LeaseError::Unavailable};
-  const Rows settled = db_.run("UPDATE thm_child_turn SET " + set +
-                                   " WHERE lease_token = $1 AND state = 'pending'" +
-                                   unexpired() + " RETURNING state",
-                               Params().text(token).integer(kMaxAttempts));
+  const Rows settled =
+      db_.run("UPDATE thm_child_turn SET " + set + " WHERE lease_token = $1 AND state = 'pending'" +
+                  unexpired() + " RETURNING state",
+              Params().text(token).integer(kMaxAttempts));
   if (!settled.ok()) return unexpected{LeaseError::Unavailable};
   if (settled.size() == 0) return unexpected{LeaseError::StaleToken};
   const auto state = turn_state_from_name(settled.bytes(0, 0));

@@ -554,9 +554,8 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   }
   for (;;) {
     Statement taken(db_.get(),
-                    "UPDATE thm_child_turn SET " + count +
-                        "lease_token = " + token + ","
-                        " lease_expires_at = " +
+                    "UPDATE thm_child_turn SET " + count + "lease_token = " + token +
+                        ", lease_expires_at = " +
                         stamped_from +
                         " + :duration"
                         " WHERE id = (SELECT id FROM thm_child_turn WHERE state = 'pending'"

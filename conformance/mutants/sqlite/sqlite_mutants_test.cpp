@@ -122,5 +122,17 @@ TEST(SqliteControlTest, NoFlawPassesEveryListedCheck) {
   }
 }
 
+// On a real store clock EQ-25 claims for an hour, and its counterexample must say so: it
+// once printed the injected clock's lengths (1000 ms for 3,600,000 ms sent).
+TEST(SqliteModelCheckTest, ACounterexampleShowsTheLeaseLengthThatWasSent) {
+  const auto harness = broken_sqlite_harness(SqlFlaw::HiddenAttempts);
+  const CheckReport report = run_check("EQ-25", *harness, kOptions);
+  ASSERT_EQ(report.verdict, Verdict::Fail) << describe(report);
+  EXPECT_NE(report.reason.find("Claim(3600000 ms)"), std::string::npos) << report.reason;
+  for (const char* wrong : {"Claim(1000 ms)", "Claim(30000 ms)", "Claim(300000 ms)"}) {
+    EXPECT_EQ(report.reason.find(wrong), std::string::npos) << report.reason;
+  }
+}
+
 }  // namespace
 }  // namespace thm::conformance::sqlite_mutants

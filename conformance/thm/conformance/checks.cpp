@@ -677,9 +677,9 @@ void eq09_refused_leaves_nothing(Run& run) {
     // Policy is revalidated before the idempotency decision, like a mismatch (SPEC §4).
     condition.set(false);
     const auto duplicate = run.enqueue(request);
-    run.require(
-        is(duplicate, Refused{condition.refusal}),
-        "a duplicate while " + what + " holds got " + describe(duplicate) + ", not Refused");
+    run.require(is(duplicate, Refused{condition.refusal}),
+                "a duplicate while " + what + " holds got " + describe(duplicate) +
+                    ", not Refused{" + what + "}");
   }
   // The hop budget is live policy too: a child past the live max_hops is refused.
   run.fresh();
@@ -687,7 +687,8 @@ void eq09_refused_leaves_nothing(Run& run) {
   run.harness.set_policy({.enabled = true, .max_hops = request.child_hop - 1});
   const auto over_budget = run.enqueue(request);
   run.require(is(over_budget, Refused{EnqueueRefusal::FeatureDisabled}),
-              "a child hop over the live max_hops got " + describe(over_budget));
+              "a child hop over the live max_hops got " + describe(over_budget) +
+                  ", not Refused{feature_disabled} (child_hop > max_hops is the policy refusing)");
   run.require_nothing_written("a refusal over the hop budget");
   // Authorization is per (source, target) pair: forbidding alice → bob forbids nothing else.
   run.fresh();
@@ -1159,7 +1160,8 @@ void eq26_stale_tokens_refused(Run& run) {
   const std::vector<Use> uses{
       {"renew",
        [&](Session& s, const std::string& token) { return error_of(s.renew(token, clock.lease)); }},
-      {"complete", [&](Session& s, const std::string& token) { return error_of(s.complete(token)); }},
+      {"complete",
+       [&](Session& s, const std::string& token) { return error_of(s.complete(token)); }},
       {"fail", [&](Session& s, const std::string& token) { return error_of(s.fail(token)); }},
   };
   const auto require_stale = [&run](const std::optional<LeaseError>& error,

@@ -95,7 +95,14 @@ struct Command {
   std::size_t edit = 0;     // Edit of an EditReply
   std::size_t lease = 0;    // which held lease
   std::size_t amount = 0;   // lease length, clock step, new hop, or policy
+  bool real_clock = false;  // the store's clock is real: every lease is kRealClockLease
 };
+
+// The lease a Claim or Renew asks for: one of kLeases on a clock the suite moves; on a real
+// clock an hour, so no lease expires inside a sequence.
+std::chrono::milliseconds lease_length(const Command& c) {
+  return c.real_clock ? kRealClockLease : kLeases[c.amount % kLeases.size()];
+}
 
 constexpr std::array kOpNames{"Enqueue",      "EditReply", "SetPolicy",    "FlipAuth",
                               "ToggleTarget", "Claim",     "Renew",        "Complete",
@@ -134,10 +141,10 @@ void showValue(const Command& c, std::ostream& os) {
       os << "(" << kAgents[c.agent % kAgents.size()] << ")";
       break;
     case Op::Claim:
-      os << "(" << kLeases[c.amount % kLeases.size()].count() << " ms)";
+      os << "(" << lease_length(c).count() << " ms)";
       break;
     case Op::Renew:
-      os << "(lease " << c.lease << ", " << kLeases[c.amount % kLeases.size()].count() << " ms)";
+      os << "(lease " << c.lease << ", " << lease_length(c).count() << " ms)";
       break;
     case Op::Complete:
     case Op::Fail:
@@ -526,10 +533,6 @@ class Trial {
     commit(reply, spot);
   }
 
-  std::chrono::milliseconds lease_length(const Command& c) const {
-    return caps_.injected_store_clock ? kLeases[c.amount % kLeases.size()] : kRealClockLease;
-  }
-
   // The store's answer `stored` for an expiry `length` after a moment between `before` and
   // `after` (the same moment with an injected clock).
   void require_expiry(StoreTime stored, StoreTime before, StoreTime after,
@@ -755,14 +758,15 @@ rc::Gen<Op> op_gen(const Capabilities& caps) {
   });
 }
 
-rc::Gen<Command> command_gen(rc::Gen<Op> ops) {
+rc::Gen<Command> command_gen(rc::Gen<Op> ops, bool real_clock) {
   return rc::gen::build<Command>(
       rc::gen::set(&Command::op, std::move(ops)),
       rc::gen::set(&Command::spot, below(kSpots.size())),
       rc::gen::set(&Command::agent, below(kAgents.size())),
       rc::gen::set(&Command::source, below(kAgents.size())),
       rc::gen::set(&Command::variant, variant_gen()), rc::gen::set(&Command::edit, below(kEdits)),
-      rc::gen::set(&Command::lease, below(4)), rc::gen::set(&Command::amount, below(4)));
+      rc::gen::set(&Command::lease, below(4)), rc::gen::set(&Command::amount, below(4)),
+      rc::gen::set(&Command::real_clock, rc::gen::just(real_clock)));
 }
 
 // RapidCheck reports nothing itself: the check's report says it all. (Its default listener
@@ -819,9 +823,11 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
   // Sequential: one session, every command.
   params.maxSuccess = (options.short_mode ? 2 : 4) * options.repeat;
   const auto ops = op_gen(caps);
+  const bool real_clock = !caps.injected_store_clock;
   const auto sequential = rc::detail::checkProperty(
       rc::detail::toProperty([&] {
-        const auto commands = *rc::gen::container<std::vector<Command>>(command_gen(ops));
+        const auto commands =
+            *rc::gen::container<std::vector<Command>>(command_gen(ops, real_clock));
         guarded([&] {
           Trial trial(harness, caps, outcome.counts);
           trial.run(commands);
@@ -844,12 +850,14 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
   params.maxSize = options.short_mode ? 6 : 12;
   const auto parallel = rc::detail::checkProperty(
       rc::detail::toProperty([&] {
-        const auto prefix = *rc::gen::container<std::vector<Command>>(command_gen(ops));
-        const auto branches = *rc::gen::mapcat(rc::gen::inRange(2, 5), [](int n) {
+        const auto prefix = *rc::gen::container<std::vector<Command>>(command_gen(ops, real_clock));
+        const auto branches = *rc::gen::mapcat(rc::gen::inRange(2, 5), [real_clock](int n) {
           return rc::gen::container<std::vector<std::vector<Command>>>(
-              static_cast<std::size_t>(n), rc::gen::mapcat(rc::gen::inRange(1, 4), [](int length) {
+              static_cast<std::size_t>(n),
+              rc::gen::mapcat(rc::gen::inRange(1, 4), [real_clock](int length) {
                 return rc::gen::container<std::vector<Command>>(
-                    static_cast<std::size_t>(length), command_gen(rc::gen::just(Op::Enqueue)));
+                    static_cast<std::size_t>(length),
+                    command_gen(rc::gen::just(Op::Enqueue), real_clock));
               }));
         });
         guarded([&] {

@@ -66,8 +66,7 @@ void wrapped(std::ostream& out, std::string_view text, std::string_view first,
 
 }  // namespace
 
-void print_table(std::ostream& out, std::span<const CheckReport> reports,
-                 std::string_view replay) {
+void print_table(std::ostream& out, std::span<const CheckReport> reports, std::string_view replay) {
   constexpr int kCount = 6;
   out << std::left << std::setw(7) << "check" << std::setw(8) << "result" << std::right
       << std::setw(8) << "attempts";

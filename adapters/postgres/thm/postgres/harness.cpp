@@ -138,7 +138,7 @@ conformance::Capabilities PostgresHarness::capabilities() const {
           .max_id_bytes = options_.max_id_bytes,
           .leases = true,
           .injected_store_clock = false,
-          .skewable_client_clock = true,  // every lease time is the server's; the queue reads no clock
+          .skewable_client_clock = true,  // leases are the server's; no clock is read here
           .max_attempts = options_.max_attempts,
           .max_sessions = max_sessions_};
 }

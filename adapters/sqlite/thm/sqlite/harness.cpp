@@ -111,7 +111,7 @@ conformance::Capabilities SqliteHarness::capabilities() const {
           .max_id_bytes = options_.max_id_bytes,
           .leases = true,
           .injected_store_clock = false,
-          .skewable_client_clock = true,  // every lease time is SQLite's; the queue reads no clock
+          .skewable_client_clock = true,  // leases are SQLite's; no clock is read here
           .max_attempts = options_.max_attempts};
 }
 
