@@ -2,8 +2,11 @@
 // or is skipped for a stated reason, and the counts show the checks did real work.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
@@ -107,6 +110,51 @@ TEST(SuiteTest, HarnessExceptionsBecomeFailingReports) {
     EXPECT_EQ(report.verdict, Verdict::Fail) << report.id;
     EXPECT_NE(report.reason.find("store is down"), std::string::npos)
         << report.id << ": " << report.reason;
+  }
+}
+
+// A harness whose sessions never answer: a deadlocked store.
+class StuckHarness final : public Harness {
+ public:
+  std::string name() const override { return "stuck"; }
+  Capabilities capabilities() const override { return {}; }
+  void reset() override {}
+  std::unique_ptr<Session> open_session() override {
+    class Stuck final : public Session {
+      Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest&) override {
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+      }
+    };
+    return std::make_unique<Stuck>();
+  }
+  void commit_reply(const CommittedReply&) override {}
+  void set_policy(MentionDispatchPolicy) override {}
+  void set_authorized(const std::string&, const std::string&, bool) override {}
+  void set_available(const std::string&, bool) override {}
+  void settle(std::uint64_t, Settlement) override {}
+  void run_maintenance() override {}
+  std::vector<RecordRow> records() override { return {}; }
+  std::vector<ChildRow> children() override { return {}; }
+};
+
+// A stuck store fails the check that met it, by id and step, instead of hanging the run.
+TEST(WatchdogDeathTest, AStalledCheckEndsTheProcessSayingWhereItStood) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto stall = [] {
+    StuckHarness harness;
+    (void)run_check("EQ-05", harness, Options{.seed = 3, .stall = std::chrono::milliseconds(300)});
+  };
+  EXPECT_EXIT(stall(), ::testing::ExitedWithCode(1),
+              "thm conformance: EQ-05 \\(correct answer on replay\\) made no progress for 300 ms "
+              "while: waiting for enqueue_once to answer; the harness or its store is stuck "
+              "\\(seed 3\\)");
+}
+
+TEST(WatchdogTest, ZeroTurnsItOffAndAFinishedCheckStopsIt) {
+  memory::MemoryHarness harness;
+  for (const auto stall : {std::chrono::milliseconds(0), std::chrono::milliseconds(50)}) {
+    const CheckReport report = run_check("EQ-05", harness, Options{.stall = stall});
+    EXPECT_EQ(report.verdict, Verdict::Pass) << report.reason;
   }
 }
 

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -16,6 +18,7 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -47,8 +50,82 @@ const DispatchConversation kDesk{.desk_id = "eng", .thread_root = std::nullopt};
 
 Answer no_answer() { return unexpected{QueueError{QueueErrorKind::Internal, "no answer"}}; }
 
+// ---- the watchdog (Options::stall) --------------------------------------------------------
+
+// Enqueue calls answered in this process, by any check: the watchdog's sign of progress.
+// (Two checks run at once in one process would each see the other's progress.)
+std::atomic<std::uint64_t> g_answers{0};
+
+// What the running check is doing, for its watchdog: the step it began last, and a count of
+// steps begun. One per `run_check`, reached by the check's `Run` through `t_watch`.
+class Watch {
+ public:
+  void step(std::string what) {
+    const std::scoped_lock lock(mutex_);
+    doing_ = std::move(what);
+    ++steps_;
+  }
+  // The step, and a number that grows whenever the check makes progress.
+  std::pair<std::string, std::uint64_t> progress() {
+    const std::scoped_lock lock(mutex_);
+    return {doing_, steps_ + g_answers.load()};
+  }
+
+ private:
+  std::mutex mutex_;
+  std::string doing_ = "starting";
+  std::uint64_t steps_ = 0;
+};
+thread_local Watch* t_watch = nullptr;
+
+// Watches one check from a thread of its own, and ends the process when it stalls.
+class Watchdog {
+ public:
+  Watchdog(const Check& check, const Options& options, Watch& watch) {
+    if (options.stall <= std::chrono::milliseconds::zero()) return;
+    thread_ = std::jthread([&check, &options, &watch](std::stop_token stop) {
+      std::mutex mutex;
+      std::condition_variable_any never;
+      std::uint64_t seen = watch.progress().second;
+      auto since = std::chrono::steady_clock::now();
+      std::unique_lock lock(mutex);
+      while (!never.wait_for(lock, stop, std::min<std::chrono::milliseconds>(options.stall, 1s),
+                             [] { return false; })) {
+        if (stop.stop_requested()) return;
+        auto [now_doing, now_seen] = watch.progress();
+        if (now_seen != seen) {
+          seen = now_seen;
+          since = std::chrono::steady_clock::now();
+          continue;
+        }
+        if (std::chrono::steady_clock::now() - since < options.stall) continue;
+        const auto ms = options.stall.count();
+        const std::string how_long =
+            ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+        const std::string message = std::string(check.id) + " (" + std::string(check.title) +
+                                    ") made no progress for " + how_long + " while: " + now_doing +
+                                    "; the harness or its store is stuck (seed " +
+                                    std::to_string(options.seed) + "), so the process ends here";
+        if (options.on_stall) {
+          options.on_stall(message);
+        } else {
+          std::fprintf(stderr, "thm conformance: %s\n", message.c_str());
+          std::fflush(stderr);
+        }
+        std::_Exit(1);
+      }
+    });
+  }
+
+ private:
+  std::jthread thread_;
+};
+
 // One call, with a harness exception turned into an `Internal` error answer.
 Answer call(Session& session, const MentionTurnRequest& request) {
+  struct Count {
+    ~Count() { g_answers.fetch_add(1); }
+  } const counted;
   try {
     return session.enqueue_once(request);
   } catch (const std::exception& e) {
@@ -215,6 +292,11 @@ class Run {
         capabilities(under_test.capabilities()),
         random(seed) {}
 
+  // Names what the check does next, for the watchdog's message (Options::stall).
+  void step(std::string what) const {
+    if (watch_ != nullptr) watch_->step(std::move(what));
+  }
+
   Harness& harness;
   const Options& options;
   const Capabilities capabilities;
@@ -234,6 +316,7 @@ class Run {
   void fresh() {
     if (!answers_.empty()) audit();
     session_.reset();  // sessions do not outlive a reset
+    step("resetting the store (Harness::reset)");
     harness.reset();
     harness.set_policy({.enabled = true, .max_hops = 1000});
     harness.set_available(kTarget, true);
@@ -248,11 +331,13 @@ class Run {
                                .author_id = kSource,
                                .content = std::move(content),
                                .hop = 0};
+    step("committing a reply (Harness::commit_reply)");
     harness.commit_reply(reply);
     return request_for(reply);
   }
 
   Answer enqueue(Session& session, const MentionTurnRequest& request) {
+    step("waiting for enqueue_once to answer");
     Answer answer = call(session, request);
     tally(request, answer);
     return answer;
@@ -281,9 +366,12 @@ class Run {
   // Each of `requests` on its own session and thread, all released together by a spin
   // barrier; the answers in the same order.
   std::vector<Answer> race(const std::vector<MentionTurnRequest>& requests) {
+    step("opening " + std::to_string(requests.size()) + " sessions for a race");
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t i = 0; i < requests.size(); ++i) sessions.push_back(harness.open_session());
     std::vector<Answer> answers(requests.size(), no_answer());
+    step("waiting for " + std::to_string(requests.size()) +
+         " enqueue_once calls racing on sessions of their own");
     StartLine line;
     {
       std::vector<std::jthread> threads;
@@ -301,6 +389,7 @@ class Run {
 
   // The children whose request has the same canonical key as `request`.
   std::vector<ChildRow> children_of(const MentionTurnRequest& request) {
+    step("reading the store's children (Harness::children)");
     const TurnKey key = turn_key(request);
     std::vector<ChildRow> out;
     for (auto& child : harness.children()) {
@@ -310,6 +399,7 @@ class Run {
   }
 
   void require_nothing_written(const std::string& after) {
+    step("reading the store's records and children");
     require(harness.records().empty(), "an idempotency record exists after " + after);
     require(harness.children().empty(), "a child turn exists after " + after);
   }
@@ -319,6 +409,7 @@ class Run {
   // on any finding unless `enforce` is false (a check that failed already only counts).
   void audit(bool enforce = true) {
     std::map<std::string, std::uint64_t> children_per_key;
+    step("reading the store's children for the audit (Harness::children)");
     const auto rows = harness.children();
     counts.children += rows.size();
     for (const auto& child : rows) ++children_per_key[turn_key(child.request).encoded()];
@@ -414,6 +505,7 @@ class Run {
   };
   std::map<std::string, Seen> answers_;
   std::unique_ptr<Session> session_;
+  Watch* watch_ = t_watch;
 };
 
 // ---- A. exactly-once and the meaning of each answer ----------------------------------------
@@ -470,10 +562,12 @@ PausedPair pause_first_caller(Run& run, const MentionTurnRequest& request, HookP
   run.require(gate->wait_reached(), "the first caller never reached " + std::string(name(point)) +
                                         " (does the harness call its hook?)");
   b.emplace(*b_session, request);
+  run.step("waiting for a second caller while the first is paused at " + std::string(name(point)));
   PausedPair out{.first = no_answer(),
                  .second = no_answer(),
                  .second_while_paused = b->answer_within(run.options.wait)};
   gate->release();
+  run.step("waiting for both callers to answer after the first was released");
   out.first = a->answer();
   out.second = b->answer();
   run.tally(request, out.first);
@@ -600,6 +694,8 @@ void eq07_accounting(Run& run) {
   std::vector<std::vector<Answer>> answers(callers);
   std::vector<std::unique_ptr<Session>> sessions;
   for (std::size_t c = 0; c < callers; ++c) sessions.push_back(run.harness.open_session());
+  run.step("waiting for " + std::to_string(callers) + " callers enqueueing " +
+           std::to_string(keys) + " keys each, with faults injected");
   {
     std::vector<std::jthread> threads;
     for (std::size_t c = 0; c < callers; ++c) {
@@ -749,6 +845,7 @@ void eq10_session_survives_every_answer(Run& run) {
     std::array<std::unique_ptr<Session>, 2> racers{run.harness.open_session(),
                                                    run.harness.open_session()};
     std::array<Answer, 2> answers{no_answer(), no_answer()};
+    run.step("waiting for two sessions racing on one key");
     StartLine line;
     {
       std::vector<std::jthread> threads;
@@ -844,8 +941,11 @@ std::pair<Answer, bool> change_while_paused(Run& run, const MentionTurnRequest& 
   caller.emplace(*session, request);
   run.require(gate->wait_reached(), "the caller never reached " + std::string(name(point)));
   changer.emplace(change);
+  run.step("waiting for a change on another session while a caller is paused at " +
+           std::string(name(point)));
   const bool landed = changer->done_within(run.options.wait);
   gate->release();
+  run.step("waiting for the released caller, and for the change, to finish");
   Answer answer = caller->answer();
   changer->finish();
   run.tally(request, answer);
@@ -893,6 +993,8 @@ void eq12_policy_inside_the_transaction(Run& run) {
   std::vector<std::vector<Stamped>> stamped(callers);
   std::vector<std::unique_ptr<Session>> sessions;
   for (std::size_t c = 0; c < callers; ++c) sessions.push_back(run.harness.open_session());
+  run.step("waiting for " + std::to_string(callers) +
+           " callers enqueueing while the feature is switched off (Harness::set_policy)");
   {
     std::vector<std::jthread> threads;
     for (std::size_t c = 0; c < callers; ++c) {
@@ -975,9 +1077,11 @@ struct LeaseClock {
       if (now <= until) run.harness.advance_store_clock(until - now + 1ms);
       return;
     }
+    run.step("waiting for store time to pass a lease's expiry (Harness::store_now)");
     while (run.harness.store_now() <= until) std::this_thread::sleep_for(10ms);
   }
   Lease claim(Session& session, const std::string& what) const {
+    run.step("waiting for a claim to answer (" + what + ")");
     const auto claimed = session.claim(lease);
     run.require(claimed.has_value(), what + ": the claim was refused (" +
                                          std::string(claimed ? "" : name(claimed.error())) + ")");
@@ -1116,6 +1220,7 @@ void eq19_concurrent_claimers(Run& run) {
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t i = 0; i < claimers; ++i) sessions.push_back(run.harness.open_session());
     std::vector<std::optional<Lease>> got(claimers);
+    run.step("waiting for " + std::to_string(claimers) + " concurrent claimers");
     StartLine line;
     {
       std::vector<std::jthread> threads;
@@ -1375,6 +1480,7 @@ void eq23_crash_and_restart(Run& run) {
   }
   run.fresh();
   const auto acknowledged = run.trigger(1);
+  run.step("a host process killed after its answer, then the store restarted and reopened");
   const auto answer = run.harness.enqueue_then_kill(acknowledged, KillPoint::AfterAnswer);
   run.require(answer.has_value(), "the process killed after answering reported no answer");
   run.tally(acknowledged, *answer);
@@ -1390,6 +1496,7 @@ void eq23_crash_and_restart(Run& run) {
   run.forget_session();  // the next kill may restart the server under it
   std::optional<Answer> none;
   try {
+    run.step("a host process killed inside its transaction, then the store reopened");
     none = run.harness.enqueue_then_kill(interrupted, KillPoint::InsideTransaction);
   } catch (const Unsupported&) {
     run.note(
@@ -1506,6 +1613,7 @@ void eq24_capabilities_match_behaviour(Run& run) {
 }
 
 void eq25_model_based(Run& run) {
+  run.step("running random command sequences against the harness and the model");
   auto outcome = detail::check_against_model(run.harness, run.options);
   run.counts = outcome.counts;
   if (outcome.skipped) throw Skipped{*outcome.skipped};
@@ -1641,7 +1749,14 @@ CheckReport run_check(std::string_view id, Harness& harness, const Options& opti
   }
   Options seeded = options;
   seeded.seed = seed_for(id, options.seed);
-  CheckReport report = check->run(harness, seeded);
+  Watch watch;
+  Watch* const outer = std::exchange(t_watch, &watch);
+  CheckReport report;
+  {
+    const Watchdog watchdog(*check, options, watch);
+    report = check->run(harness, seeded);
+  }
+  t_watch = outer;
   report.id = std::string(check->id);
   report.title = std::string(check->title);
   report.seed = options.seed;

@@ -56,11 +56,20 @@ struct CheckReport {
 /// race is not retried: one counterexample fails the check. `short_mode` drops the largest
 /// race and shrinks the randomized schedules. `wait` bounds how long a check lets a second
 /// caller run while a first one is paused.
+///
+/// `stall` arms a watchdog on every check: when a check makes no progress (no enqueue
+/// answered, no step begun) for that long, a harness or store is stuck, and waiting longer
+/// would only hang the run. The watchdog then writes `EQ-NN (title) made no progress for
+/// N s while: <the step>` with the seed, calls `on_stall` with that message if set
+/// (otherwise writes it to stderr), and ends the process with exit code 1: a stuck thread
+/// cannot be stopped safely any other way. Zero disables it.
 struct Options {
   std::uint64_t seed = 1;
   int repeat = 25;
   bool short_mode = false;
   std::chrono::milliseconds wait{100};
+  std::chrono::milliseconds stall{std::chrono::minutes(2)};
+  std::function<void(const std::string& message)> on_stall{};
 };
 
 /// A check of the suite: its EQ id, a one-line title and the function that runs it.
