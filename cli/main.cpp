@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -69,18 +73,20 @@ std::string main_footer() {
              "a case failed (check) or a conformance check failed (conformance)",
              "bad usage or unreadable input: an unknown command, option, op, queue or check; a\n"
              "     case file or stdin that cannot be read or is not JSON; a queue that cannot be\n"
-             "     opened; a report that cannot be written");
+             "     opened; a report or stdout that cannot be written");
 }
 
 std::string check_footer() {
-  return "Reads the case files (format: shared/spec/cases.md) and runs every case with --impl.\n"
+  return "Reads the case files (format: spec/cases.md, installed in share/thm/spec) and runs\n"
+         "every case with --impl.\n"
          "Writes to stdout, for each case that fails, `FAIL FILE #INDEX NAME` and then its op,\n"
          "expected and actual JSON (or the problem that kept it from running: an unknown op, a\n"
          "malformed case), and at the end always the line `N passed, N failed`. Writes to\n"
          "stderr why a file could not be run (the other files still run).\n\n" +
          exit_codes("every case passed",
                     "a case failed or could not run (and every file could be read)",
-                    "bad usage, or a file cannot be read or is not a JSON array of cases");
+                    "bad usage, or a file cannot be read, is not a JSON array of cases or\n"
+                    "     holds no cases, or stdout cannot be written");
 }
 
 std::string eval_footer() {
@@ -88,7 +94,7 @@ std::string eval_footer() {
   std::size_t width = 0;
   for (const auto& op : ops) width = std::max(width, op.name.size());
   std::string out =
-      "Operations (OP, then the keys of its input object; shared/spec/cases.md, \"Operations\",\n"
+      "Operations (OP, then the keys of its input object; spec/cases.md, \"Operations\",\n"
       "gives each key's wire form and each result):\n";
   bool core_only = false;
   for (const auto& op : ops) {
@@ -112,18 +118,23 @@ std::string eval_footer() {
          "A typed\nerror is a result too, e.g. {\"error\":{\"variant\":\"Decode\",\"path\":"
          "\"/input/chat\",...}} when the input\nis refused. Errors go to stderr.\n\n" +
          exit_codes("the result was printed (typed errors included)", "",
-                    "bad usage: an unknown OP, or stdin that cannot be read or is not JSON");
+                    "bad usage: an unknown OP, stdin that cannot be read or is not JSON, or\n"
+                    "     stdout that cannot be written");
   return out;
 }
 
 std::string conformance_footer() {
   std::string out =
-      "Runs the host queue conformance suite (shared/spec/queue-conformance.md) against the\n"
+      "Runs the host queue conformance suite (spec/queue-conformance.md) against the\n"
       "queue named by --queue. The suite deletes every row of the thm tables: name a scratch\n"
       "database, never one whose data you need. Writes one progress line per check (and run)\n"
       "to stderr; then to stdout a line naming the queue, runs, seed and repeat, and a table by\n"
       "check id (counts summed over runs; a failed check with its seed and reason); with\n"
-      "--report, the same as JSON to that file.\n\n"
+      "--report, the same as JSON to that file. With --report - the JSON is all of stdout, and\n"
+      "the line and the table go to stderr after the progress lines.\n"
+      "SIGINT (Ctrl-C) or SIGTERM stops the run: an exec: adapter's process group is killed,\n"
+      "the table of the checks that finished is printed, no report is written, and the exit\n"
+      "code is 130 or 143 (128 + the signal); a second signal ends the tool at once.\n\n"
       "Checks (for --check):\n";
   for (const auto& check : thm::conformance::checks()) {
     out += "  " + std::string(check.id) + "  " + std::string(check.title) + "\n";
@@ -131,7 +142,16 @@ std::string conformance_footer() {
   return out + "\n" +
          exit_codes("every check passed or was skipped", "a check failed in some run",
                     "bad usage: an unknown queue or check, a queue that cannot be opened, a\n"
-                    "     report that cannot be written");
+                    "     report or stdout that cannot be written");
+}
+
+// `text` as a u64 when it is one in decimal digits and nothing else: no sign, no spaces,
+// no base prefix, nothing past 2^64 - 1.
+std::optional<std::uint64_t> decimal_u64(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 // The first letter of `text` in lower case, unless it starts a word in capitals (`FILE`).
@@ -168,6 +188,27 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
     }
   }
   return command + ": " + lower_first(error.what()) + "; see '" + command + " --help'\n";
+}
+
+// `code`, once stdout is flushed: output that could not be written (a full disk, a closed
+// file) is no success, so that is an error on stderr and exit 2. A failure the command
+// already reported (a failed case or check, an interrupted run) outranks it, as a failed
+// check outranks a report that cannot be written.
+int flushed(const std::string& command, int code) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return code;
+  const int error = errno;
+  std::cerr << "thm " << command << ": cannot write to standard output";
+  if (error != 0) {
+    std::string reason = std::generic_category().message(error);
+    if (!reason.empty()) {
+      reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+    }
+    std::cerr << " (" << reason << ")";
+  }
+  std::cerr << "; send it to a file or pipe that can be written\n";
+  return code == kOk ? kUsage : code;
 }
 
 int check(const std::vector<std::string>& files, thm::cli::Implementation impl) {
@@ -247,7 +288,7 @@ int run(int argc, char** argv) {
 
   std::vector<std::string> files;
   CLI::App* check_command = app.add_subcommand(
-      "check", "Run case files (shared/spec/cases.md); ends with 'N passed, N failed'");
+      "check", "Run case files (spec/cases.md); ends with 'N passed, N failed'");
   check_command
       ->add_option("FILE", files,
                    "Case files, run in order (at least one): each a JSON array of cases "
@@ -285,9 +326,21 @@ int run(int argc, char** argv) {
                    "time a check holds one of its hooks)")
       ->capture_default_str()
       ->check(CLI::Range(1, 86'400));
+  std::string seed_text = std::to_string(suite.seed);
   conformance_command
-      ->add_option("--seed", suite.seed, "Seed of the first run; run k uses seed + k")
-      ->capture_default_str();
+      ->add_option("--seed", seed_text,
+                   "Seed of the first run, a decimal number from 0 to 18446744073709551615; run "
+                   "k uses seed + k")
+      ->capture_default_str()
+      ->type_name("UINT64")
+      ->check(CLI::Validator(
+          [](const std::string& value) -> std::string {
+            if (decimal_u64(value)) return "";
+            return "'" + value +
+                   "' is not a decimal number from 0 to 18446744073709551615: give digits only, "
+                   "with no sign";
+          },
+          ""));
   conformance_command
       ->add_option("--repeat", suite.repeat, "How often each race repeats within a run (1 or more)")
       ->capture_default_str()
@@ -303,7 +356,9 @@ int run(int argc, char** argv) {
       "--check", suite.only,
       "Run only this check (repeatable), e.g. --check EQ-01; default: every check (listed below)");
   const CLI::Option* report_option = conformance_command->add_option(
-      "--report", report_path, "Also write the report as JSON to this file; default: none");
+      "--report", report_path,
+      "Also write the report as JSON to this file; --report - writes it to stdout instead of "
+      "the table, which then goes to stderr; default: none");
   conformance_command->footer(conformance_footer());
 
   std::string served = "memory";
@@ -320,8 +375,9 @@ int run(int argc, char** argv) {
       "stdin, one answer per line on stdout, until stdin ends. The queue lives in this process\n"
       "and starts empty; the suite drives it. This proves the protocol and the exec: harness\n"
       "against the reference queue, and is an example of an adapter.\n\n" +
-      exit_codes("stdin ended after a well-formed exchange", "",
-                 "a line broke the protocol (reported on stderr), or bad usage"));
+      exit_codes("stdin ended; a line that is not JSON or has no id was logged on stderr and\n"
+                 "     ignored, as PROTOCOL.md says",
+                 "", "a line broke the protocol (reported on stderr), or bad usage"));
 
   // Set last: a subcommand copies its parent's footer when it is made.
   app.footer(main_footer());
@@ -334,17 +390,18 @@ int run(int argc, char** argv) {
   }
   const auto impl =
       impl_name == "model" ? thm::cli::Implementation::Model : thm::cli::Implementation::Core;
-  if (check_command->parsed()) return check(files, impl);
+  if (check_command->parsed()) return flushed("check", check(files, impl));
   if (adapter_command->parsed()) {
     thm::memory::MemoryHarness harness;
     return thm::conformance::serve(harness, std::cin, std::cout, std::cerr) == 0 ? kOk : kUsage;
   }
   if (conformance_command->parsed()) {
+    suite.seed = *decimal_u64(seed_text);  // the validator accepted it
     if (report_option->count() > 0) suite.report_path = report_path;
     suite.exec_timeout = std::chrono::seconds(exec_timeout_seconds);
-    return thm::cli::run_conformance(suite, std::cout, std::cerr);
+    return flushed("conformance", thm::cli::run_conformance(suite, std::cout, std::cerr));
   }
-  return eval(op, impl);
+  return flushed("eval", eval(op, impl));
 }
 
 }  // namespace

@@ -92,6 +92,25 @@ TEST(ExecHarnessTest, AnAdapterThatBreaksTheProtocolIsKilledAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
 }
 
+TEST(ExecHarnessTest, ALineLongerThanTheCapIsReportedAsSuchAndNotBuffered) {
+  // 200 MiB without a newline, then silence: the reader must stop at the cap, say so, and
+  // kill the adapter, rather than grow and report a hello that was never answered.
+  const auto started = std::chrono::steady_clock::now();
+  const std::string why =
+      start_failure("read line; head -c 209715200 /dev/zero | tr '\\0' x; sleep 30", 20s);
+  EXPECT_NE(why.find("the adapter wrote a line longer than 134217728 bytes"), std::string::npos)
+      << why.substr(0, 300);
+  EXPECT_EQ(why.find("did not answer"), std::string::npos) << why.substr(0, 300);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 15s);
+}
+
+TEST(ExecHarnessTest, ALineWithANulByteIsNotJson) {
+  // nlohmann's lexer would stop at the NUL and take the line for the answer before it.
+  const std::string why = start_failure(
+      R"(read line; printf '{"id":1,"result":{"protocol":1,"name":"x","sessions":"processes","capabilities":{}}}\000junk\n'; cat >/dev/null)");
+  EXPECT_NE(why.find("not JSON"), std::string::npos) << why;
+}
+
 TEST(ExecHarnessTest, ACommandThatCannotRunIsReported) {
   const std::string why = start_failure("/nonexistent/adapter --db x");
   EXPECT_NE(why.find("status 127"), std::string::npos) << why;

@@ -168,6 +168,14 @@ CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& ou
       summary.unreadable = true;
       continue;
     }
+    if (document->empty()) {
+      // A file that checks nothing must not read as a pass.
+      errors << "thm check: '" << path
+             << "' holds no cases; a case file is a JSON array of at least one case, e.g. "
+             << kExampleCaseFile << "\n";
+      summary.unreadable = true;
+      continue;
+    }
     for (std::size_t i = 0; i < document->size(); ++i) {
       const Value& c = (*document)[i];
       const Verdict verdict = run_case(c, i, repeated_keys, impl);

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The language-neutral case format (`../shared/spec/cases.md`): run one operation from its
+/// The language-neutral case format (`spec/cases.md`): run one operation from its
 /// JSON input, compare a result with a case's `expected`, and check whole case files.
 /// Used by the `thm` tool (`thm check`, `thm eval`) and its tests.
 
@@ -55,7 +55,7 @@ struct OperationInfo {
 struct CheckSummary {
   std::size_t passed = 0;
   std::size_t failed = 0;
-  /// A file could not be read or is not a JSON array of cases.
+  /// A file could not be read, is not a JSON array of cases, or holds no cases.
   bool unreadable = false;
 };
 

@@ -174,6 +174,22 @@ TEST(RunOpTest, DispatchMentionCountsScriptedQueueCalls) {
   EXPECT_EQ(bad_kind["queue_calls"], 0);
 }
 
+TEST(RunOpTest, BothImplementationsKeepTheHostsMessageOfAFailedEnqueue) {
+  // SPEC §4: the host's message is the error's message, whoever answers.
+  const std::string base =
+      R"("policy":{"enabled":true,"max_hops":2},"input":{"key":{"trigger_sequence":9},"conversation":{"desk_id":"eng","thread_root":4},"author_id":"alice","content":"@bob","mentions":[{"target":{"kind":"agent","id":"bob"},"text":"@bob","offset":0}],"hop":0},"roster":{"members":[{"id":"alice","name":null},{"id":"bob","name":null}],"people":[],"retired":[],"tombstoned":[]})";
+  for (const char* queue :
+       {R"({"fail":"disk full"})", R"({"fail":"disk full","kind":"indeterminate"})"}) {
+    SCOPED_TRACE(queue);
+    const Value input = parsed("{" + base + R"(,"queue":)" + queue + "}");
+    const auto core = run_op("dispatch_mention", input, std::nullopt, Implementation::Core);
+    const auto model = run_op("dispatch_mention", input, std::nullopt, Implementation::Model);
+    ASSERT_TRUE(core.has_value() && model.has_value());
+    EXPECT_EQ((*core)["error"]["message"], "disk full") << core->dump();
+    EXPECT_EQ(model->dump(), core->dump());
+  }
+}
+
 TEST(RunOpTest, DisplayRendersBothForms) {
   const Value shown = run("display", R"({"type":"EnqueueRefusal","variant":"feature_disabled"})");
   EXPECT_EQ(shown["name"], "feature_disabled");
@@ -278,6 +294,27 @@ TEST(CheckFilesTest, FileProblemsGoToErrorsWithThePathAndTheReason) {
                                "array of cases, e.g. [{"))
       << line;
   EXPECT_FALSE(std::getline(lines, line));
+}
+
+TEST(CheckFilesTest, AFileWithNoCasesIsRefusedAndTheRestStillRun) {
+  // A run that checked nothing must not read as a pass.
+  const std::string empty = write_temp("thm_cases_empty.json", " [ ]\n");
+  const std::string good = write_temp(
+      "thm_cases_good_after_empty.json",
+      R"([{"name":"p","op":"is_general_chat","input":{"chat":"MAIN"},"expected":{"result":true}}])");
+  std::ostringstream out;
+  std::ostringstream errors;
+  const CheckSummary summary = check_files({empty, good}, out, errors);
+  EXPECT_TRUE(summary.unreadable);
+  EXPECT_EQ(summary.passed, 1U);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_EQ(
+      errors.str(),
+      "thm check: '" + empty +
+          "' holds no cases; a case file is a JSON array of at least one "
+          "case, e.g. "
+          R"([{"name": "n", "op": "is_general_chat", "input": {"chat": "MAIN"}, "expected": {"result": true}}])"
+          "\n");
 }
 
 TEST(CheckFilesTest, UnreadableOrNonArrayFilesAreReportedAndTheRestStillRun) {

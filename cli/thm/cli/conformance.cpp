@@ -1,14 +1,22 @@
 #include "thm/cli/conformance.hpp"
 
+#include <pthread.h>
+
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "thm/conformance/exec_harness.hpp"
 #include "thm/conformance/report.hpp"
@@ -70,6 +78,86 @@ std::string reason_of(int error) {
     reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
   }
   return reason;
+}
+
+// What kind of file `status` is when it exists and is not a regular file (e.g. `a named
+// pipe`); nothing for a regular file, for none at all, or when it could not be looked at.
+std::optional<std::string> not_regular(const std::filesystem::file_status& status) {
+  using std::filesystem::file_type;
+  switch (status.type()) {
+    case file_type::none:  // it could not be looked at: SQLite says why when it opens it
+    case file_type::not_found:
+    case file_type::regular:
+      return std::nullopt;
+    case file_type::directory:
+      return "a directory";
+    case file_type::fifo:
+      return "a named pipe";
+    case file_type::socket:
+      return "a socket";
+    case file_type::character:
+      return "a character device";
+    case file_type::block:
+      return "a block device";
+    default:
+      return "a special file";
+  }
+}
+
+// SIGINT and SIGTERM while a run lasts. Both are blocked in the thread that makes this
+// guard, and so in every thread started after it (the harness's own), and taken by
+// `sigtimedwait` on a thread of its own: nothing runs in a signal handler. The first one
+// ends every exec: adapter's process group (`interrupt_adapters`), so that the check in
+// progress fails at once and the run stops after it; a second one ends the process at once.
+class Interruption {
+ public:
+  Interruption() {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
+    watcher_ = std::jthread([this](const std::stop_token& stop) { watch(stop); });
+  }
+  ~Interruption() {
+    watcher_.request_stop();
+    watcher_.join();
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  Interruption(const Interruption&) = delete;
+  Interruption& operator=(const Interruption&) = delete;
+
+  // The signal that came, or 0.
+  [[nodiscard]] int signal() const { return signal_.load(); }
+
+ private:
+  void watch(const std::stop_token& stop) {
+    const timespec tick{.tv_sec = 0, .tv_nsec = 50'000'000};
+    while (!stop.stop_requested()) {
+      const int got = ::sigtimedwait(&signals_, nullptr, &tick);
+      if (got <= 0) continue;
+      if (signal_.exchange(got) != 0) std::_Exit(128 + got);  // the second one
+      conformance::interrupt_adapters();
+    }
+  }
+
+  sigset_t signals_{};
+  sigset_t previous_{};
+  std::atomic<int> signal_{0};
+  std::jthread watcher_;
+};
+
+// What `thm conformance` says when `signal` interrupted the run during `check`, one line.
+void say_interrupted(std::ostream& progress, int signal, const std::string& check,
+                     const ConformanceRequest& request) {
+  progress << "thm conformance: interrupted by " << (signal == SIGINT ? "SIGINT" : "SIGTERM");
+  if (check.empty()) {
+    progress << " while the queue was opened";
+  } else {
+    progress << " during " << check << "; the table shows the checks that finished before it";
+  }
+  progress << (request.report_path ? "; the report was not written" : "")
+           << (request.queue.starts_with("exec:") ? "; the adapter was killed" : "")
+           << "; run it again to finish\n";
 }
 
 bool known_check(const std::string& id) {
@@ -140,10 +228,30 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     return kUsage;
   }
 
+  if (request.queue.starts_with("sqlite:")) {
+    // Opening a named pipe would block for good: refuse what is not a regular file first.
+    const std::string path = request.queue.substr(7);
+    std::error_code ignored;
+    if (const auto kind = not_regular(std::filesystem::status(path, ignored))) {
+      progress << "thm conformance: cannot use '" << path << "' as the SQLite database: it is "
+               << *kind
+               << ", not a regular file; --queue sqlite:PATH takes a regular file: a new one, an "
+                  "empty one, or one an earlier run made\n";
+      return kUsage;
+    }
+  }
+
+  // Made before the harness, so that its threads inherit the blocked signals, and ended
+  // after it.
+  const Interruption interruption;
   std::unique_ptr<conformance::Harness> harness;
   try {
     harness = open_queue(request.queue, request.exec_timeout);
   } catch (const std::exception& e) {
+    if (const int signal = interruption.signal(); signal != 0) {
+      say_interrupted(progress, signal, "", request);
+      return 128 + signal;
+    }
     // The message never quotes a conninfo: it may hold a password.
     const std::string kind = request.queue.substr(0, request.queue.find(':'));
     progress << "thm conformance: cannot open the " << kind << " queue: " << trimmed(e.what())
@@ -159,10 +267,15 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     return kUsage;
   }
 
+  // `--report -` is stdout: the JSON goes to `out` alone, so that it stays parseable, and
+  // the table moves to `progress`.
+  const bool report_to_out = request.report_path == "-";
+  std::ostream& table = report_to_out ? progress : out;
+
   // Open the report before the run, so an unwritable path is known before a long run, not
   // after.
   std::ofstream report_file;
-  if (request.report_path) {
+  if (request.report_path && !report_to_out) {
     errno = 0;
     report_file.open(*request.report_path, std::ios::binary | std::ios::trunc);
     if (!report_file.is_open()) {
@@ -174,14 +287,19 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   }
 
   std::vector<conformance::CheckReport> totals;
+  std::string interrupted_in;  // the check a signal cut short: not in the table
   const auto started = std::chrono::steady_clock::now();
-  for (int k = 0; k < request.runs; ++k) {
+  for (int k = 0; k < request.runs && interrupted_in.empty(); ++k) {
     const conformance::Options options{.seed = request.seed + static_cast<std::uint64_t>(k),
                                        .repeat = request.repeat,
                                        .short_mode = request.short_mode};
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const auto check_started = std::chrono::steady_clock::now();
       const auto report = conformance::run_check(ids[i], *harness, options);
+      if (interruption.signal() != 0) {
+        interrupted_in = ids[i];
+        break;
+      }
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - check_started;
       if (request.runs > 1) progress << "run " << k + 1 << "/" << request.runs << "  ";
       progress << report.id << "  " << name(report.verdict) << "  " << std::fixed
@@ -196,14 +314,26 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
 
-  out << "queue " << harness->name() << ", " << request.runs
-      << (request.runs == 1 ? " run" : " runs") << " from seed " << request.seed << ", repeat "
-      << request.repeat << (request.short_mode ? ", short" : "") << ", " << std::fixed
-      << std::setprecision(1) << took.count() << " s\n";
-  conformance::print_table(out, totals);
+  table << "queue " << harness->name() << ", " << request.runs
+        << (request.runs == 1 ? " run" : " runs") << " from seed " << request.seed << ", repeat "
+        << request.repeat << (request.short_mode ? ", short" : "") << ", " << std::fixed
+        << std::setprecision(1) << took.count() << " s\n";
+  conformance::print_table(table, totals);
 
+  if (const int signal = interruption.signal(); signal != 0) {
+    // A partial report would read as a whole one: the file it was to be is removed.
+    if (report_file.is_open()) {
+      report_file.close();
+      std::error_code ignored;
+      std::filesystem::remove(*request.report_path, ignored);
+    }
+    say_interrupted(progress, signal, interrupted_in, request);
+    return 128 + signal;
+  }
   const int verdict = conformance::passed(totals) ? kOk : kFailed;
-  if (request.report_path) {
+  if (report_to_out) {
+    out << conformance::to_json(harness->name(), totals);  // main checks that stdout took it
+  } else if (request.report_path) {
     report_file << conformance::to_json(harness->name(), totals);
     report_file.close();  // flushes: a full disk shows up here, not never
     if (!report_file) {

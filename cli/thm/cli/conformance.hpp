@@ -31,13 +31,14 @@ struct ConformanceRequest {
   bool short_mode = false;
   /// Only these check ids (e.g. `EQ-01`); empty means every check.
   std::vector<std::string> only{};
-  /// Where to write the JSON report, if anywhere.
+  /// Where to write the JSON report, if anywhere; `-` means `out`, in place of the table.
   std::optional<std::string> report_path{};
 };
 
 /// Runs the request: one progress line per check on `progress`, then the table (counts
 /// summed over runs; a check fails if any run failed it, reported with that run's seed and
-/// reason) on `out`, and the JSON report. Returns 0 when every check passed or was
+/// reason) on `out`, and the JSON report. With `report_path` `-` the report is all of
+/// `out`, and the table goes to `progress`. Returns 0 when every check passed or was
 /// skipped, 1 when one failed, 2 for a bad request (unknown queue or check id, unwritable
 /// report), with the reason on `progress`.
 int run_conformance(const ConformanceRequest& request, std::ostream& out, std::ostream& progress);

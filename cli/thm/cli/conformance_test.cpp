@@ -1,6 +1,7 @@
 #include "thm/cli/conformance.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -37,13 +38,31 @@ TEST(ConformanceCommandTest, RunsTheMemoryQueueAndWritesTheReport) {
   std::filesystem::remove(path);
 }
 
+TEST(ConformanceCommandTest, ADashReportIsTheJsonOnOutAndTheTableMovesToProgress) {
+  std::filesystem::remove("-");
+  std::ostringstream out;
+  std::ostringstream progress;
+  const int code = run_conformance(
+      {.queue = "memory", .short_mode = true, .only = {"EQ-05"}, .report_path = "-"}, out,
+      progress);
+  EXPECT_EQ(code, 0) << progress.str();
+  EXPECT_FALSE(std::filesystem::exists("-"));
+  const auto report = nlohmann::json::parse(out.str());  // nothing else on out
+  EXPECT_EQ(report["harness"], "memory");
+  EXPECT_EQ(report["checks"][0]["id"], "EQ-05");
+  EXPECT_NE(progress.str().find("1 passed, 0 failed, 0 skipped"), std::string::npos)
+      << progress.str();
+  EXPECT_NE(progress.str().find("queue memory, 1 run from seed 1"), std::string::npos)
+      << progress.str();
+}
+
 TEST(ConformanceCommandTest, UnknownQueueOrCheckIsAUsageError) {
   std::ostringstream out;
   std::ostringstream progress;
   EXPECT_EQ(run_conformance({.queue = "redis"}, out, progress), 2);
   EXPECT_NE(progress.str().find("unknown queue 'redis'"), std::string::npos);
-  EXPECT_EQ(run_conformance({.only = {"EQ-26"}}, out, progress), 2);
-  EXPECT_NE(progress.str().find("no check 'EQ-26'"), std::string::npos);
+  EXPECT_EQ(run_conformance({.only = {"EQ-99"}}, out, progress), 2);
+  EXPECT_NE(progress.str().find("no check 'EQ-99'"), std::string::npos);
 }
 
 TEST(ConformanceCommandTest, UsageErrorsSayWhatIsAccepted) {
@@ -78,10 +97,34 @@ TEST(ConformanceCommandTest, UsageErrorsSayWhatIsAccepted) {
       progress.str().starts_with("thm conformance: no check 'eq-01' (did you mean "
                                  "'EQ-01'?); --check takes one of EQ-01, EQ-02,"))
       << progress.str();
-  EXPECT_TRUE(progress.str().ends_with(", EQ-25\n")) << progress.str();
+  EXPECT_TRUE(progress.str().ends_with(", EQ-26\n")) << progress.str();
   progress.str("");
   EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .report_path = ""}, out, progress), 2);
   EXPECT_EQ(progress.str(), "thm conformance: --report needs a file path\n");
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(ConformanceCommandTest, ASqlitePathThatIsNotARegularFileIsRefusedBeforeItIsOpened) {
+  // A named pipe would block the open for good; a directory cannot be a database.
+  const auto fifo = std::filesystem::temp_directory_path() / "thm_conformance_fifo.db";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(run_conformance({.queue = "sqlite:" + fifo.string(), .only = {"EQ-05"}}, out, progress),
+            2);
+  EXPECT_EQ(progress.str(),
+            "thm conformance: cannot use '" + fifo.string() +
+                "' as the SQLite database: it is a named pipe, not a regular "
+                "file; --queue sqlite:PATH takes a regular file: a new one, an empty "
+                "one, or one an earlier run made\n");
+  std::filesystem::remove(fifo);
+  progress.str("");
+  const auto dir = std::filesystem::temp_directory_path();
+  EXPECT_EQ(run_conformance({.queue = "sqlite:" + dir.string(), .only = {"EQ-05"}}, out, progress),
+            2);
+  EXPECT_NE(progress.str().find("it is a directory, not a regular file"), std::string::npos)
+      << progress.str();
   EXPECT_EQ(out.str(), "");
 }
 

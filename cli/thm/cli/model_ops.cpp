@@ -14,10 +14,13 @@ namespace {
 using bridge::to_core;
 using bridge::to_model;
 
+// The model's error in the case-file shape. A message the error carries is the host's own
+// (a failed enqueue, SPEC §4) and is kept; the core's sentences are not the model's to
+// restate, so any other error gets a sentence of the model's.
 Value model_error(const model::Error& error) {
   Value out{{"variant", error.variant}};
   for (const auto& [key, value] : error.fields) out[key] = value;
-  out["message"] = "the reference model refused this input";
+  if (!out.contains("message")) out["message"] = "the reference model refused this input";
   return out;
 }
 

@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 extern char** environ;
@@ -39,10 +42,31 @@ std::string errno_text(const char* what) { return std::string(what) + ": " + std
 // Reads the non-blocking `fd`, calling `on_line` for each line without its '\n', until
 // EOF (true) or until `gone()` says the program has exited and what it wrote is read
 // (false): a process it started, such as a database server, may hold the pipe open for good.
-template <class OnLine, class Gone>
-bool read_lines(int fd, OnLine on_line, Gone gone) {
-  std::string buffer;
-  std::size_t searched = 0;  // no '\n' before this offset: long lines stay linear
+// A line longer than `max_line` bytes is never held whole: `on_too_long` gets its first
+// `max_line` bytes, and the rest of it, up to its '\n', is dropped.
+template <class OnLine, class OnTooLong, class Gone>
+bool read_lines(int fd, std::size_t max_line, OnLine on_line, OnTooLong on_too_long, Gone gone) {
+  std::string line;
+  bool dropping = false;  // inside a line that was too long
+  const auto take = [&](std::string_view bytes) {
+    while (!bytes.empty()) {
+      const std::size_t newline = bytes.find('\n');
+      const std::string_view part = bytes.substr(0, newline);
+      if (!dropping && line.size() + part.size() > max_line) {
+        line.append(part.substr(0, max_line - line.size()));
+        on_too_long(line);
+        line.clear();
+        dropping = true;
+      } else if (!dropping) {
+        line.append(part);
+      }
+      if (newline == std::string_view::npos) return;
+      if (!dropping) on_line(line);
+      line.clear();
+      dropping = false;
+      bytes.remove_prefix(newline + 1);
+    }
+  };
   char chunk[65536];
   bool eof = false;
   bool exited = false;
@@ -57,24 +81,30 @@ bool read_lines(int fd, OnLine on_line, Gone gone) {
           eof = true;
           break;
         }
-        buffer.append(chunk, static_cast<std::size_t>(got));
+        take(std::string_view(chunk, static_cast<std::size_t>(got)));
       }
-      std::size_t start = 0;
-      for (std::size_t end;
-           (end = buffer.find('\n', std::max(start, searched))) != std::string::npos;
-           start = end + 1) {
-        on_line(buffer.substr(start, end - start));
-      }
-      buffer.erase(0, start);
-      searched = buffer.size();
     }
     // Checked after every pass, not only when the pipe is quiet: a server the program left
     // behind may keep writing to it.
     if (exited) break;  // this pass drained what the program wrote before it exited
     exited = gone();
   }
-  if (!buffer.empty()) on_line(buffer);
+  if (!line.empty() && !dropping) on_line(line);
   return eof;
+}
+
+// The process groups of every adapter program started and not yet reaped, so that an
+// interrupted run can end them all (`interrupt_all`). A group is listed only while its
+// leader is unreaped, so its id cannot belong to another program yet.
+struct LiveGroups {
+  std::mutex mutex;
+  std::set<pid_t> groups;
+  bool interrupted = false;
+};
+
+LiveGroups& live_groups() {
+  static LiveGroups live;
+  return live;
 }
 
 std::string describe(int status) {
@@ -138,9 +168,26 @@ AdapterProcess::AdapterProcess(const std::string& command, std::shared_ptr<Excha
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, static_cast<short>(POSIX_SPAWN_SETPGROUP));
+  posix_spawnattr_setflags(&attributes,
+                           static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK));
   posix_spawnattr_setpgroup(&attributes, 0);  // its own group: a kill reaches the shell's children
-  const int spawned = ::posix_spawn(&pid_, shell.c_str(), &actions, &attributes, argv, envp.data());
+  // Nothing blocked: what the suite blocks (SIGINT, SIGTERM while a run watches them) is its
+  // own, and a spawned program inherits the mask.
+  sigset_t no_signals;
+  sigemptyset(&no_signals);
+  posix_spawnattr_setsigmask(&attributes, &no_signals);
+  int spawned = 0;
+  bool interrupted = false;
+  {
+    // Started and listed in one step: an interrupt either sees the group or stops the start.
+    LiveGroups& live = live_groups();
+    const std::lock_guard lock(live.mutex);
+    interrupted = live.interrupted;
+    if (!interrupted) {
+      spawned = ::posix_spawn(&pid_, shell.c_str(), &actions, &attributes, argv, envp.data());
+      if (spawned == 0) live.groups.insert(pid_);
+    }
+  }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(in[0]);
@@ -149,11 +196,15 @@ AdapterProcess::AdapterProcess(const std::string& command, std::shared_ptr<Excha
   stdin_fd_ = in[1];
   stdout_fd_ = out[0];
   stderr_fd_ = err[0];
-  if (spawned != 0) {
+  if (spawned != 0 || interrupted) {
     pid_ = -1;
     ::close(stdin_fd_);
     ::close(stdout_fd_);
     ::close(stderr_fd_);
+    if (interrupted) {
+      throw std::runtime_error("the run was interrupted: the adapter '" + command +
+                               "' is not started again");
+    }
     throw std::runtime_error("cannot start the adapter '" + command +
                              "': " + std::strerror(spawned));
   }
@@ -194,6 +245,11 @@ bool AdapterProcess::reap(bool wait) {
   }
   if (info.si_pid == 0) return false;  // still running
   ::kill(-group_, SIGKILL);            // what the program left running in its group
+  {
+    LiveGroups& live = live_groups();
+    const std::lock_guard lock(live.mutex);
+    live.groups.erase(group_);  // before the reap: then no one kills by its id again
+  }
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
@@ -308,6 +364,13 @@ void AdapterProcess::kill() noexcept {
   changed_.notify_all();
 }
 
+void AdapterProcess::interrupt_all() noexcept {
+  LiveGroups& live = live_groups();
+  const std::lock_guard lock(live.mutex);
+  live.interrupted = true;
+  for (const pid_t group : live.groups) ::kill(-group, SIGKILL);
+}
+
 void AdapterProcess::close() noexcept {
   {
     const std::lock_guard lock(write_mutex_);
@@ -339,7 +402,13 @@ bool AdapterProcess::exited() {
 
 void AdapterProcess::read_stdout() {
   read_lines(
-      stdout_fd_, [this](const std::string& line) { handle_line(line); },
+      stdout_fd_, kMaxLineBytes, [this](const std::string& line) { handle_line(line); },
+      [this](const std::string& start) {
+        fail("the adapter wrote a line longer than " + std::to_string(kMaxLineBytes) +
+             " bytes, the protocol's limit (PROTOCOL.md §1); it began " +
+             quoted(start.substr(0, kQuoted / 3) + "…"));
+        kill();
+      },
       [this] { return exited(); });
   // It closed its output or exited: wait a moment for its status, and stderr's last lines.
   std::string why = "the adapter closed its standard output";
@@ -356,19 +425,23 @@ void AdapterProcess::read_stdout() {
 }
 
 void AdapterProcess::read_stderr() {
+  // Only the start of a long line is kept: stderr is for people, and never grows the suite.
+  const auto keep = [this](const std::string& line) {
+    const std::lock_guard lock(mutex_);
+    stderr_tail_.push_back(line);
+    if (stderr_tail_.size() > kStderrLines) stderr_tail_.pop_front();
+  };
   read_lines(
-      stderr_fd_,
-      [this](const std::string& line) {
-        const std::lock_guard lock(mutex_);
-        stderr_tail_.push_back(line.size() > kQuoted ? line.substr(0, kQuoted) + "…" : line);
-        if (stderr_tail_.size() > kStderrLines) stderr_tail_.pop_front();
-      },
+      stderr_fd_, kQuoted, keep, [&](const std::string& start) { keep(start + "…"); },
       [this] { return exited(); });
 }
 
 void AdapterProcess::handle_line(const std::string& line) {
   protocol::Json message;
   try {
+    // nlohmann's lexer takes a NUL byte for the end of the input: a line holding one would
+    // read as the JSON before it. JSON text has no raw NUL, so such a line is not JSON.
+    if (line.find('\0') != std::string::npos) throw std::invalid_argument("a NUL byte");
     message = protocol::Json::parse(line);
   } catch (const std::exception&) {
     fail("the adapter wrote a line that is not JSON: " + quoted(line));

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -24,6 +25,12 @@
 #include "thm/conformance/protocol.hpp"
 
 namespace thm::conformance::detail {
+
+/// The longest line an adapter may write on stdout (PROTOCOL.md §1), 128 MiB: about three
+/// times the largest legitimate one (EQ-21's `children` answer, two contents of up to
+/// 16 MiB each, base64-encoded). A longer line fails the exchange with "the adapter wrote a
+/// line longer than 134217728 bytes", and is never held in memory whole.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{128} << 20;
 
 /// What every process of one harness shares: how long a response may take, and the hook
 /// calls in flight anywhere (while one runs, no response is late: a check may be holding
@@ -57,6 +64,9 @@ class AdapterProcess {
 
   /// SIGKILLs the process group and reaps it; every waiting call then fails.
   void kill() noexcept;
+  /// SIGKILLs the process group of every adapter program of this process that is not yet
+  /// reaped, and from then on makes the constructor throw (`interrupt_adapters`).
+  static void interrupt_all() noexcept;
   /// Closes stdin and waits up to the timeout for the program to exit, then kills it.
   void close() noexcept;
   /// True once the program exited, was killed or broke the protocol.

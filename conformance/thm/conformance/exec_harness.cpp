@@ -244,6 +244,8 @@ std::shared_ptr<detail::AdapterProcess> ExecHarness::start_process() {
   return process;
 }
 
+void interrupt_adapters() noexcept { detail::AdapterProcess::interrupt_all(); }
+
 std::shared_ptr<detail::AdapterProcess> ExecHarness::control() {
   const std::lock_guard lock(control_mutex_);
   return control_;

@@ -101,4 +101,12 @@ class ExecHarness final : public Harness {
   std::shared_ptr<detail::AdapterProcess> control_;
 };
 
+/// Ends every adapter program this process runs, for a run being interrupted (SIGINT,
+/// SIGTERM): SIGKILLs the process group of each one started by any `ExecHarness` and not
+/// yet reaped, so that every call waiting on one fails at once, and makes every later start
+/// of one throw `std::runtime_error`, so no check starts another. For good: the process is
+/// expected to end. Call it from a normal thread (it takes a lock), never from a signal
+/// handler; calling it again does nothing more.
+void interrupt_adapters() noexcept;
+
 }  // namespace thm::conformance

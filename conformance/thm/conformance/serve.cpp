@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -244,16 +245,31 @@ class Server {
 int serve(Harness& harness, std::istream& in, std::ostream& out, std::ostream& log) {
   Server server(harness, out);
   int status = 0;
+  // PROTOCOL.md §1: a line that is not JSON, or has no id, is logged and ignored.
+  const auto ignore = [&](const std::string& line, const std::string& why) {
+    log << "thm adapter: ignored a line that " << why << ": " << line.substr(0, 200) << "\n";
+  };
   for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank
+    Json message;
     try {
-      Json message = Json::parse(line);
+      // nlohmann's lexer takes a NUL byte for the end of the input; JSON text has none.
+      if (line.find('\0') != std::string::npos) throw std::invalid_argument("a NUL byte");
+      message = Json::parse(line);
+    } catch (const std::exception&) {
+      ignore(line, "is not JSON");
+      continue;
+    }
+    if (!message.is_object() ||
+        (!message.contains("hook_reply") &&
+         (!message.contains("id") || !message.at("id").is_number_unsigned()))) {
+      ignore(line, "is no JSON object with a numeric id");
+      continue;
+    }
+    try {
       if (message.contains("hook_reply")) {
         server.reply_to_hook(message);
       } else {
-        if (!message.contains("id") || !message.at("id").is_number_unsigned()) {
-          throw protocol::ProtocolError("a request without a numeric id");
-        }
         server.dispatch(std::move(message));
       }
     } catch (const std::exception& error) {

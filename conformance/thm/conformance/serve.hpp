@@ -13,7 +13,9 @@
 namespace thm::conformance {
 
 /// Serves `harness` until `in` ends; returns 0, or 1 after a line that broke the protocol
-/// (it is answered with `failure` when it had an id, and reported on `log`). Each request
+/// (a hook reply to no hook call in flight; reported on `log`). A line that is not JSON or
+/// has no numeric id is logged on `log` and ignored, and a blank one skipped (PROTOCOL.md
+/// §1); neither changes what it returns. Each request
 /// runs on a thread of its own, so a hook that holds one session's enqueue open never
 /// stops another session or a harness operation. A hook installed by `set_hook` asks the
 /// suite at every point (`hook_call`) and waits for its `hook_reply`. Members of `harness`

@@ -68,9 +68,11 @@ inline constexpr std::size_t kMaxDepth = 256;
 // return `Value`; using them needs `<nlohmann/json.hpp>`. `decode` and `encode` do not.
 
 /// Parses `text` as one JSON document. Refuses malformed JSON, a leading byte order mark,
-/// nesting deeper than `kMaxDepth`, and any key repeated within one object (SPEC §0.5). When `repeated_keys` is given, repeated keys are not refused but
-/// their JSON Pointer paths are appended there (the first value is kept), so a caller can
-/// refuse just the part of a larger document that holds them.
+/// nesting deeper than `kMaxDepth`, anything but white space after the value (a NUL byte
+/// and what follows it included), and any key repeated within one object (SPEC §0.5).
+/// When `repeated_keys` is given, repeated keys are not refused but their JSON Pointer
+/// paths are appended there (the first value is kept), so a caller can refuse just the
+/// part of a larger document that holds them.
 [[nodiscard]] Result<Value, DecodeError> parse(std::string_view text,
                                                std::vector<std::string>* repeated_keys = nullptr);
 

@@ -292,6 +292,29 @@ TEST(JsonParseTest, AByteOrderMarkIsRefused) {
   EXPECT_TRUE(parse(" {} ").has_value());
 }
 
+TEST(JsonParseTest, ANulByteAndWhatFollowsItAreTrailingBytesNotTheEnd) {
+  // SPEC §0.5: a document that says two things is refused. nlohmann's lexer takes a NUL
+  // byte for the end of the input; the reader must not.
+  using namespace std::string_literals;
+  for (const std::string& text :
+       {R"({"chat":"main"})"s + '\0' + R"({"chat":"x"})", R"({"chat":"main"})"s + '\0',
+        "[1]"s + '\0' + "garbage", "1 "s + '\0' + " 2"}) {
+    SCOPED_TRACE(text);
+    const auto tree = parse(text);
+    ASSERT_FALSE(tree.has_value());
+    EXPECT_EQ(tree.error().path, "");
+    EXPECT_NE(tree.error().reason.find("trailing bytes after the JSON value"), std::string::npos)
+        << tree.error().reason;
+    std::vector<std::string> repeated;
+    EXPECT_FALSE(parse(text, &repeated).has_value());
+  }
+  // Inside a value a raw NUL is malformed JSON, as any other control character is.
+  EXPECT_FALSE(parse("{\"a\":\"x"s + '\0' + "y\"}").has_value());
+  EXPECT_FALSE(parse("[1,"s + '\0' + "2]").has_value());
+  EXPECT_FALSE(
+      decode<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":2})"s + '\0').has_value());
+}
+
 TEST(JsonParseTest, RootPathPrefixesErrors) {
   const auto tree = parse(R"({"max_hops":-3,"enabled":true})");
   ASSERT_TRUE(tree.has_value());

@@ -155,7 +155,18 @@ Result<Value, DecodeError> parse(std::string_view text, std::vector<std::string>
   } catch (const std::exception& failure) {
     return unexpected{DecodeError{.path = "", .reason = std::string("not valid json: ") + failure.what()}};
   }
-  return std::move(builder).finish();
+  auto tree = std::move(builder).finish();
+  // nlohmann's lexer takes a NUL byte for the end of the input, so a value followed by one
+  // would parse as if nothing came after it. JSON allows no raw NUL anywhere (inside a
+  // string the lexer refuses it), so a NUL after a complete value starts trailing bytes:
+  // the document says more than one thing (SPEC §0.5).
+  if (const std::size_t nul = text.find('\0'); tree.has_value() && nul != std::string_view::npos) {
+    return unexpected{DecodeError{
+        .path = "",
+        .reason = "trailing bytes after the JSON value: a NUL byte at byte " + std::to_string(nul) +
+                  " and what follows it; a document holds one value and nothing after it"}};
+  }
+  return tree;
 }
 
 }  // namespace thm::json
