@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "thm/conformance/crash.hpp"
@@ -21,8 +22,9 @@ std::string environment(const char* variable) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-// The tables in the database's search path other than the scratch mark, and whether the
-// mark is there. (Messages never quote the conninfo: it may hold a password.)
+// The tables in the database, in any schema but the system's, other than the scratch mark,
+// and whether the mark is there (in the schema the suite will use, the first on the search
+// path). (Messages never quote the conninfo: it may hold a password.)
 std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conninfo) {
   PGconn* connection = PQconnectdb(conninfo.c_str());
   if (PQstatus(connection) != CONNECTION_OK) {
@@ -30,10 +32,12 @@ std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conn
     PQfinish(connection);
     throw std::runtime_error("cannot connect to PostgreSQL: " + message);
   }
-  PGresult* result = PQexec(connection,
-                            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = "
-                            "c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm') AND "
-                            "n.nspname = ANY (current_schemas(false))");
+  PGresult* result = PQexec(
+      connection,
+      "SELECT n.nspname, c.relname, n.nspname = current_schema() FROM pg_class c"
+      " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm')"
+      " AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+      " AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'");
   if (PQresultStatus(result) != PGRES_TUPLES_OK) {
     const std::string message = PQerrorMessage(connection);
     PQclear(result);
@@ -43,11 +47,11 @@ std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conn
   std::vector<std::string> foreign;
   bool marked = false;
   for (int r = 0; r < PQntuples(result); ++r) {
-    const std::string table = PQgetvalue(result, r, 0);
-    if (table == "thm_conformance_scratch") {
+    const std::string table = PQgetvalue(result, r, 1);
+    if (table == "thm_conformance_scratch" && std::string_view(PQgetvalue(result, r, 2)) == "t") {
       marked = true;
     } else {
-      foreign.push_back(table);
+      foreign.push_back(std::string(PQgetvalue(result, r, 0)) + "." + table);
     }
   }
   PQclear(result);

@@ -37,6 +37,21 @@ TEST(PostgresScratchTest, ADatabaseWithThmTablesButNoMarkIsRefused) {
   }
 }
 
+// The guard looks at the whole database, not only at the schemas on the search path: a
+// connection whose search path names an empty schema must not hide the tables elsewhere.
+TEST(PostgresScratchTest, TablesOffTheSearchPathStillCount) {
+  run("DROP TABLE IF EXISTS thm_conformance_scratch");
+  ASSERT_TRUE(PostgresQueue::open(conninfo()).has_value());  // tables in the default schema
+  run("CREATE SCHEMA IF NOT EXISTS thm_guard_empty");
+  try {
+    (void)PostgresHarness::open_scratch(conninfo() + " options='-csearch_path=thm_guard_empty'");
+    ADD_FAILURE() << "tables outside the search path were not seen";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("refusing"), std::string::npos) << e.what();
+  }
+  run("DROP SCHEMA thm_guard_empty CASCADE");
+}
+
 TEST(PostgresScratchTest, AMarkedDatabaseIsReused) {
   run("CREATE TABLE IF NOT EXISTS thm_conformance_scratch (made_by TEXT)");
   EXPECT_NO_THROW((void)PostgresHarness::open_scratch(conninfo()));
