@@ -9,20 +9,34 @@
 ///     }
 ///
 /// `MyHarness` derives from `thm::conformance::Harness` and is default-constructible; each
-/// test builds a fresh one. A skipped check is reported with GTEST_SKIP and its reason; a
-/// failed one with its reason, seed and counts. Knobs come from the environment:
+/// test builds a fresh one. A skipped check is reported with GTEST_SKIP and its reason (ctest
+/// lists it as "Skipped" when the tests come from `gtest_discover_tests`); a failed one with
+/// its id, title, reason, seed and counts. Knobs come from the environment:
 /// `THM_CONFORMANCE_SEED` (default 1), `THM_CONFORMANCE_REPEAT` (default 25) and
 /// `THM_CONFORMANCE_SHORT=1`. Link `thm::conformance` and GoogleTest.
+///
+/// `THM_CONFORMANCE_REQUIRE=hooks,leases` (a comma-separated list of `capability_names()`:
+/// the flags of `Capabilities`, not its `max_*` limits) makes skips that matter fail:
+/// - every test fails, naming the capability and without running its check, when the
+///   harness's `capabilities()` does not declare one of the list (exact);
+/// - a check that is skipped, or passes only in part (`left_unproven`), with a reason that
+///   names a required capability as `` `name` `` fails (a reason that does not name one, like
+///   EQ-17's "not implemented yet" or EQ-04's trust in the harness's index report, stands).
+/// An unknown or empty name fails every test with a message listing the known names.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <concepts>
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "thm/conformance/suite.hpp"
 
@@ -65,6 +79,104 @@ inline Result<Options, std::string> options_from_environment() {
   return options;
 }
 
+namespace detail {
+struct CapabilityFlag {
+  std::string_view name;
+  bool Capabilities::*field;
+};
+// The flags of `Capabilities`, in its order.
+inline constexpr CapabilityFlag kCapabilityFlags[] = {
+    {"hooks", &Capabilities::hooks},
+    {"row_locking", &Capabilities::row_locking},
+    {"persistent", &Capabilities::persistent},
+    {"sql_schema", &Capabilities::sql_schema},
+    {"leases", &Capabilities::leases},
+    {"injected_store_clock", &Capabilities::injected_store_clock},
+    {"skewable_client_clock", &Capabilities::skewable_client_clock},
+};
+inline constexpr auto kCapabilityNames = [] {
+  std::array<std::string_view, std::size(kCapabilityFlags)> names{};
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kCapabilityFlags[i].name;
+  return names;
+}();
+}  // namespace detail
+
+/// The names `THM_CONFORMANCE_REQUIRE` accepts: the field names of the flags of
+/// `Capabilities`, in its order. Its `max_*` fields are limits, not capabilities.
+inline std::span<const std::string_view> capability_names() noexcept {
+  return detail::kCapabilityNames;
+}
+
+/// True when `capabilities` declares the flag called `name` (false for any other name).
+inline bool declares(const Capabilities& capabilities, std::string_view name) noexcept {
+  for (const auto& flag : detail::kCapabilityFlags) {
+    if (flag.name == name) return capabilities.*flag.field;
+  }
+  return false;
+}
+
+/// The capabilities `THM_CONFORMANCE_REQUIRE` names, each once, in its order (none when it
+/// is unset or empty); or a message naming an unknown or empty name and listing the known.
+inline Result<std::vector<std::string>, std::string> required_capabilities_from_environment() {
+  std::vector<std::string> required;
+  const char* text = std::getenv("THM_CONFORMANCE_REQUIRE");
+  if (text == nullptr) return required;
+  const auto trim = [](std::string_view part) {
+    const auto first = part.find_first_not_of(" \t");
+    if (first == std::string_view::npos) return std::string_view{};
+    return part.substr(first, part.find_last_not_of(" \t") - first + 1);
+  };
+  const std::string_view list(text);
+  if (trim(list).empty()) return required;
+  const auto refuse = [](const std::string& what) {
+    std::string message = "THM_CONFORMANCE_REQUIRE " + what +
+                          "; it takes a comma-separated list of these capabilities: ";
+    for (const std::string_view known : capability_names()) {
+      message += std::string(known) + (known == capability_names().back() ? "" : ", ");
+    }
+    return unexpected{std::move(message)};
+  };
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view part = trim(list.substr(start, comma - start));
+    if (part.empty()) return refuse("has an empty name");
+    if (std::ranges::find(capability_names(), part) == capability_names().end())
+      return refuse("names `" + std::string(part) + "`, which is not a capability");
+    if (std::ranges::find(required, part) == required.end()) required.emplace_back(part);
+    start = comma + 1;
+  }
+  return required;
+}
+
+/// Why `report` fails under the capabilities `required`, although its verdict is not `fail`:
+/// it was skipped, or passed only in part, for a reason that names one of them (as
+/// `` `name` ``, the way the checks name capabilities). Nothing otherwise.
+inline std::optional<std::string> unmet_requirement(const CheckReport& report,
+                                                    const std::vector<std::string>& required) {
+  if (!left_unproven(report)) return std::nullopt;
+  std::string named;
+  for (const std::string& capability : required) {
+    if (report.reason.find('`' + capability + '`') != std::string::npos)
+      named += (named.empty() ? "`" : ", `") + capability + '`';
+  }
+  if (named.empty()) return std::nullopt;
+  return report.id + " (" + report.title + ") " +
+         (report.verdict == Verdict::Skip ? "was skipped" : "passed only in part") +
+         ", but THM_CONFORMANCE_REQUIRE requires " + named + ": " + report.reason;
+}
+
+/// A failed check's report as a test failure: id, title, reason, seed and counts.
+inline std::string failure_message(const CheckReport& report) {
+  const Counts& c = report.counts;
+  return report.id + " (" + report.title + ") failed: " + report.reason + "\n  seed " +
+         std::to_string(report.seed) + "; attempts " + std::to_string(c.attempts) + ", enqueued " +
+         std::to_string(c.enqueued) + ", already " + std::to_string(c.already) + ", refused " +
+         std::to_string(c.refused) + ", errors " + std::to_string(c.errors) + ", indeterminate " +
+         std::to_string(c.indeterminate) + ", children " + std::to_string(c.children) + ", lost " +
+         std::to_string(c.lost) + ", duplicated " + std::to_string(c.duplicated) + ", unexpected " +
+         std::to_string(c.unexpected);
+}
+
 /// What the typed suite needs of a harness type: a default-constructible `Harness`.
 template <class H>
 concept ConformanceHarness = std::derived_from<H, Harness> && std::default_initializable<H>;
@@ -80,16 +192,33 @@ class QueueConformance : public ::testing::Test {
   void check(std::string_view id) {
     const auto options = options_from_environment();
     if (!options) FAIL() << options.error();
+    const auto required = required_capabilities_from_environment();
+    if (!required) FAIL() << required.error();
     H harness;
+    if (!required->empty()) {
+      std::string undeclared;
+      std::string harness_name;
+      try {
+        const Capabilities declared = harness.capabilities();
+        harness_name = harness.name();
+        for (const std::string& capability : *required) {
+          if (!declares(declared, capability))
+            undeclared += (undeclared.empty() ? "`" : ", `") + capability + '`';
+        }
+      } catch (const std::exception& e) {
+        FAIL() << id << ": the harness's capabilities() or name() threw: " << e.what();
+      } catch (...) {
+        FAIL() << id << ": the harness's capabilities() or name() threw";
+      }
+      if (!undeclared.empty()) {
+        FAIL() << "THM_CONFORMANCE_REQUIRE requires " << undeclared << ", which harness `"
+               << harness_name << "` does not declare in capabilities(); " << id << " was not run";
+      }
+    }
     const CheckReport report = run_check(id, harness, *options);
+    if (const auto unmet = unmet_requirement(report, *required)) FAIL() << *unmet;
     if (report.verdict == Verdict::Skip) GTEST_SKIP() << report.id << " skipped: " << report.reason;
-    const Counts& c = report.counts;
-    EXPECT_EQ(name(report.verdict), "pass")
-        << report.id << " (" << report.title << ") failed: " << report.reason << "\n  seed "
-        << report.seed << "; attempts " << c.attempts << ", enqueued " << c.enqueued << ", already "
-        << c.already << ", refused " << c.refused << ", errors " << c.errors << ", indeterminate "
-        << c.indeterminate << ", children " << c.children << ", lost " << c.lost << ", duplicated "
-        << c.duplicated << ", unexpected " << c.unexpected;
+    if (report.verdict != Verdict::Pass) FAIL() << failure_message(report);
   }
 };
 
