@@ -18,6 +18,7 @@
 
 #include "thm/cli/cases.hpp"
 #include "thm/cli/conformance.hpp"
+#include "thm/conformance/requirements.hpp"
 #include "thm/conformance/serve.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
@@ -131,7 +132,10 @@ std::string conformance_footer() {
       "to stderr; then to stdout a line naming the queue, runs, seed and repeat, and a table by\n"
       "check id (counts summed over runs; a failed check with its seed and reason); with\n"
       "--report, the same as JSON to that file. With --report - the JSON is all of stdout, and\n"
-      "the line and the table go to stderr after the progress lines.\n"
+      "the line and the table go to stderr after the progress lines. Each check says when it\n"
+      "starts, and every 10 s while it runs; under the table, each failure has the command\n"
+      "that replays it. A check that makes no progress for 2 minutes (a stuck store) ends the\n"
+      "run with the table so far and exit code 1.\n"
       "SIGINT (Ctrl-C) or SIGTERM stops the run: an exec: adapter's process group is killed,\n"
       "the table of the checks that finished is printed, no report is written, and the exit\n"
       "code is 130 or 143 (128 + the signal); a second signal ends the tool at once.\n\n"
@@ -355,6 +359,19 @@ int run(int argc, char** argv) {
   conformance_command->add_option(
       "--check", suite.only,
       "Run only this check (repeatable), e.g. --check EQ-01; default: every check (listed below)");
+  std::string required_text;
+  conformance_command
+      ->add_option("--require", required_text,
+                   "Capabilities the queue must prove, comma-separated (e.g. hooks,leases): the "
+                   "run fails when the queue does not declare one, and a check skipped or passed "
+                   "only in part for one of them fails; default: none")
+      ->type_name("CAPS")
+      ->check(CLI::Validator(
+          [](const std::string& value) -> std::string {
+            const auto parsed = thm::conformance::parse_requirements(value, "the list");
+            return parsed ? "" : parsed.error();
+          },
+          ""));
   const CLI::Option* report_option = conformance_command->add_option(
       "--report", report_path,
       "Also write the report as JSON to this file; --report - writes it to stdout instead of "
@@ -396,7 +413,8 @@ int run(int argc, char** argv) {
     return thm::conformance::serve(harness, std::cin, std::cout, std::cerr) == 0 ? kOk : kUsage;
   }
   if (conformance_command->parsed()) {
-    suite.seed = *decimal_u64(seed_text);  // the validator accepted it
+    suite.seed = *decimal_u64(seed_text);  // the validators accepted these two
+    suite.require = *thm::conformance::parse_requirements(required_text, "--require");
     if (report_option->count() > 0) suite.report_path = report_path;
     suite.exec_timeout = std::chrono::seconds(exec_timeout_seconds);
     return flushed("conformance", thm::cli::run_conformance(suite, std::cout, std::cerr));

@@ -2,24 +2,31 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
+#include <regex>
+#include <stop_token>
 #include <string>
 #include <system_error>
 #include <thread>
 
 #include "thm/conformance/exec_harness.hpp"
 #include "thm/conformance/report.hpp"
+#include "thm/conformance/requirements.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
 #include "thm/postgres/harness.hpp"
@@ -160,6 +167,62 @@ void say_interrupted(std::ostream& progress, int signal, const std::string& chec
            << "; run it again to finish\n";
 }
 
+// Says, every `interval` while a check runs, that it is still running: a long check (EQ-25,
+// or any check through a slow adapter) is never silent. Writes under `lock`.
+class Heartbeat {
+ public:
+  Heartbeat(std::ostream& progress, std::mutex& lock, std::string id,
+            std::chrono::seconds interval = std::chrono::seconds(10))
+      : thread_([&progress, &lock, id = std::move(id), interval](const std::stop_token& stop) {
+          std::mutex mutex;
+          std::condition_variable_any never;
+          std::unique_lock wait(mutex);
+          for (auto elapsed = interval; !never.wait_for(wait, stop, interval, [] { return false; });
+               elapsed += interval) {
+            if (stop.stop_requested()) return;
+            const std::scoped_lock write(lock);
+            progress << id << "  still running after " << elapsed.count() << " s" << std::endl;
+          }
+        }) {}
+
+ private:
+  std::jthread thread_;
+};
+
+// `text` as one shell word: in single quotes unless it needs none.
+std::string shell_word(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("/._-:=,@+", c);
+  });
+  if (plain) return text;
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The queue as a replay command may show it: a conninfo's password is left out.
+std::string shown_queue(const std::string& queue) {
+  if (!queue.starts_with("postgres:")) return queue;
+  static const std::regex keyword(R"((password\s*=\s*)('[^']*'|\S+))");
+  static const std::regex uri(R"((://[^:/@]*:)[^@/]*@)");
+  return std::regex_replace(std::regex_replace(queue, keyword, "$1..."), uri, "$1...@");
+}
+
+// The command that replays one check of this request, without its `--seed` and `--check`.
+std::string replay_command(const ConformanceRequest& request) {
+  std::string command = "thm conformance --queue " + shell_word(shown_queue(request.queue));
+  if (request.short_mode) command += " --short";
+  if (request.repeat != ConformanceRequest{}.repeat) {
+    command += " --repeat " + std::to_string(request.repeat);
+  }
+  if (request.exec_timeout != ConformanceRequest{}.exec_timeout) {
+    command += " --exec-timeout " +
+               std::to_string(
+                   std::chrono::duration_cast<std::chrono::seconds>(request.exec_timeout).count());
+  }
+  return command;
+}
+
 bool known_check(const std::string& id) {
   for (const auto& check : conformance::checks()) {
     if (check.id == id) return true;
@@ -267,6 +330,24 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     return kUsage;
   }
 
+  if (!request.require.empty()) {
+    std::string missing;
+    try {
+      missing = conformance::undeclared(harness->capabilities(), request.require);
+    } catch (const std::exception& e) {
+      progress << "thm conformance: the queue's capabilities cannot be read: " << trimmed(e.what())
+               << "\n";
+      return kUsage;
+    }
+    if (!missing.empty()) {
+      progress << "thm conformance: --require names " << missing << ", which queue "
+               << harness->name()
+               << " does not declare, so it cannot prove it; no check was run (declare it in "
+                  "the queue's capabilities, or drop it from --require)\n";
+      return kFailed;
+    }
+  }
+
   // `--report -` is stdout: the JSON goes to `out` alone, so that it stays parseable, and
   // the table moves to `progress`.
   const bool report_to_out = request.report_path == "-";
@@ -288,18 +369,48 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
 
   std::vector<conformance::CheckReport> totals;
   std::string interrupted_in;  // the check a signal cut short: not in the table
+  std::mutex writing;          // progress lines come from the heartbeat and watchdog threads too
+  const std::string replay = replay_command(request);
   const auto started = std::chrono::steady_clock::now();
   for (int k = 0; k < request.runs && interrupted_in.empty(); ++k) {
-    const conformance::Options options{.seed = request.seed + static_cast<std::uint64_t>(k),
-                                       .repeat = request.repeat,
-                                       .short_mode = request.short_mode};
+    conformance::Options options{.seed = request.seed + static_cast<std::uint64_t>(k),
+                                 .repeat = request.repeat,
+                                 .short_mode = request.short_mode};
+    // A stuck check ends the process: the table so far comes first, and no half report stays.
+    options.on_stall = [&](const std::string& message) {
+      const std::scoped_lock write(writing);
+      conformance::print_table(table, totals, replay);
+      table.flush();
+      progress << "thm conformance: " << message << "; the table shows the checks before it\n";
+      progress.flush();
+      if (report_file.is_open()) {
+        report_file.close();
+        std::error_code ignored;
+        std::filesystem::remove(*request.report_path, ignored);
+      }
+    };
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const auto check_started = std::chrono::steady_clock::now();
-      const auto report = conformance::run_check(ids[i], *harness, options);
+      {
+        const std::scoped_lock write(writing);
+        progress << (request.runs > 1 ? "run " + std::to_string(k + 1) + "/" +
+                                            std::to_string(request.runs) + "  "
+                                      : "")
+                 << ids[i] << "  start" << std::endl;
+      }
+      auto report = [&] {
+        const Heartbeat heartbeat(progress, writing, ids[i]);
+        return conformance::run_check(ids[i], *harness, options);
+      }();
       if (interruption.signal() != 0) {
         interrupted_in = ids[i];
         break;
       }
+      if (auto unmet = conformance::unmet_requirement(report, request.require, "--require")) {
+        report.verdict = conformance::Verdict::Fail;
+        report.reason = *std::move(unmet);
+      }
+      const std::scoped_lock write(writing);
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - check_started;
       if (request.runs > 1) progress << "run " << k + 1 << "/" << request.runs << "  ";
       progress << report.id << "  " << name(report.verdict) << "  " << std::fixed
@@ -318,7 +429,7 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
         << (request.runs == 1 ? " run" : " runs") << " from seed " << request.seed << ", repeat "
         << request.repeat << (request.short_mode ? ", short" : "") << ", " << std::fixed
         << std::setprecision(1) << took.count() << " s\n";
-  conformance::print_table(table, totals);
+  conformance::print_table(table, totals, replay);
 
   if (const int signal = interruption.signal(); signal != 0) {
     // A partial report would read as a whole one: the file it was to be is removed.

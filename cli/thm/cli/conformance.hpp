@@ -33,14 +33,21 @@ struct ConformanceRequest {
   std::vector<std::string> only{};
   /// Where to write the JSON report, if anywhere; `-` means `out`, in place of the table.
   std::optional<std::string> report_path{};
+  /// Capabilities the queue must prove (`thm::conformance::parse_requirements`): the run
+  /// fails when the queue does not declare one, and so does a check skipped or passed only
+  /// in part for one of them (`unmet_requirement`).
+  std::vector<std::string> require{};
 };
 
-/// Runs the request: one progress line per check on `progress`, then the table (counts
+/// Runs the request: on `progress`, a line when each check starts, one every 10 s while it
+/// runs, and one with its verdict and time; then the table (counts
 /// summed over runs; a check fails if any run failed it, reported with that run's seed and
 /// reason) on `out`, and the JSON report. With `report_path` `-` the report is all of
-/// `out`, and the table goes to `progress`. Returns 0 when every check passed or was
-/// skipped, 1 when one failed, 2 for a bad request (unknown queue or check id, unwritable
-/// report), with the reason on `progress`.
+/// `out`, and the table goes to `progress`; under it, each failure's replay command. Returns
+/// 0 when every check passed or was skipped, 1 when one failed (or a requirement was not
+/// met), 2 for a bad request (unknown queue or check id, unwritable report), with the reason
+/// on `progress`. A check that stalls (`Options::stall`) ends the process with exit code 1
+/// after printing the table so far.
 int run_conformance(const ConformanceRequest& request, std::ostream& out, std::ostream& progress);
 
 }  // namespace thm::cli

@@ -38,6 +38,37 @@ TEST(ConformanceCommandTest, RunsTheMemoryQueueAndWritesTheReport) {
   std::filesystem::remove(path);
 }
 
+// Each check says when it starts, before it says how it ended.
+TEST(ConformanceCommandTest, EveryCheckSaysWhenItStarts) {
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(run_conformance({.short_mode = true, .only = {"EQ-05", "EQ-04"}}, out, progress), 0);
+  const std::string said = progress.str();
+  EXPECT_TRUE(said.starts_with("EQ-05  start\nEQ-05  pass")) << said;
+  EXPECT_NE(said.find("\nEQ-04  start\nEQ-04  skip"), std::string::npos) << said;
+}
+
+// --require: a capability the queue does not declare fails the run before any check; a
+// check skipped for a required capability fails; others stand.
+TEST(ConformanceCommandTest, RequiredCapabilitiesFailWhatCannotProveThem) {
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .require = {"hooks", "sql_schema"}}, out, progress),
+            1);
+  EXPECT_NE(progress.str().find("--require names `sql_schema`, which queue memory does not "
+                                "declare"),
+            std::string::npos)
+      << progress.str();
+  EXPECT_EQ(progress.str().find("EQ-05  start"), std::string::npos) << "a check was run";
+  EXPECT_EQ(out.str(), "");
+
+  progress.str("");
+  EXPECT_EQ(run_conformance({.short_mode = true, .only = {"EQ-05", "EQ-23"}, .require = {"hooks"}},
+                            out, progress),
+            0)
+      << progress.str();  // EQ-23 is skipped for `persistent`, which is not required
+}
+
 TEST(ConformanceCommandTest, ADashReportIsTheJsonOnOutAndTheTableMovesToProgress) {
   std::filesystem::remove("-");
   std::ostringstream out;

@@ -38,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "thm/conformance/requirements.hpp"
 #include "thm/conformance/suite.hpp"
 
 namespace thm::conformance {
@@ -79,90 +80,12 @@ inline Result<Options, std::string> options_from_environment() {
   return options;
 }
 
-namespace detail {
-struct CapabilityFlag {
-  std::string_view name;
-  bool Capabilities::*field;
-};
-// The flags of `Capabilities`, in its order.
-inline constexpr CapabilityFlag kCapabilityFlags[] = {
-    {"hooks", &Capabilities::hooks},
-    {"row_locking", &Capabilities::row_locking},
-    {"persistent", &Capabilities::persistent},
-    {"sql_schema", &Capabilities::sql_schema},
-    {"leases", &Capabilities::leases},
-    {"injected_store_clock", &Capabilities::injected_store_clock},
-    {"skewable_client_clock", &Capabilities::skewable_client_clock},
-};
-inline constexpr auto kCapabilityNames = [] {
-  std::array<std::string_view, std::size(kCapabilityFlags)> names{};
-  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kCapabilityFlags[i].name;
-  return names;
-}();
-}  // namespace detail
-
-/// The names `THM_CONFORMANCE_REQUIRE` accepts: the field names of the flags of
-/// `Capabilities`, in its order. Its `max_*` fields are limits, not capabilities.
-inline std::span<const std::string_view> capability_names() noexcept {
-  return detail::kCapabilityNames;
-}
-
-/// True when `capabilities` declares the flag called `name` (false for any other name).
-inline bool declares(const Capabilities& capabilities, std::string_view name) noexcept {
-  for (const auto& flag : detail::kCapabilityFlags) {
-    if (flag.name == name) return capabilities.*flag.field;
-  }
-  return false;
-}
-
-/// The capabilities `THM_CONFORMANCE_REQUIRE` names, each once, in its order (none when it
-/// is unset or empty); or a message naming an unknown or empty name and listing the known.
+/// The capabilities `THM_CONFORMANCE_REQUIRE` names (`parse_requirements`), or a message
+/// naming an unknown or empty name and listing the known; none when it is unset or empty.
 inline Result<std::vector<std::string>, std::string> required_capabilities_from_environment() {
-  std::vector<std::string> required;
   const char* text = std::getenv("THM_CONFORMANCE_REQUIRE");
-  if (text == nullptr) return required;
-  const auto trim = [](std::string_view part) {
-    const auto first = part.find_first_not_of(" \t");
-    if (first == std::string_view::npos) return std::string_view{};
-    return part.substr(first, part.find_last_not_of(" \t") - first + 1);
-  };
-  const std::string_view list(text);
-  if (trim(list).empty()) return required;
-  const auto refuse = [](const std::string& what) {
-    std::string message = "THM_CONFORMANCE_REQUIRE " + what +
-                          "; it takes a comma-separated list of these capabilities: ";
-    for (const std::string_view known : capability_names()) {
-      message += std::string(known) + (known == capability_names().back() ? "" : ", ");
-    }
-    return unexpected{std::move(message)};
-  };
-  for (std::size_t start = 0; start <= list.size();) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    const std::string_view part = trim(list.substr(start, comma - start));
-    if (part.empty()) return refuse("has an empty name");
-    if (std::ranges::find(capability_names(), part) == capability_names().end())
-      return refuse("names `" + std::string(part) + "`, which is not a capability");
-    if (std::ranges::find(required, part) == required.end()) required.emplace_back(part);
-    start = comma + 1;
-  }
-  return required;
-}
-
-/// Why `report` fails under the capabilities `required`, although its verdict is not `fail`:
-/// it was skipped, or passed only in part, for a reason that names one of them (as
-/// `` `name` ``, the way the checks name capabilities). Nothing otherwise.
-inline std::optional<std::string> unmet_requirement(const CheckReport& report,
-                                                    const std::vector<std::string>& required) {
-  if (!left_unproven(report)) return std::nullopt;
-  std::string named;
-  for (const std::string& capability : required) {
-    if (report.reason.find('`' + capability + '`') != std::string::npos)
-      named += (named.empty() ? "`" : ", `") + capability + '`';
-  }
-  if (named.empty()) return std::nullopt;
-  return report.id + " (" + report.title + ") " +
-         (report.verdict == Verdict::Skip ? "was skipped" : "passed only in part") +
-         ", but THM_CONFORMANCE_REQUIRE requires " + named + ": " + report.reason;
+  if (text == nullptr) return std::vector<std::string>{};
+  return parse_requirements(text, "THM_CONFORMANCE_REQUIRE");
 }
 
 /// A failed check's report as a test failure: id, title, reason, seed and counts.
@@ -196,22 +119,18 @@ class QueueConformance : public ::testing::Test {
     if (!required) FAIL() << required.error();
     H harness;
     if (!required->empty()) {
-      std::string undeclared;
+      std::string missing;
       std::string harness_name;
       try {
-        const Capabilities declared = harness.capabilities();
+        missing = undeclared(harness.capabilities(), *required);
         harness_name = harness.name();
-        for (const std::string& capability : *required) {
-          if (!declares(declared, capability))
-            undeclared += (undeclared.empty() ? "`" : ", `") + capability + '`';
-        }
       } catch (const std::exception& e) {
         FAIL() << id << ": the harness's capabilities() or name() threw: " << e.what();
       } catch (...) {
         FAIL() << id << ": the harness's capabilities() or name() threw";
       }
-      if (!undeclared.empty()) {
-        FAIL() << "THM_CONFORMANCE_REQUIRE requires " << undeclared << ", which harness `"
+      if (!missing.empty()) {
+        FAIL() << "THM_CONFORMANCE_REQUIRE requires " << missing << ", which harness `"
                << harness_name << "` does not declare in capabilities(); " << id << " was not run";
       }
     }

@@ -85,8 +85,8 @@ void print_table(std::ostream& out, std::span<const CheckReport> reports, std::s
     out << std::setw(kCount) << c.unexpected << '\n';
     wrapped(out, r.reason.empty() ? r.title : r.reason, kIndent, kIndent);
     if (r.verdict == Verdict::Fail && !replay.empty()) {
-      wrapped(out, std::string(replay) + " --seed " + std::to_string(r.seed) + " --check " + r.id,
-              std::string(kIndent) + "replay: ", std::string(kIndent) + "  ");
+      // One line however long: a command wrapped inside its quotes would not paste.
+      out << kIndent << "replay: " << replay << " --seed " << r.seed << " --check " << r.id << '\n';
     }
   }
   wrapped(out,

@@ -20,7 +20,8 @@ namespace thm::conformance {
 
 /// A table for a terminal, at most 100 columns wide: per check a line of id, result and
 /// counts, then its reason (or title) on lines of its own; under a failure, the command that
-/// replays it when `replay` is given (`replay` followed by ` --seed S --check ID`). Then a
+/// replays it when `replay` is given (`replay` followed by ` --seed S --check ID`, on one
+/// line however long, so that it pastes). Then a
 /// legend of the count columns, the checks left unproven (`left_unproven`), and last
 /// `N passed, N failed, N skipped`.
 void print_table(std::ostream& out, std::span<const CheckReport> reports,
