@@ -189,9 +189,14 @@ TEST(TypedSuiteTest, RequiredCapabilitiesAreReadStrictly) {
 
 // Every known name is one field of Capabilities, and `declares` reads that field alone.
 TEST(TypedSuiteTest, CapabilityNamesAreTheFlagsOfCapabilities) {
-  const std::vector<std::string_view> expected = {
-      "hooks",  "row_locking",          "persistent",           "sql_schema",
-      "leases", "injected_store_clock", "skewable_client_clock"};
+  const std::vector<std::string_view> expected = {"hooks",
+                                                  "row_locking",
+                                                  "persistent",
+                                                  "sql_schema",
+                                                  "leases",
+                                                  "injected_store_clock",
+                                                  "skewable_client_clock",
+                                                  "hold_child"};
   EXPECT_EQ(std::vector<std::string_view>(capability_names().begin(), capability_names().end()),
             expected);
   const Capabilities nothing{};

@@ -35,7 +35,7 @@ constexpr std::array kBrokenFlaws{
     PgFlaw::CheckThenInsert,      PgFlaw::CatchUniqueViolation, PgFlaw::PoisonedSession,
     PgFlaw::AutocommitRecord,     PgFlaw::ClientClockExpiry,    PgFlaw::ClientClockPredicate,
     PgFlaw::HiddenAttempts,       PgFlaw::TruncatedKey,         PgFlaw::LiveStateDedup,
-    PgFlaw::ExpiredTokenAccepted, PgFlaw::ChildIdToken};
+    PgFlaw::ExpiredTokenAccepted, PgFlaw::ChildIdToken,         PgFlaw::ClaimWithoutRowLock};
 
 // The reference queue's defaults (`thm::postgres::Options`), declared by every mutant.
 constexpr std::size_t kMaxContentBytes = std::size_t{1} << 20;
@@ -114,6 +114,7 @@ const char* record_schema(PgFlaw flaw) {
     case PgFlaw::HiddenAttempts:
     case PgFlaw::ExpiredTokenAccepted:
     case PgFlaw::ChildIdToken:
+    case PgFlaw::ClaimWithoutRowLock:
       return kRecordTable;
   }
   thm::detail::unreachable();
@@ -642,8 +643,11 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   const std::string expired_by = flaw_ == PgFlaw::ClientClockPredicate ? "$3" : kStoreNow;
   const std::string free = "(lease_expires_at IS NULL OR lease_expires_at <= " + expired_by + ")";
   const std::string count = flaw_ == PgFlaw::HiddenAttempts ? "" : "attempts = attempts + 1, ";
-  // M17 hands out the child's id, the same token on every claim.
+  // M17 hands out the child's id, the same token on every claim; M18 reads the child it
+  // takes without locking its row.
   const std::string token = flaw_ == PgFlaw::ChildIdToken ? "id::text" : "gen_random_uuid()::text";
+  const std::string row_lock =
+      flaw_ == PgFlaw::ClaimWithoutRowLock ? "" : " FOR UPDATE SKIP LOCKED";
   const auto params = [&] {
     return Params().integer(duration.count()).integer(kMaxAttempts).integer(*client);
   };
@@ -658,13 +662,12 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   if (!spent.ok()) return unexpected{LeaseError::Unavailable};
   for (;;) {
     const Rows taken = db_.run("UPDATE thm_child_turn SET " + count + "lease_token = " + token +
-                                   ", lease_expires_at = " +
-                                   stamped_from +
+                                   ", lease_expires_at = " + stamped_from +
                                    " + $1"
                                    " WHERE id = (SELECT id FROM thm_child_turn"
                                    " WHERE state = 'pending' AND attempts < $2 AND " +
-                                   free +
-                                   " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                                   free + " ORDER BY id LIMIT 1" + row_lock +
+                                   ")"
                                    " RETURNING id, lease_token, lease_expires_at, attempts, " +
                                    kRequestColumns,
                                params());
@@ -762,6 +765,7 @@ class BrokenPostgresHarness final : public Harness {
             .leases = true,
             .injected_store_clock = false,
             .skewable_client_clock = true,  // M7 and M8 read the clock set_client_clock moves
+            .hold_child = true,
             .max_attempts = kMaxAttempts};
   }
 
@@ -917,6 +921,28 @@ class BrokenPostgresHarness final : public Harness {
     return child_rows(std::move(stored));
   }
   // The record table's unique index over `turn_key`, as the catalog describes it.
+  // The child's row locked FOR UPDATE on a connection of its own until the hold ends.
+  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
+    class RowHold final : public Hold {
+     public:
+      RowHold(const Shared& shared, std::uint64_t child_id)
+          : db_(shared.conninfo, shared.schema), transaction_(db_) {
+        const Rows held = transaction_.begin()
+                              ? Rows(nullptr)
+                              : db_.run("SELECT id FROM thm_child_turn WHERE id = $1 FOR UPDATE",
+                                        Params().integer(static_cast<std::int64_t>(child_id)));
+        if (!held.ok() || held.size() != 1) {
+          throw std::runtime_error("cannot hold child " + std::to_string(child_id) + "'s row");
+        }
+      }
+
+     private:
+      Connection db_;
+      Transaction transaction_;  // rolled back when the hold ends
+    };
+    return std::make_unique<RowHold>(*shared_, child_id);
+  }
+
   [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
     const Rows rows = admin(
         "SELECT i.indpred IS NOT NULL, array_to_string(array(SELECT a.attname::text"
@@ -1004,6 +1030,8 @@ std::string_view name(PgFlaw flaw) noexcept {
       return "M16 renew, complete and fail accept a token whose lease expired";
     case PgFlaw::ChildIdToken:
       return "M17 the lease token is the child id";
+    case PgFlaw::ClaimWithoutRowLock:
+      return "M18 a claim reads its child without locking the row";
   }
   thm::detail::unreachable();
 }
@@ -1034,6 +1062,8 @@ std::string_view schema_name(PgFlaw flaw) noexcept {
       return "thm_mutant_m16";
     case PgFlaw::ChildIdToken:
       return "thm_mutant_m17";
+    case PgFlaw::ClaimWithoutRowLock:
+      return "thm_mutant_m18";
   }
   thm::detail::unreachable();
 }

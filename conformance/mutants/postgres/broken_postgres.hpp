@@ -64,6 +64,9 @@ enum class PgFlaw : std::uint8_t {
   /// M17: the lease token is the child's id, so every claim of a child hands out the same
   /// token and a holder whose lease was superseded acts on its successor's lease.
   ChildIdToken,
+  /// M18: a claim picks its child with a plain `SELECT` (no `FOR UPDATE SKIP LOCKED`), so
+  /// two claimers that both read the child before either writes both lease it.
+  ClaimWithoutRowLock,
 };
 
 /// Every broken `PgFlaw` (all but `None`), in declaration order.

@@ -49,6 +49,8 @@ struct Expectation {
 //   they pass it and only EQ-10's reuse of the losing session catches it.
 // - M14: EQ-04 (beyond §7) sees the partial index that §5.1 forbids.
 // - M16 and M17 (beyond §7) are the lease-token rules EQ-26 pins on the server's clock.
+// - M18 (beyond §7): EQ-27 holds the child's row while two claimers read it, so both take
+//   it every time; EQ-19's race of 8 claimers may or may not land in the window.
 const std::vector<Expectation>& expectations() {
   static const std::vector<Expectation> table{
       {PgFlaw::CheckThenInsert, {{"EQ-01", false}, {"EQ-02", true}, {"EQ-04", true}}},
@@ -62,6 +64,7 @@ const std::vector<Expectation>& expectations() {
       {PgFlaw::LiveStateDedup, {{"EQ-22", true}, {"EQ-04", true}}},
       {PgFlaw::ExpiredTokenAccepted, {{"EQ-26", true}}},
       {PgFlaw::ChildIdToken, {{"EQ-26", true}}},
+      {PgFlaw::ClaimWithoutRowLock, {{"EQ-27", true}, {"EQ-19", false}}},
   };
   return table;
 }
@@ -122,6 +125,7 @@ TEST_P(PostgresMutantTest, DeclaresWhatTheReferenceDeclares) {
   EXPECT_EQ(capabilities.max_id_bytes, reference.max_id_bytes);
   EXPECT_TRUE(capabilities.leases);
   EXPECT_FALSE(capabilities.injected_store_clock);
+  EXPECT_TRUE(capabilities.hold_child);
   EXPECT_EQ(capabilities.max_attempts, reference.max_attempts);
 }
 

@@ -29,11 +29,11 @@ namespace {
 
 using Answer = Result<EnqueueOutcome, QueueError>;
 
-constexpr std::array kBrokenFlaws{SqlFlaw::CheckThenInsert,      SqlFlaw::CatchUniqueViolation,
-                                  SqlFlaw::AutocommitRecord,     SqlFlaw::ClientClockExpiry,
-                                  SqlFlaw::ClientClockPredicate, SqlFlaw::HiddenAttempts,
-                                  SqlFlaw::TruncatedKey,         SqlFlaw::LiveStateDedup,
-                                  SqlFlaw::ExpiredTokenAccepted, SqlFlaw::ChildIdToken};
+constexpr std::array kBrokenFlaws{
+    SqlFlaw::CheckThenInsert,   SqlFlaw::CatchUniqueViolation, SqlFlaw::AutocommitRecord,
+    SqlFlaw::ClientClockExpiry, SqlFlaw::ClientClockPredicate, SqlFlaw::HiddenAttempts,
+    SqlFlaw::TruncatedKey,      SqlFlaw::LiveStateDedup,       SqlFlaw::ExpiredTokenAccepted,
+    SqlFlaw::ChildIdToken,      SqlFlaw::ClaimWithoutRowLock};
 
 // The reference queue's defaults (`thm::sqlite::Options`), declared by every mutant.
 constexpr std::size_t kMaxContentBytes = std::size_t{1} << 20;
@@ -99,6 +99,7 @@ const char* record_schema(SqlFlaw flaw) {
     case SqlFlaw::TruncatedKey:
     case SqlFlaw::ExpiredTokenAccepted:
     case SqlFlaw::ChildIdToken:
+    case SqlFlaw::ClaimWithoutRowLock:
       return kRecordTable;
   }
   detail::unreachable();
@@ -541,6 +542,19 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   // M17 hands out the child's id, the same token on every claim.
   const std::string token =
       flaw_ == SqlFlaw::ChildIdToken ? "CAST(id AS TEXT)" : "lower(hex(randomblob(16)))";
+  const std::string claimable =
+      "SELECT id FROM thm_child_turn WHERE state = 'pending'"
+      " AND attempts < :max AND " +
+      free + " ORDER BY id LIMIT 1";
+  // M18 picks its child in autocommit, before the write lock, and then leases it by id alone.
+  std::optional<std::int64_t> picked;
+  if (flaw_ == SqlFlaw::ClaimWithoutRowLock) {
+    Statement pick(db_.get(), claimable);
+    const int rc = pick.bind(":max", std::int64_t{kMaxAttempts}).bind(":client", *client).step();
+    if (rc == SQLITE_DONE) return std::optional<Lease>();
+    if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+    picked = pick.integer(0);
+  }
 
   Transaction transaction(db_);
   if (transaction.begin() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
@@ -555,18 +569,14 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   for (;;) {
     Statement taken(db_.get(),
                     "UPDATE thm_child_turn SET " + count + "lease_token = " + token +
-                        ", lease_expires_at = " +
-                        stamped_from +
-                        " + :duration"
-                        " WHERE id = (SELECT id FROM thm_child_turn WHERE state = 'pending'"
-                        " AND attempts < :max AND " +
-                        free +
-                        " ORDER BY id LIMIT 1)"
+                        ", lease_expires_at = " + stamped_from +
+                        " + :duration WHERE id = " + (picked ? ":picked" : "(" + claimable + ")") +
                         " RETURNING id, lease_token, lease_expires_at, attempts, " +
                         kRequestColumns);
     const int rc = taken.bind(":duration", std::int64_t{duration.count()})
                        .bind(":max", std::int64_t{kMaxAttempts})
                        .bind(":client", *client)
+                       .bind(":picked", picked)
                        .step();
     if (rc == SQLITE_DONE) {
       if (transaction.commit() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
@@ -676,6 +686,7 @@ class BrokenSqliteHarness final : public Harness {
             .leases = true,
             .injected_store_clock = false,
             .skewable_client_clock = true,  // M7 and M8 read the clock set_client_clock moves
+            .hold_child = true,
             .max_attempts = kMaxAttempts};
   }
 
@@ -832,6 +843,25 @@ class BrokenSqliteHarness final : public Harness {
     return out;
   }
   // The record table's unique index over `turn_key`, as SQLite lists it.
+  // SQLite has no row locks: the write lock of a transaction on a connection of its own
+  // holds every row until the hold ends.
+  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
+    class WriteHold final : public Hold {
+     public:
+      explicit WriteHold(const std::string& path) : db_(path, false), transaction_(db_) {
+        if (transaction_.begin() != SQLITE_OK) {
+          throw std::runtime_error("cannot take the write lock: " + db_.message());
+        }
+      }
+
+     private:
+      Connection db_;
+      Transaction transaction_;  // rolled back when the hold ends
+    };
+    (void)child_id;
+    return std::make_unique<WriteHold>(shared_->path);
+  }
+
   [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
     std::vector<std::pair<std::string, bool>> unique;
     read(
@@ -917,6 +947,8 @@ std::string_view name(SqlFlaw flaw) noexcept {
       return "M16 renew, complete and fail accept a token whose lease expired";
     case SqlFlaw::ChildIdToken:
       return "M17 the lease token is the child id";
+    case SqlFlaw::ClaimWithoutRowLock:
+      return "M18 a claim picks its child before it takes the write lock";
   }
   detail::unreachable();
 }

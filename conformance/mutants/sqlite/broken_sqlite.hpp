@@ -52,6 +52,10 @@ enum class SqlFlaw : std::uint8_t {
   /// M17: the lease token is the child's id, so every claim of a child hands out the same
   /// token and a holder whose lease was superseded acts on its successor's lease.
   ChildIdToken,
+  /// M18: a claim picks its child in autocommit, before `BEGIN IMMEDIATE`, and leases it by
+  /// id without looking again, so two claimers that both picked it before either wrote both
+  /// lease it.
+  ClaimWithoutRowLock,
 };
 
 /// Every broken `SqlFlaw` (all but `None`), in declaration order.

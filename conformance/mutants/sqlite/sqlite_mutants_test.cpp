@@ -43,6 +43,8 @@ struct Expectation {
 //   makes the second one insert late.
 // - M14: EQ-04 (beyond §7) sees the partial index that §5.1 forbids.
 // - M16 and M17 (beyond §7) are the lease-token rules EQ-26 pins on SQLite's real clock.
+// - M18 (beyond §7): EQ-27 holds the write lock while two claimers pick their child, so
+//   both take it every time; EQ-19's race may or may not land in the window.
 const std::vector<Expectation>& expectations() {
   static const std::vector<Expectation> table{
       {SqlFlaw::CheckThenInsert, {{"EQ-01", false}, {"EQ-02", true}, {"EQ-04", true}}},
@@ -55,6 +57,7 @@ const std::vector<Expectation>& expectations() {
       {SqlFlaw::LiveStateDedup, {{"EQ-22", true}, {"EQ-04", true}}},
       {SqlFlaw::ExpiredTokenAccepted, {{"EQ-26", true}}},
       {SqlFlaw::ChildIdToken, {{"EQ-26", true}}},
+      {SqlFlaw::ClaimWithoutRowLock, {{"EQ-27", true}, {"EQ-19", false}}},
   };
   return table;
 }
@@ -87,6 +90,7 @@ TEST_P(SqliteMutantTest, DeclaresWhatTheReferenceDeclares) {
   EXPECT_EQ(capabilities.max_id_bytes, std::size_t{1024});
   EXPECT_TRUE(capabilities.leases);
   EXPECT_FALSE(capabilities.injected_store_clock);
+  EXPECT_TRUE(capabilities.hold_child);
   EXPECT_EQ(capabilities.max_attempts, 3U);
 }
 

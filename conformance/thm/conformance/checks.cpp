@@ -1292,6 +1292,59 @@ void eq26_stale_tokens_refused(Run& run) {
   }
 }
 
+// A claim never leases one child twice, however claimers interleave. With the child's row
+// held by another transaction, two claimers start together and have time to read it; each
+// must skip the child or wait for it, and once the hold ends at most one lease exists. A
+// claim that reads its child without locking the row (M18) lets both take it, every time:
+// both have read before either may write. EQ-19's race stays the net under it.
+void eq27_claims_respect_a_held_row(Run& run) {
+  const auto clock = LeaseClock::of(run);
+  if (!run.capabilities.hold_child) {
+    throw Skipped{
+        "needs capability `hold_child` (the harness holds a child's row from a transaction of "
+        "its own); protocol v1 adapters cannot declare it, so EQ-19's race is what checks "
+        "their claims"};
+  }
+  const std::size_t claimers = run.racers(2, "the 2 claimers");
+  for (int repetition = 0; repetition < 3; ++repetition) {
+    children_to_claim(run, 1);
+    const std::uint64_t child = run.harness.children().at(0).id;
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (std::size_t i = 0; i < claimers; ++i) sessions.push_back(run.harness.open_session());
+    std::vector<std::optional<Lease>> got(claimers);
+    {
+      run.step("holding child " + std::to_string(child) + "'s row (Harness::hold_child)");
+      auto hold = run.harness.hold_child(child);
+      StartLine line;
+      std::vector<std::jthread> threads;
+      {
+        const OpenOnExit start{line};
+        for (std::size_t i = 0; i < claimers; ++i) {
+          threads.emplace_back([&, i] {
+            line.wait();
+            try {
+              if (auto lease = sessions[i]->claim(clock.lease); lease) got[i] = *lease;
+            } catch (...) {  // a throwing claim holds no lease; the count below judges
+            }
+          });
+        }
+      }
+      std::this_thread::sleep_for(4 * run.options.wait);  // both read the row meanwhile
+      hold.reset();
+      run.step("waiting for claimers that met a held row");
+    }
+    const auto leases = std::count_if(got.begin(), got.end(), [&](const auto& lease) {
+      return lease && lease->child_id == child;
+    });
+    run.require(leases <= 1, std::to_string(leases) + " of " + std::to_string(claimers) +
+                                 " claimers leased one child whose row another transaction "
+                                 "held while they read it");
+    run.require(clock.row(child).attempts == static_cast<std::uint32_t>(leases),
+                "the row counts " + std::to_string(clock.row(child).attempts) + " attempts for " +
+                    std::to_string(leases) + " lease(s) granted");
+  }
+}
+
 // ---- E. keys, inputs, lifetime --------------------------------------------------------------
 
 void eq20_canonical_keys(Run& run) {
@@ -1567,6 +1620,14 @@ void eq24_capabilities_match_behaviour(Run& run) {
     require_unsupported(run, "fail", "leases", [&] { (void)run.session().fail("1.1"); });
   }
 
+  if (caps.hold_child) {
+    run.fresh();
+    run.require(is_enqueued(run.enqueue(run.trigger(1))), "setting up a child to hold failed");
+    (void)run.harness.hold_child(run.harness.children().at(0).id);  // held, then released
+  } else {
+    require_unsupported(run, "hold_child", "hold_child", [&] { (void)run.harness.hold_child(1); });
+  }
+
   if (caps.injected_store_clock) {
     run.require(caps.leases,
                 "`injected_store_clock` is declared without `leases`, whose "
@@ -1658,6 +1719,8 @@ constexpr Check kChecks[] = {
     {"EQ-25", "random command sequences agree with the model queue", run_body<eq25_model_based>},
     {"EQ-26", "a lease's token is refused once the lease has ended",
      run_body<eq26_stale_tokens_refused>},
+    {"EQ-27", "claims respect a row another transaction holds",
+     run_body<eq27_claims_respect_a_held_row>},
 };
 
 // Each check's own seed: the run's seed mixed with an FNV-1a hash of the check id, the same

@@ -169,6 +169,7 @@ TYPED_TEST_P(QueueConformance, EQ23_CrashAndRestart) { this->check("EQ-23"); }
 TYPED_TEST_P(QueueConformance, EQ24_CapabilitiesMatchBehaviour) { this->check("EQ-24"); }
 TYPED_TEST_P(QueueConformance, EQ25_AgreesWithTheModelQueue) { this->check("EQ-25"); }
 TYPED_TEST_P(QueueConformance, EQ26_StaleTokensRefused) { this->check("EQ-26"); }
+TYPED_TEST_P(QueueConformance, EQ27_ClaimsRespectAHeldRow) { this->check("EQ-27"); }
 
 REGISTER_TYPED_TEST_SUITE_P(QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirstCallerBeforeCommit,
                             EQ03_FirstCallerRollsBack, EQ04_UniqueConstraint, EQ05_AnswerOnReplay,
@@ -181,6 +182,7 @@ REGISTER_TYPED_TEST_SUITE_P(QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirst
                             EQ19_ConcurrentClaimers, EQ20_CanonicalKeys,
                             EQ21_LargeAndAdversarialInputs, EQ22_RecordOutlivesChild,
                             EQ23_CrashAndRestart, EQ24_CapabilitiesMatchBehaviour,
-                            EQ25_AgreesWithTheModelQueue, EQ26_StaleTokensRefused);
+                            EQ25_AgreesWithTheModelQueue, EQ26_StaleTokensRefused,
+                            EQ27_ClaimsRespectAHeldRow);
 
 }  // namespace thm::conformance

@@ -50,6 +50,10 @@ struct Capabilities {
   /// own. Without it EQ-14 and EQ-15 pass only in part: a host that stamps leases from its own
   /// clock would pass them as well.
   bool skewable_client_clock = false;
+  /// `hold_child` holds a child's row the way a transaction that writes it would, from a
+  /// connection of its own (EQ-27). A store whose claims take children under a row lock
+  /// declares it; protocol v1 has no such operation, so an exec adapter cannot.
+  bool hold_child = false;
   /// Claims a child may receive before it is dead, if the store has a limit (EQ-18).
   std::optional<std::uint32_t> max_attempts{};
   /// The most sessions the store lets the suite hold open at once, if it has a limit (a
@@ -57,6 +61,18 @@ struct Capabilities {
   std::optional<std::size_t> max_sessions{};
 
   friend bool operator==(const Capabilities&, const Capabilities&) = default;
+};
+
+/// A child's row held by `Harness::hold_child`, until this is destroyed (which must not
+/// throw: it ends the holding transaction).
+class Hold {
+ public:
+  virtual ~Hold() = default;
+
+ protected:
+  Hold() = default;
+  Hold(const Hold&) = default;
+  Hold& operator=(const Hold&) = default;
 };
 
 /// Thrown by a harness or session operation whose capability is not declared (EQ-24).
@@ -194,6 +210,16 @@ class Harness {
     (void)request;
     (void)when;
     throw Unsupported("enqueue_then_kill");
+  }
+
+  /// Holds child `child_id`'s row from a connection of its own, in an open transaction that
+  /// locks it as an update would (PostgreSQL: `SELECT … FOR UPDATE`; a store that locks the
+  /// whole database: its write lock), until the returned `Hold` is destroyed (only with
+  /// `capabilities().hold_child`). A claim meanwhile must skip that child or wait for it,
+  /// never lease it twice (EQ-27).
+  [[nodiscard]] virtual std::unique_ptr<Hold> hold_child(std::uint64_t child_id) {
+    (void)child_id;
+    throw Unsupported("hold_child");
   }
 
   // ---- clocks (only with `capabilities().leases`) --------------------------------------------

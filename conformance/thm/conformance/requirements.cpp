@@ -20,6 +20,7 @@ constexpr CapabilityFlag kCapabilityFlags[] = {
     {"leases", &Capabilities::leases},
     {"injected_store_clock", &Capabilities::injected_store_clock},
     {"skewable_client_clock", &Capabilities::skewable_client_clock},
+    {"hold_child", &Capabilities::hold_child},
 };
 
 constexpr auto kCapabilityNames = [] {

@@ -81,6 +81,45 @@ std::size_t free_sessions(const std::string& conninfo) {
   return static_cast<std::size_t>(std::max(0L, (free - kSpareConnections) / 2));
 }
 
+// A child's row locked by `SELECT … FOR UPDATE` in a transaction on a connection of its own,
+// rolled back (and the connection closed) when this is destroyed.
+class RowHold final : public conformance::Hold {
+ public:
+  RowHold(const std::string& conninfo, std::uint64_t child_id)
+      : connection_(PQconnectdb(conninfo.c_str())) {
+    const std::string id = std::to_string(child_id);
+    const char* values[] = {id.c_str()};
+    if (PQstatus(connection_) != CONNECTION_OK || !command("BEGIN")) fail("cannot begin");
+    PGresult* held =
+        PQexecParams(connection_, "SELECT id FROM thm_child_turn WHERE id = $1::bigint FOR UPDATE",
+                     1, nullptr, values, nullptr, nullptr, 0);
+    const bool ok = PQresultStatus(held) == PGRES_TUPLES_OK && PQntuples(held) == 1;
+    PQclear(held);
+    if (!ok) fail("cannot lock child " + id + "'s row");
+  }
+  ~RowHold() override {
+    (void)command("ROLLBACK");
+    PQfinish(connection_);
+  }
+  RowHold(const RowHold&) = delete;
+  RowHold& operator=(const RowHold&) = delete;
+
+ private:
+  bool command(const char* sql) {
+    PGresult* result = PQexec(connection_, sql);
+    const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
+    PQclear(result);
+    return ok;
+  }
+  [[noreturn]] void fail(const std::string& what) {
+    const std::string message = PQerrorMessage(connection_);
+    PQfinish(connection_);
+    throw std::runtime_error("hold_child: " + what + ": " + message);
+  }
+
+  PGconn* connection_;
+};
+
 }  // namespace
 
 // The scratch database named by $THM_POSTGRES: never libpq's defaults, which may name a
@@ -143,6 +182,7 @@ conformance::Capabilities PostgresHarness::capabilities() const {
           .leases = true,
           .injected_store_clock = false,
           .skewable_client_clock = true,  // leases are the server's; no clock is read here
+          .hold_child = true,
           .max_attempts = options_.max_attempts,
           .max_sessions = max_sessions_};
 }
@@ -222,6 +262,10 @@ std::optional<conformance::Harness::UniqueIndex> PostgresHarness::unique_key_ind
   if (indexes.empty()) return std::nullopt;
   return UniqueIndex{.columns = std::move(indexes.front().columns),
                      .partial = indexes.front().partial};
+}
+
+std::unique_ptr<conformance::Hold> PostgresHarness::hold_child(std::uint64_t child_id) {
+  return std::make_unique<RowHold>(conninfo_, child_id);
 }
 
 }  // namespace thm::postgres

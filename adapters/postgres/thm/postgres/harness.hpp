@@ -61,6 +61,9 @@ class PostgresHarness final : public conformance::Harness {
   [[nodiscard]] std::vector<conformance::RecordRow> records() override;
   [[nodiscard]] std::vector<conformance::ChildRow> children() override;
   [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override;
+  /// `SELECT … FOR UPDATE` of the child's row on a connection of its own, in a transaction
+  /// that the `Hold` rolls back.
+  [[nodiscard]] std::unique_ptr<conformance::Hold> hold_child(std::uint64_t child_id) override;
 
  private:
   [[nodiscard]] std::unique_ptr<PostgresQueue> connect() const;

@@ -47,6 +47,31 @@ std::vector<std::string> user_tables(const std::string& path) {
 
 constexpr const char* kScratchMark = "thm_conformance_scratch";
 
+// The database's write lock, taken by `BEGIN IMMEDIATE` on a connection of its own and given
+// back (rolled back, the connection closed) when this is destroyed.
+class WriteHold final : public conformance::Hold {
+ public:
+  explicit WriteHold(const std::string& path) {
+    const bool open =
+        sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
+    if (!open || sqlite3_busy_timeout(db_, 30'000) != SQLITE_OK ||
+        sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+      const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close(db_);
+      throw std::runtime_error("hold_child: cannot take the write lock: " + message);
+    }
+  }
+  ~WriteHold() override {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db_);
+  }
+  WriteHold(const WriteHold&) = delete;
+  WriteHold& operator=(const WriteHold&) = delete;
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
 }  // namespace
 
 std::unique_ptr<SqliteHarness> SqliteHarness::open_scratch(const std::string& path) {
@@ -112,6 +137,7 @@ conformance::Capabilities SqliteHarness::capabilities() const {
           .leases = true,
           .injected_store_clock = false,
           .skewable_client_clock = true,  // leases are SQLite's; no clock is read here
+          .hold_child = true,
           .max_attempts = options_.max_attempts};
 }
 
@@ -190,6 +216,11 @@ std::optional<conformance::Harness::UniqueIndex> SqliteHarness::unique_key_index
   if (indexes.empty()) return std::nullopt;
   return UniqueIndex{.columns = std::move(indexes.front().columns),
                      .partial = indexes.front().partial};
+}
+
+std::unique_ptr<conformance::Hold> SqliteHarness::hold_child(std::uint64_t child_id) {
+  (void)child_id;
+  return std::make_unique<WriteHold>(path_);
 }
 
 }  // namespace thm::sqlite

@@ -52,6 +52,9 @@ class SqliteHarness final : public conformance::Harness {
   [[nodiscard]] std::vector<conformance::RecordRow> records() override;
   [[nodiscard]] std::vector<conformance::ChildRow> children() override;
   [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override;
+  /// SQLite has no row locks: the write lock (`BEGIN IMMEDIATE`) of a transaction on a
+  /// connection of its own holds every row, the child's among them, until the `Hold` ends.
+  [[nodiscard]] std::unique_ptr<conformance::Hold> hold_child(std::uint64_t child_id) override;
 
   /// The harness over a scratch database at `path`, for a user who names one (`thm
   /// conformance --queue sqlite:PATH`): a missing or empty file becomes one (marked with a
