@@ -31,11 +31,19 @@ namespace {
 
 using Answer = Result<EnqueueOutcome, QueueError>;
 
-constexpr std::array kBrokenFlaws{
-    PgFlaw::CheckThenInsert,      PgFlaw::CatchUniqueViolation, PgFlaw::PoisonedSession,
-    PgFlaw::AutocommitRecord,     PgFlaw::ClientClockExpiry,    PgFlaw::ClientClockPredicate,
-    PgFlaw::HiddenAttempts,       PgFlaw::TruncatedKey,         PgFlaw::LiveStateDedup,
-    PgFlaw::ExpiredTokenAccepted, PgFlaw::ChildIdToken,         PgFlaw::ClaimWithoutRowLock};
+constexpr std::array kBrokenFlaws{PgFlaw::CheckThenInsert,
+                                  PgFlaw::CatchUniqueViolation,
+                                  PgFlaw::PoisonedSession,
+                                  PgFlaw::AutocommitRecord,
+                                  PgFlaw::ClientClockExpiry,
+                                  PgFlaw::ClientClockPredicate,
+                                  PgFlaw::HiddenAttempts,
+                                  PgFlaw::TruncatedKey,
+                                  PgFlaw::LiveStateDedup,
+                                  PgFlaw::ExpiredTokenAccepted,
+                                  PgFlaw::ChildIdToken,
+                                  PgFlaw::ClaimWithoutRowLock,
+                                  PgFlaw::RevalidationOutsideTransaction};
 
 // The reference queue's defaults (`thm::postgres::Options`), declared by every mutant.
 constexpr std::size_t kMaxContentBytes = std::size_t{1} << 20;
@@ -115,6 +123,7 @@ const char* record_schema(PgFlaw flaw) {
     case PgFlaw::ExpiredTokenAccepted:
     case PgFlaw::ChildIdToken:
     case PgFlaw::ClaimWithoutRowLock:
+    case PgFlaw::RevalidationOutsideTransaction:
       return kRecordTable;
   }
   thm::detail::unreachable();
@@ -409,7 +418,10 @@ class BrokenQueue {
  private:
   Answer enqueue(const MentionTurnRequest& request);
   // The early answer of re-reading the committed reply and the live policy, if any.
-  std::optional<Answer> revalidate(const MentionTurnRequest& request, const std::string& key);
+  // With `lock`, the reply and the policy tables are held until commit; M12 reads them in
+  // autocommit, where nothing is held.
+  std::optional<Answer> revalidate(const MentionTurnRequest& request, const std::string& key,
+                                   bool lock);
   // The idempotency statement: the new record's (and child's) id, nothing for `Already`.
   Result<std::optional<std::int64_t>, QueueError> decide(const MentionTurnRequest& request,
                                                          const std::string& key);
@@ -484,10 +496,17 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
                             "the step was rolled back at " + std::string(name(point)))};
   };
 
+  // M12 revalidates before its transaction: what it read may change before the step commits.
+  const bool outside = flaw_ == PgFlaw::RevalidationOutsideTransaction;
+  if (outside) {
+    if (auto early = revalidate(request, reply_key, false)) return *std::move(early);
+  }
   Transaction transaction(db_);
   if (auto failed = transaction.begin()) return unexpected{*std::move(failed)};
   if (!pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
-  if (auto early = revalidate(request, reply_key)) return *std::move(early);
+  if (!outside) {
+    if (auto early = revalidate(request, reply_key, true)) return *std::move(early);
+  }
   if (!pass(HookPoint::AfterValidateReads, request)) {
     return rolled_back(HookPoint::AfterValidateReads);
   }
@@ -527,10 +546,11 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
 }
 
 std::optional<Answer> BrokenQueue::revalidate(const MentionTurnRequest& request,
-                                              const std::string& key) {
+                                              const std::string& key, bool lock) {
   {  // the reply, held FOR SHARE until commit: an edit waits for the step
     const Rows reply =
-        db_.run("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = $1 FOR SHARE",
+        db_.run(std::string("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = $1") +
+                    (lock ? " FOR SHARE" : ""),
                 Params().bytes(key));
     if (!reply.ok()) return Answer(unexpected{db_.failure(reply, "reading the committed reply")});
     if (reply.size() == 0) {
@@ -551,9 +571,11 @@ std::optional<Answer> BrokenQueue::revalidate(const MentionTurnRequest& request,
     }
   }
   // The policy tables in SHARE mode until commit: a change waits for the step.
-  const Rows locked =
-      db_.run("LOCK TABLE thm_policy, thm_forbidden_pair, thm_available_agent IN SHARE MODE");
-  if (!locked.ok()) return Answer(unexpected{db_.failure(locked, "locking the policy")});
+  if (lock) {
+    const Rows locked =
+        db_.run("LOCK TABLE thm_policy, thm_forbidden_pair, thm_available_agent IN SHARE MODE");
+    if (!locked.ok()) return Answer(unexpected{db_.failure(locked, "locking the policy")});
+  }
   const Rows policy = db_.run(
       "SELECT coalesce((SELECT enabled AND $1 <= max_hops FROM thm_policy WHERE id = 1), false),"
       " EXISTS (SELECT 1 FROM thm_forbidden_pair WHERE source_id = $2 AND target_id = $3),"
@@ -1032,6 +1054,8 @@ std::string_view name(PgFlaw flaw) noexcept {
       return "M17 the lease token is the child id";
     case PgFlaw::ClaimWithoutRowLock:
       return "M18 a claim reads its child without locking the row";
+    case PgFlaw::RevalidationOutsideTransaction:
+      return "M12 the reply and the policy read before the transaction begins";
   }
   thm::detail::unreachable();
 }
@@ -1064,6 +1088,8 @@ std::string_view schema_name(PgFlaw flaw) noexcept {
       return "thm_mutant_m17";
     case PgFlaw::ClaimWithoutRowLock:
       return "thm_mutant_m18";
+    case PgFlaw::RevalidationOutsideTransaction:
+      return "thm_mutant_m12";
   }
   thm::detail::unreachable();
 }

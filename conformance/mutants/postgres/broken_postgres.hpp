@@ -67,6 +67,9 @@ enum class PgFlaw : std::uint8_t {
   /// M18: a claim picks its child with a plain `SELECT` (no `FOR UPDATE SKIP LOCKED`), so
   /// two claimers that both read the child before either writes both lease it.
   ClaimWithoutRowLock,
+  /// M12: the committed reply and the live policy are read in autocommit, before the
+  /// transaction begins, so a revocation (or an edit) made while the step runs is missed.
+  RevalidationOutsideTransaction,
 };
 
 /// Every broken `PgFlaw` (all but `None`), in declaration order.
