@@ -128,7 +128,7 @@ std::string conformance_footer() {
   std::string out =
       "Runs the host queue conformance suite (spec/queue-conformance.md) against the\n"
       "queue named by --queue. The suite deletes every row of the thm tables: name a scratch\n"
-      "database, never one whose data you need. Writes one progress line per check (and run)\n"
+      "database, never one whose data you need. Writes progress lines for each check (and run)\n"
       "to stderr; then to stdout a line naming the queue, runs, seed and repeat, and a table by\n"
       "check id (counts summed over runs; a failed check with its seed and reason); with\n"
       "--report, the same as JSON to that file. With --report - the JSON is all of stdout, and\n"

@@ -3,6 +3,7 @@
 // typed suite reports a failure and enforces THM_CONFORMANCE_REQUIRE.
 #include <gtest/gtest-spi.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -49,9 +50,18 @@ TEST(TypedSuiteTest, EnvironmentKnobsAreReadStrictly) {
   ASSERT_FALSE(bad_repeat);
   EXPECT_NE(bad_repeat.error().find("THM_CONFORMANCE_REPEAT"), std::string::npos);
 
-  unsetenv("THM_CONFORMANCE_SEED");
   unsetenv("THM_CONFORMANCE_REPEAT");
+  EXPECT_EQ(options_from_environment()->stall, std::chrono::minutes(2));
+  setenv("THM_CONFORMANCE_STALL_SECONDS", "0", 1);
+  EXPECT_EQ(options_from_environment()->stall, std::chrono::milliseconds(0));
+  setenv("THM_CONFORMANCE_STALL_SECONDS", "-5", 1);
+  const auto bad_stall = options_from_environment();
+  ASSERT_FALSE(bad_stall);
+  EXPECT_NE(bad_stall.error().find("THM_CONFORMANCE_STALL_SECONDS"), std::string::npos);
+
+  unsetenv("THM_CONFORMANCE_SEED");
   unsetenv("THM_CONFORMANCE_SHORT");
+  unsetenv("THM_CONFORMANCE_STALL_SECONDS");
 }
 
 // The typed fixture, with `check` callable from a test of this file.

@@ -171,9 +171,10 @@ void say_interrupted(std::ostream& progress, int signal, const std::string& chec
 // or any check through a slow adapter) is never silent. Writes under `lock`.
 class Heartbeat {
  public:
-  Heartbeat(std::ostream& progress, std::mutex& lock, std::string id,
+  Heartbeat(std::ostream& progress, std::mutex& lock, std::string label,
             std::chrono::seconds interval = std::chrono::seconds(10))
-      : thread_([&progress, &lock, id = std::move(id), interval](const std::stop_token& stop) {
+      : thread_([&progress, &lock, label = std::move(label),
+                 interval](const std::stop_token& stop) {
           std::mutex mutex;
           std::condition_variable_any never;
           std::unique_lock wait(mutex);
@@ -181,7 +182,7 @@ class Heartbeat {
                elapsed += interval) {
             if (stop.stop_requested()) return;
             const std::scoped_lock write(lock);
-            progress << id << "  still running after " << elapsed.count() << " s" << std::endl;
+            progress << label << "  still running after " << elapsed.count() << " s" << std::endl;
           }
         }) {}
 
@@ -200,15 +201,16 @@ std::string shell_word(const std::string& text) {
   return out + "'";
 }
 
-// The queue as a replay command may show it: a conninfo's password is left out.
+// The queue as a replay command may show it: a password (`password=…` in a conninfo, or
+// `user:…@` in a URI), in a postgres: queue or an exec: command alike, is left out.
 std::string shown_queue(const std::string& queue) {
-  if (!queue.starts_with("postgres:")) return queue;
-  static const std::regex keyword(R"((password\s*=\s*)('[^']*'|\S+))");
+  static const std::regex keyword(R"((password\s*=\s*)('[^']*'|\S+))", std::regex::icase);
   static const std::regex uri(R"((://[^:/@]*:)[^@/]*@)");
   return std::regex_replace(std::regex_replace(queue, keyword, "$1..."), uri, "$1...@");
 }
 
-// The command that replays one check of this request, without its `--seed` and `--check`.
+}  // namespace
+
 std::string replay_command(const ConformanceRequest& request) {
   std::string command = "thm conformance --queue " + shell_word(shown_queue(request.queue));
   if (request.short_mode) command += " --short";
@@ -220,8 +222,15 @@ std::string replay_command(const ConformanceRequest& request) {
                std::to_string(
                    std::chrono::duration_cast<std::chrono::seconds>(request.exec_timeout).count());
   }
+  if (!request.require.empty()) {
+    std::string list;
+    for (const auto& capability : request.require) list += (list.empty() ? "" : ",") + capability;
+    command += " --require " + list;
+  }
   return command;
 }
+
+namespace {
 
 bool known_check(const std::string& id) {
   for (const auto& check : conformance::checks()) {
@@ -379,6 +388,9 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     // A stuck check ends the process: the table so far comes first, and no half report stays.
     options.on_stall = [&](const std::string& message) {
       const std::scoped_lock write(writing);
+      table << "queue " << harness->name() << ", stopped in run " << k + 1 << " from seed "
+            << request.seed << ", repeat " << request.repeat
+            << (request.short_mode ? ", short" : "") << "\n";
       conformance::print_table(table, totals, replay);
       table.flush();
       progress << "thm conformance: " << message << "; the table shows the checks before it\n";
@@ -391,15 +403,16 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     };
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const auto check_started = std::chrono::steady_clock::now();
+      const std::string label = (request.runs > 1 ? "run " + std::to_string(k + 1) + "/" +
+                                                        std::to_string(request.runs) + "  "
+                                                  : "") +
+                                ids[i];
       {
         const std::scoped_lock write(writing);
-        progress << (request.runs > 1 ? "run " + std::to_string(k + 1) + "/" +
-                                            std::to_string(request.runs) + "  "
-                                      : "")
-                 << ids[i] << "  start" << std::endl;
+        progress << label << "  start" << std::endl;
       }
       auto report = [&] {
-        const Heartbeat heartbeat(progress, writing, ids[i]);
+        const Heartbeat heartbeat(progress, writing, label);
         return conformance::run_check(ids[i], *harness, options);
       }();
       if (interruption.signal() != 0) {

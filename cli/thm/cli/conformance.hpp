@@ -39,6 +39,12 @@ struct ConformanceRequest {
   std::vector<std::string> require{};
 };
 
+/// The command that replays one check of `request`: `thm conformance --queue Q` with the
+/// request's `--short`, `--repeat`, `--exec-timeout` and `--require` where they differ from
+/// the defaults, to which a failure's ` --seed S --check ID` is appended. A password in the
+/// queue (`password=…`, or `user:…@` in a URI) is shown as `...`.
+[[nodiscard]] std::string replay_command(const ConformanceRequest& request);
+
 /// Runs the request: on `progress`, a line when each check starts, one every 10 s while it
 /// runs, and one with its verdict and time; then the table (counts
 /// summed over runs; a check fails if any run failed it, reported with that run's seed and

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +37,27 @@ TEST(ConformanceCommandTest, RunsTheMemoryQueueAndWritesTheReport) {
   EXPECT_EQ(report["checks"][0]["counts"]["attempts"], 2 * 2 * (2 + 8));
   EXPECT_EQ(report["checks"][1]["result"], "skip");
   std::filesystem::remove(path);
+}
+
+// The replay command names what shapes a run, quotes what the shell would split, and never
+// shows a password.
+TEST(ConformanceCommandTest, TheReplayCommandRerunsTheRunAndHidesPasswords) {
+  EXPECT_EQ(replay_command({}), "thm conformance --queue memory");
+  EXPECT_EQ(replay_command({.queue = "exec:python3 a.py /tmp/q.db",
+                            .exec_timeout = std::chrono::seconds(5),
+                            .repeat = 3,
+                            .short_mode = true,
+                            .require = {"hooks", "leases"}}),
+            "thm conformance --queue 'exec:python3 a.py /tmp/q.db' --short --repeat 3 "
+            "--exec-timeout 5 --require hooks,leases");
+  EXPECT_EQ(replay_command({.queue = "postgres:host=/tmp dbname=x password=s3cret"}),
+            "thm conformance --queue 'postgres:host=/tmp dbname=x password=...'");
+  EXPECT_EQ(replay_command({.queue = "postgres:postgresql://ann:s3cret@db/x"}),
+            "thm conformance --queue postgres:postgresql://ann:...@db/x");
+  const std::string exec = replay_command({.queue = "exec:PGPASSWORD=x node a.mjs 'password = y'"});
+  EXPECT_EQ(exec.find("PGPASSWORD=x"), std::string::npos) << exec;
+  EXPECT_EQ(exec.find("= y"), std::string::npos) << exec;
+  EXPECT_EQ(replay_command({.queue = "exec:it's"}), "thm conformance --queue 'exec:it'\\''s'");
 }
 
 // Each check says when it starts, before it says how it ended.

@@ -29,6 +29,29 @@
 #include "thm/conformance/suite.hpp"
 
 namespace thm::conformance {
+namespace detail {
+
+// Answers and steps in this process, by any check: the watchdog's sign of progress. (Two
+// checks run at once in one process would each see the other's progress.)
+std::atomic<std::uint64_t> g_progress{0};
+
+void made_progress() noexcept { g_progress.fetch_add(1); }
+
+Result<EnqueueOutcome, QueueError> call(Session& session, const MentionTurnRequest& request) {
+  struct Count {
+    ~Count() { made_progress(); }
+  } const counted;
+  try {
+    return session.enqueue_once(request);
+  } catch (const std::exception& e) {
+    return unexpected{
+        QueueError{QueueErrorKind::Internal, std::string("harness error: ") + e.what()}};
+  } catch (...) {
+    return unexpected{QueueError{QueueErrorKind::Internal, "harness error: unknown exception"}};
+  }
+}
+
+}  // namespace detail
 namespace {
 
 using namespace std::chrono_literals;
@@ -52,10 +75,6 @@ Answer no_answer() { return unexpected{QueueError{QueueErrorKind::Internal, "no 
 
 // ---- the watchdog (Options::stall) --------------------------------------------------------
 
-// Enqueue calls answered in this process, by any check: the watchdog's sign of progress.
-// (Two checks run at once in one process would each see the other's progress.)
-std::atomic<std::uint64_t> g_answers{0};
-
 // What the running check is doing, for its watchdog: the step it began last, and a count of
 // steps begun. One per `run_check`, reached by the check's `Run` through `t_watch`.
 class Watch {
@@ -68,7 +87,7 @@ class Watch {
   // The step, and a number that grows whenever the check makes progress.
   std::pair<std::string, std::uint64_t> progress() {
     const std::scoped_lock lock(mutex_);
-    return {doing_, steps_ + g_answers.load()};
+    return {doing_, steps_ + detail::g_progress.load()};
   }
 
  private:
@@ -121,20 +140,7 @@ class Watchdog {
   std::jthread thread_;
 };
 
-// One call, with a harness exception turned into an `Internal` error answer.
-Answer call(Session& session, const MentionTurnRequest& request) {
-  struct Count {
-    ~Count() { g_answers.fetch_add(1); }
-  } const counted;
-  try {
-    return session.enqueue_once(request);
-  } catch (const std::exception& e) {
-    return unexpected{
-        QueueError{QueueErrorKind::Internal, std::string("harness error: ") + e.what()}};
-  } catch (...) {
-    return unexpected{QueueError{QueueErrorKind::Internal, "harness error: unknown exception"}};
-  }
-}
+using detail::call;
 
 bool is(const Answer& answer, const EnqueueOutcome& outcome) {
   return answer && *answer == outcome;
@@ -644,6 +650,8 @@ void eq05_answer_on_replay(Run& run) {
     const auto reopened = run.enqueue(*run.harness.open_session(), request);
     run.require(is_already(reopened),
                 "after reopening the store the replay got " + describe(reopened));
+  } else {
+    run.note("no replay after reopening the store: it is not `persistent`");
   }
 }
 
@@ -688,6 +696,8 @@ void eq07_accounting(Run& run) {
       if (fail) injected->fetch_add(1);
       return !fail;
     });
+  } else {
+    run.note("no faults were injected: the harness has no `hooks`");
   }
   std::vector<std::vector<MentionTurnRequest>> orders(callers, requests);
   for (auto& order : orders) std::shuffle(order.begin(), order.end(), run.random);
@@ -973,6 +983,10 @@ void eq12_policy_inside_the_transaction(Run& run) {
                " of 3 revocations waited for the open step, so the paused half could not show a "
                "check-then-use gap for them; the race below still ran");
     }
+  } else {
+    run.note(
+        "no step was paused while the policy changed: the harness has no `hooks`; only the "
+        "race below ran");
   }
   // The race: enqueuers on distinct keys while the feature is switched off. A call that
   // starts after the switch-off returned must not get Enqueued, and some must be refused.
@@ -1209,6 +1223,8 @@ void eq18_attempts_visible(Run& run) {
   if (run.capabilities.max_attempts) {
     const auto spent = session->claim(clock.lease);
     run.require(spent && !spent->has_value(), "a child with its attempts spent was claimed again");
+  } else {
+    run.note("no claim past the last attempt: the harness declares no `max_attempts`");
   }
 }
 
@@ -1487,6 +1503,11 @@ void eq21_large_and_adversarial_inputs(Run& run) {
   round_trips("invalid UTF-8",
               request_for(reply_with("eng" + invalid_utf8, kSource, invalid_utf8)));
   round_trips("SQL metacharacters", request_for(reply_with(sql, sql, sql), sql));
+  if (!run.capabilities.max_content_bytes || !run.capabilities.max_id_bytes) {
+    run.note(
+        "no input one byte over a limit: the harness declares no `max_content_bytes` or "
+        "`max_id_bytes` for the one it lacks");
+  }
   if (content_limit_tested) {
     rejected("content one byte over the limit",
              request_for(reply_with("eng", kSource, std::string(content_max + 1, 'c'))));

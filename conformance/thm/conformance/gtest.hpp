@@ -13,7 +13,8 @@
 /// lists it as "Skipped" when the tests come from `gtest_discover_tests`); a failed one with
 /// its id, title, reason, seed and counts. Knobs come from the environment:
 /// `THM_CONFORMANCE_SEED` (default 1), `THM_CONFORMANCE_REPEAT` (default 25) and
-/// `THM_CONFORMANCE_SHORT=1`. Link `thm::conformance` and GoogleTest.
+/// `THM_CONFORMANCE_SHORT=1`, and `THM_CONFORMANCE_STALL_SECONDS` (default 120; 0 turns the
+/// watchdog off: `Options::stall`). Link `thm::conformance` and GoogleTest.
 ///
 /// `THM_CONFORMANCE_REQUIRE=hooks,leases` (a comma-separated list of `capability_names()`:
 /// the flags of `Capabilities`, not its `max_*` limits) makes skips that matter fail:
@@ -63,6 +64,13 @@ inline Result<Options, std::string> options_from_environment() {
     if (*seed < 0)
       return unexpected{std::string("THM_CONFORMANCE_SEED must be a whole number >= 0")};
     options.seed = static_cast<std::uint64_t>(*seed);
+  }
+  if (const auto stall = number("THM_CONFORMANCE_STALL_SECONDS", 0, 86'400)) {
+    if (*stall < 0) {
+      return unexpected{
+          std::string("THM_CONFORMANCE_STALL_SECONDS must be a whole number from 0 to 86400")};
+    }
+    options.stall = std::chrono::seconds(*stall);
   }
   if (const auto repeat = number("THM_CONFORMANCE_REPEAT", 1, 1'000'000)) {
     if (*repeat < 1)

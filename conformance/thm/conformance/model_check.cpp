@@ -201,17 +201,6 @@ std::string join(const std::set<std::string>& tokens) {
   return out;
 }
 
-Answer call(Session& session, const MentionTurnRequest& request) {
-  try {
-    return session.enqueue_once(request);
-  } catch (const std::exception& e) {
-    return unexpected{
-        QueueError{QueueErrorKind::Internal, std::string("harness error: ") + e.what()}};
-  } catch (...) {
-    return unexpected{QueueError{QueueErrorKind::Internal, "harness error: unknown exception"}};
-  }
-}
-
 [[noreturn]] void disagree(const std::string& what) {
   throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure, what);
 }
@@ -250,6 +239,7 @@ class Trial {
       where_ = "command " + std::to_string(i + 1) + " " + shown.str() + ": ";
       step(commands[i]);
       compare_store();
+      made_progress();
     }
   }
 
@@ -880,11 +870,15 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
   if (sequential.match(error) || parallel.match(error)) {
     outcome.failed = "RapidCheck failed: " + error.description;
   }
-  if (!caps.leases)
-    outcome.note = "no claims in the sequences: the harness does not declare `leases`";
+  std::vector<std::string> notes;
+  if (!caps.leases) notes.emplace_back("no claims in the sequences: no `leases`");
   if (caps.leases && !caps.injected_store_clock) {
-    outcome.note = "leases never expire within a sequence: the store clock is real";
+    notes.emplace_back(
+        "leases never expire within a sequence: the store clock is real (no "
+        "`injected_store_clock`)");
   }
+  if (!caps.persistent) notes.emplace_back("no restarts in the sequences: not `persistent`");
+  for (const auto& note : notes) outcome.note += (outcome.note.empty() ? "" : "; ") + note;
   return outcome;
 }
 

@@ -22,6 +22,15 @@ struct ModelCheckOutcome {
   std::string note{};
 };
 
+/// One `enqueue_once` on `session`, with a harness exception turned into an `Internal` error
+/// answer; each answer counts as progress for the running check's watchdog (Options::stall).
+[[nodiscard]] Result<EnqueueOutcome, QueueError> call(Session& session,
+                                                      const MentionTurnRequest& request);
+
+/// Tells the running check's watchdog that the check made progress (a step that is not an
+/// enqueue: a claim, a harness write).
+void made_progress() noexcept;
+
 /// Runs EQ-25 against `harness`: `4 × options.repeat` sequential command sequences, then
 /// `options.repeat` parallel ones (a sequential prefix, then 2–4 branches of enqueues, each on
 /// its own session and thread behind a barrier, checked per key for an interleaving the model
