@@ -47,12 +47,12 @@ struct Expectation {
 //   loser always meets the violation; 100 of 100 runs), so it is required.
 // - M2b answers exactly as a correct queue does; EQ-01 and EQ-02 stay listed to show that
 //   they pass it and only EQ-10's reuse of the losing session catches it.
-// - M14: EQ-04 (beyond §7) sees the partial index that §5.1 forbids.
-// - M16 and M17 (beyond §7) are the lease-token rules EQ-26 pins on the server's clock.
+// - M14: EQ-04 sees the partial index that §5.1 forbids.
+// - M16 and M17 are the lease-token rules EQ-26 pins on the server's clock.
 // - M12: EQ-12 pauses the step after BEGIN and revokes meanwhile: the policy was read
 //   before, so the step enqueues every time. (On SQLite the write lock makes the revocation
 //   wait, so EQ-12 cannot judge there; no SQLite M12.)
-// - M18 (beyond §7): EQ-27 holds the child's row while two claimers read it, so both take
+// - M18: EQ-27 holds the child's row while two claimers read it, so both take
 //   it every time; EQ-19's race of 8 claimers may or may not land in the window.
 const std::vector<Expectation>& expectations() {
   static const std::vector<Expectation> table{

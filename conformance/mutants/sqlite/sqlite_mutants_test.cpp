@@ -39,11 +39,11 @@ struct Expectation {
 // - EQ-01 races and stays listed, not required (it is §7's "flaky" one).
 // - M2: SQLite does not poison a transaction after a failed statement, so §7's EQ-10 sees
 //   M2 only through its race of two sessions on one key, which is a race: listed, not
-//   required. EQ-02 (beyond §7) catches it deterministically: the paused first caller
+//   required. EQ-02 catches it deterministically: the paused first caller
 //   makes the second one insert late.
-// - M14: EQ-04 (beyond §7) sees the partial index that §5.1 forbids.
-// - M16 and M17 (beyond §7) are the lease-token rules EQ-26 pins on SQLite's real clock.
-// - M18 (beyond §7): EQ-27 holds the write lock while two claimers pick their child, so
+// - M14: EQ-04 sees the partial index that §5.1 forbids.
+// - M16 and M17 are the lease-token rules EQ-26 pins on SQLite's real clock.
+// - M18: EQ-27 holds the write lock while two claimers pick their child, so
 //   both take it every time; EQ-19's race may or may not land in the window.
 const std::vector<Expectation>& expectations() {
   static const std::vector<Expectation> table{
