@@ -2,7 +2,13 @@
 // model agree on random inputs (decisions, errors, wire forms).
 #include "generators.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
 #include "thm/bridge/bridge.hpp"
+#include "thm/json/json.hpp"
 #include "thm/mentions/code_mask.hpp"
 
 namespace thm::properties {
@@ -85,13 +91,114 @@ RC_GTEST_PROP(Differential, ResolveMentionsAgrees, ()) {
   RC_ASSERT(core_again == to_core(model_again));
 }
 
+// The core's code ranges as a byte mask, to compare with the model's.
+std::vector<bool> core_code_mask(const std::string& body) {
+  std::vector<bool> mask(body.size(), false);
+  for (const detail::ByteRange& range : detail::code_ranges(body)) {
+    for (std::size_t i = range.begin; i < range.end; ++i) mask[i] = true;
+  }
+  return mask;
+}
+
 RC_GTEST_PROP(Differential, CodeMaskAgrees, ()) {
   const std::string body = *gen_body();
-  std::vector<bool> core(body.size(), false);
-  for (const detail::ByteRange& range : detail::code_ranges(body)) {
-    for (std::size_t i = range.begin; i < range.end; ++i) core[i] = true;
+  RC_ASSERT(core_code_mask(body) == model::code_mask(body));
+}
+
+// SPEC §1.5 block rules beside open spans: bodies of paragraph lines with unmatched backticks
+// and lines of every block class at its edges (gen_block_body), LF and CRLF.
+RC_GTEST_PROP(Differential, CodeMaskAgreesOnEveryLineClass, ()) {
+  const std::string body = *gen_block_body();
+  const std::vector<bool> model = model::code_mask(body);
+  RC_TAG(std::ranges::find(model, true) == model.end() ? "no code" : "code");
+  RC_ASSERT(core_code_mask(body) == model);
+}
+
+// The same bodies through resolve_mentions, whose mask (CodeMask) is computed block by block
+// when the body has no fence: the mentions that stay live agree.
+RC_GTEST_PROP(Differential, ResolveMentionsAgreesOnEveryLineClass, ()) {
+  const RosterSnapshot roster{.members = {{.id = "bob"}, {.id = "alice"}}};
+  const DeskSnapshot desks{.declared = {{.id = "eng", .name = "Engineering", .members = {"bob"}}}};
+  const std::string body = *gen_block_body();
+  const auto core =
+      resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  const auto model =
+      model::resolve_mentions(body, std::nullopt, to_model(MentionAuthor{OtherAuthor{}}),
+                              to_model(roster), to_model(desks));
+  RC_TAG(core.empty() ? "no mention" : "mentions");
+  RC_ASSERT(core == to_core(model));
+}
+
+// A message of the realistic corpus (model/corpus/messages.json): its body, author and agents.
+struct CorpusMessage {
+  std::string body;
+  std::string author;
+  std::vector<std::string> agents;
+};
+
+const std::vector<CorpusMessage>& corpus_messages() {
+  static const std::vector<CorpusMessage> messages = [] {
+    std::ifstream file(THM_CORPUS_FILE, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    std::vector<CorpusMessage> read;
+    const auto tree = json::parse(text.str());
+    if (!tree) return read;
+    for (const auto& message : *tree) {
+      read.push_back({.body = message["body"].get<std::string>(),
+                      .author = message["author"].get<std::string>(),
+                      .agents = message["agents"].get<std::vector<std::string>>()});
+    }
+    return read;
+  }();
+  return messages;
+}
+
+// Realistic messages with block lines (gen_block_line: lists, headings, breaks, underlines,
+// fences, indented and blank lines) spliced in between their lines, some lines gaining a
+// lone backtick (a span left open across what follows), sometimes with CRLF line ends: core
+// and model mask and resolve alike.
+RC_GTEST_PROP(Differential, CorpusMessagesWithBlockLinesAgree, ()) {
+  const auto& messages = corpus_messages();
+  RC_ASSERT(messages.size() >= 100U);
+  const CorpusMessage& message = *rc::gen::elementOf(messages);
+  std::vector<std::string> lines;
+  for (std::size_t begin = 0; begin <= message.body.size();) {
+    const std::size_t end = std::min(message.body.find('\n', begin), message.body.size());
+    lines.push_back(message.body.substr(begin, end - begin));
+    begin = end + 1;
   }
-  RC_ASSERT(core == model::code_mask(body));
+  const int edits = uniform(1, 5);
+  for (int i = 0; i < edits; ++i) {
+    const auto at = static_cast<std::size_t>(uniform(0, static_cast<int>(lines.size())));
+    switch (uniform(0, 4)) {
+      case 0:
+        lines[at] += *rc::gen::element<std::string>("`", " `", "``");
+        break;
+      case 1:
+        lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at),
+                     *rc::gen::element<std::string>("`", "see `", "- `a", "@agent_1 `"));
+        break;
+      default:
+        lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), *gen_block_line());
+        break;
+    }
+  }
+  const std::string newline = one_in(3) ? "\r\n" : "\n";
+  std::string body;
+  for (std::size_t i = 0; i < lines.size(); ++i) body += (i == 0 ? "" : newline) + lines[i];
+  RC_ASSERT(core_code_mask(body) == model::code_mask(body));
+
+  RosterSnapshot roster;
+  for (const std::string& agent : message.agents) roster.members.push_back({.id = agent});
+  const DeskSnapshot desks{
+      .declared = {{.id = "eng", .name = "Engineering", .members = {message.author}}}};
+  const MentionAuthor author = AgentAuthor{message.author};
+  const auto core = resolve_mentions(body, std::nullopt, author, Roster(roster), DeskSet(desks));
+  const auto model = model::resolve_mentions(body, std::nullopt, to_model(author), to_model(roster),
+                                             to_model(desks));
+  RC_TAG(core.empty() ? "no mention" : "mentions");
+  RC_ASSERT(core == to_core(model));
 }
 
 RC_GTEST_PROP(Differential, ConsumersAgree, ()) {

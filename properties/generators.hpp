@@ -219,6 +219,214 @@ inline rc::Gen<std::string> gen_body() {
   });
 }
 
+// ---- bodies line by line, for the block rules of the code mask (SPEC §1.5) ------------------
+// Every block rule changes the mask only beside a span that is open across lines, or where
+// an indented line follows it; so these bodies are lines of paragraph text with unmatched
+// backticks (plain, escaped, after two backslashes, in runs of two) and `@mentions`, mixed
+// with lines of every class at its edges, before and after them. Choices here do not scale
+// with RapidCheck's size (gen::inRange does), so small early tests reach every class too.
+
+// A number in [low, high), uniformly, whatever the size.
+inline int uniform(int low, int high) {
+  std::vector<int> values;
+  for (int v = low; v < high; ++v) values.push_back(v);
+  return *rc::gen::elementOf(values);
+}
+
+// True once in `n` times, whatever the size.
+inline bool one_in(std::size_t n) {
+  return *rc::gen::weightedElement<bool>({{1, true}, {n - 1, false}});
+}
+
+// Paragraph text: backtick runs, escapes and mentions among words.
+inline rc::Gen<std::string> gen_text_line() {
+  static const std::vector<std::string> fragments{
+      "`", "`",  "`",     "``",    "\\`",      "\\\\`",  "\\``",   "x",       "x", "a b",
+      " ", "\t", "@bob ", " @bob", " @alice ", "(@eng)", " @#eng", "a@b.com", "#", "*",
+      "-", "=",  "~",     "\\",    "```",      "\r",     "- ",     "1. ",     "> "};
+  return rc::gen::exec([] {
+    std::string line;
+    const int n = uniform(1, 6);
+    for (int i = 0; i < n; ++i) line += *rc::gen::elementOf(fragments);
+    return line;
+  });
+}
+
+// What may follow a block marker on its line: nothing, blanks, text, a backtick, a mention.
+inline rc::Gen<std::string> gen_marker_tail() {
+  return rc::gen::weightedElement<std::string>(
+      {{6, ""}, {2, " "}, {2, "\t"}, {1, " \t "}, {2, " x"}, {1, "x"}, {2, " `"}, {1, " @bob"},
+       {1, " `@bob`"}, {1, "`"}, {1, " ~"}});
+}
+
+// Before a block marker: up to three spaces mostly; four, or a tab, at the edge.
+inline rc::Gen<std::string> gen_marker_indent() {
+  return rc::gen::weightedElement<std::string>(
+      {{12, ""}, {2, " "}, {2, "  "}, {3, "   "}, {3, "    "}, {2, "\t"}, {1, " \t"},
+       {1, "   \t"}});
+}
+
+// `count` markers, some apart (spaces or tabs between them), one sometimes of another kind.
+inline std::string marker_run(char marker, int count, const std::string& others) {
+  std::string run;
+  const bool spaced = one_in(3);
+  const int mixed = one_in(6) ? uniform(0, count) : -1;
+  for (int i = 0; i < count; ++i) {
+    if (spaced && i > 0) run += *rc::gen::element<std::string>(" ", "\t", "  ");
+    run += i == mixed ? *rc::gen::elementOf(others) : marker;
+  }
+  return run;
+}
+
+// One line (without its ending) of some block class, at the class's edges: half of the
+// time composed (indent, markers, tail), half of the time one of the class's edge lines.
+inline rc::Gen<std::string> gen_block_line() {
+  static const std::vector<std::string> headings{
+      "#",       "##",      "######", "#######",  "####### x",     "# x",
+      "#\tx",    "#\t",     "#x",     "#`",       "#\\`",          " # x",
+      "   ## x", "    # x", "\t# x",  "# `@bob`", "## a `b` @bob", "# `` x `` @bob",
+      "# ` x",   "#### `"};
+  static const std::vector<std::string> breaks{
+      "***",  "**",    "* *",   "* * *",  "*\t*\t*", "*-*",     "-*-",       "_*_",
+      "*_*",  "___",   "__",    "_ _ _",  "- - -",   "-\t-\t-", "---",       "- -",
+      "***x", "*** x", "***\t", "   ***", "    ***", "\t***",   "*  *  *  *"};
+  static const std::vector<std::string> underlines{
+      "=",     "===",   "==-",  "=-=", "-=",   "-=-",   "--",     "-",    "= =",  "=\t=",
+      "=== x", "===\t", "=== ", "==`", "  ==", "   --", "    ==", "\t==", " \t--"};
+  return rc::gen::exec([]() -> std::string {
+    const std::string indent = *gen_marker_indent();
+    const bool edge = *rc::gen::arbitrary<bool>();
+    const int kind = *rc::gen::weightedElement<int>(
+        {{2, 0}, {2, 1}, {2, 2}, {1, 3}, {1, 4}, {1, 5}, {2, 6}});
+    switch (kind) {
+      case 0: {  // ATX heading: 1-7 #, then a space, a tab, the end or another byte
+        if (edge) return *rc::gen::elementOf(headings);
+        const int hashes = *rc::gen::weightedElement<int>({{3, 1}, {1, 2}, {1, 6}, {2, 7}});
+        const std::string after = *rc::gen::weightedElement<std::string>(
+            {{3, " "}, {2, "\t"}, {3, ""}, {1, "x"}, {1, "`"}, {1, "\\"}});
+        return indent + std::string(static_cast<std::size_t>(hashes), '#') + after +
+               (after.empty()                 ? std::string()
+                : *rc::gen::arbitrary<bool>() ? *gen_marker_tail()
+                                              : *gen_text_line());
+      }
+      case 1: {  // thematic break: 2-4 of * - _, apart or not, mixed or not
+        if (edge) return *rc::gen::elementOf(breaks);
+        const char marker = *rc::gen::element('*', '-', '_');
+        return indent + marker_run(marker, uniform(2, 5), "*-_=x") + *gen_marker_tail();
+      }
+      case 2: {  // setext underline: a run of = or -, apart or not, mixed or not; a tail
+        if (edge) return *rc::gen::elementOf(underlines);
+        const char marker = *rc::gen::element('=', '-');
+        return indent + marker_run(marker, uniform(1, 5), "=-") + *gen_marker_tail();
+      }
+      case 3: {  // fence opener or closer: 2-5 ` or ~, an info string or a tail
+        const char marker = *rc::gen::element('`', '~');
+        const int run = *rc::gen::weightedElement<int>({{1, 2}, {5, 3}, {2, 4}, {1, 5}});
+        const std::string info = *rc::gen::weightedElement<std::string>(
+            {{4, ""}, {2, "js"}, {1, " a`b"}, {1, "`"}, {1, " ~"}, {2, *gen_marker_tail()}});
+        return indent + std::string(static_cast<std::size_t>(run), marker) + info;
+      }
+      case 4:  // indented: four columns or more (a tab reaches the next multiple of four)
+        return *rc::gen::element<std::string>("    ", "\t", " \t", "   \t", "   ", "     ",
+                                              "  \t ") +
+               (one_in(4) ? std::string() : *gen_text_line());
+      case 5:  // blank, or nearly
+        return *rc::gen::element<std::string>("", "", " ", "\t", "  \t ", "    ", "\v");
+      default:  // list items, quotes and plain text are paragraph text
+        return *rc::gen::element<std::string>("", "", "- ", "* ", "1. ", "> ") + *gen_text_line();
+    }
+  });
+}
+
+// A fenced block: an opener, a few lines of content (text, blank, indented, an inner
+// marker), and a closer that is right or wrong at one edge (shorter, longer, the other
+// marker, text after it, four spaces before it), or none.
+inline rc::Gen<std::vector<std::string>> gen_fenced_block() {
+  return rc::gen::exec([] {
+    const char marker = *rc::gen::element('`', '~');
+    const auto run = static_cast<std::size_t>(uniform(3, 5));
+    std::vector<std::string> lines{*gen_marker_indent() + std::string(run, marker) +
+                                   *rc::gen::element<std::string>("", "", "js", " a`b", "`", " ~")};
+    const int content = uniform(0, 3);
+    for (int i = 0; i < content; ++i) {
+      lines.push_back(
+          *rc::gen::weightedOneOf<std::string>({{3, gen_text_line()},
+                                                {1, rc::gen::element<std::string>("", " ", "\t")},
+                                                {1, gen_block_line()}}));
+    }
+    const char closer =
+        *rc::gen::weightedElement<char>({{5, marker}, {1, marker == '`' ? '~' : '`'}});
+    const std::size_t closer_run =
+        *rc::gen::weightedElement<std::size_t>({{6, run}, {1, run - 1}, {1, run + 1}});
+    if (!one_in(8)) {
+      lines.push_back(*gen_marker_indent() + std::string(closer_run, closer) +
+                      *rc::gen::weightedOneOf<std::string>(
+                          {{3, rc::gen::just(std::string())}, {2, gen_marker_tail()}}));
+    }
+    return lines;
+  });
+}
+
+// A body of lines: paragraph text, block lines (some followed by an indented line, which is
+// code only where no paragraph is left open), fenced blocks, and sandwiches: a line that
+// opens a span (one or two backticks), block lines, and a line with the closing run, each
+// with mentions. Lines end in LF or CRLF; the last one sometimes has no ending, a bare `\r`,
+// or is an indented line of blanks and a bare `\r` after a blank line (no CRLF there).
+inline rc::Gen<std::string> gen_block_body() {
+  return rc::gen::exec([] {
+    std::vector<std::string> lines;
+    // Block lines, then sometimes an indented line. After a blank line (`fresh`) no paragraph
+    // is open before them, so the indented line tells whether they leave one open.
+    const auto add_block_lines = [&lines](bool fresh) {
+      if (fresh) lines.emplace_back();
+      for (const std::string& line : *rc::gen::weightedOneOf<std::vector<std::string>>(
+               {{3, rc::gen::container<std::vector<std::string>>(1, gen_block_line())},
+                {1, rc::gen::container<std::vector<std::string>>(2, gen_block_line())},
+                {1, gen_fenced_block()}})) {
+        lines.push_back(line);
+      }
+      if (fresh || *rc::gen::arbitrary<bool>()) {
+        lines.push_back(*rc::gen::element<std::string>("    ", "\t", "   \t") +
+                        *rc::gen::element<std::string>("x", "`@bob`", "@bob", "`"));
+      }
+    };
+    const int pieces = uniform(1, 7);
+    for (int i = 0; i < pieces; ++i) {
+      switch (uniform(0, 10)) {
+        case 0:
+          lines.push_back(*gen_text_line());
+          break;
+        case 1:
+        case 2:
+        case 3:
+          add_block_lines(*rc::gen::arbitrary<bool>());
+          break;
+        case 4:
+          for (const std::string& line : *gen_fenced_block()) lines.push_back(line);
+          break;
+        default: {  // a span open across block lines
+          const std::string ticks(*rc::gen::weightedElement<std::size_t>({{3, 1}, {1, 2}}), '`');
+          lines.push_back(*rc::gen::element<std::string>("a ", "@bob ", "x", "- ", "\\") + ticks +
+                          *rc::gen::element<std::string>("x", " @bob", "@alice ", ""));
+          add_block_lines(false);
+          lines.push_back(*rc::gen::element<std::string>("", "y ", "@alice ", "\\") + ticks +
+                          *rc::gen::element<std::string>("", " @bob", " z"));
+          break;
+        }
+      }
+    }
+    std::string body;
+    const bool crlf = one_in(3);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      body += lines[i];
+      if (i + 1 < lines.size()) body += crlf || one_in(6) ? "\r\n" : "\n";
+    }
+    body += *rc::gen::weightedElement<std::string>(
+        {{6, ""}, {3, "\n"}, {2, "\r\n"}, {1, "\r"}, {1, "\n\n    \r"}, {1, "\n\n\t \r"}});
+    return body;
+  });
+}
+
 inline rc::Gen<std::uint32_t> gen_hop_count() {
   constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
   return rc::gen::oneOf(rc::gen::inRange<std::uint32_t>(0, 5), rc::gen::inRange<std::uint32_t>(kMax - 4, kMax),

@@ -139,6 +139,24 @@ RC_GTEST_PROP(Mentions, AFenceClosesOnlyWithALongEnoughRunOfItsMarker, ()) {
   RC_ASSERT(found.size() == (closes ? 1U : 0U));
 }
 
+// CodeMask (what resolve_mentions asks) answers as a lookup in code_ranges, asked at every
+// offset or at some, in increasing order: the block window of a fence-free body included.
+RC_GTEST_PROP(Mentions, TheCodeMaskAnswersAsTheCodeRanges, ()) {
+  const std::string body =
+      *rc::gen::weightedOneOf<std::string>({{1, gen_body()}, {3, gen_block_body()}});
+  const auto code = detail::code_ranges(body);
+  const auto in_code = [&](std::size_t offset) {
+    return std::ranges::any_of(
+        code, [&](const detail::ByteRange& r) { return r.begin <= offset && offset < r.end; });
+  };
+  const bool every_offset = *rc::gen::arbitrary<bool>();
+  detail::CodeMask mask(body);
+  for (std::size_t offset = 0; offset < body.size(); ++offset) {
+    if (!every_offset && body[offset] != '@' && !one_in(4)) continue;
+    RC_ASSERT(mask.contains(offset) == in_code(offset));
+  }
+}
+
 // ---- wire forms -----------------------------------------------------------------------------
 
 template <json::WireType T>
