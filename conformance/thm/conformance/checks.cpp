@@ -1228,6 +1228,33 @@ void eq18_attempts_visible(Run& run) {
   }
 }
 
+// Each of `sessions` claims for `duration` on its own thread, all released together by a
+// spin barrier; `meanwhile` runs once they are released, before they are joined (EQ-27 ends
+// its hold there). The leases they got, in session order: a claim that failed or threw
+// holds none, and the caller's count judges.
+std::vector<std::optional<Lease>> claim_together(std::vector<std::unique_ptr<Session>>& sessions,
+                                                 std::chrono::milliseconds duration,
+                                                 const std::function<void()>& meanwhile = {}) {
+  std::vector<std::optional<Lease>> got(sessions.size());
+  StartLine line;
+  std::vector<std::jthread> threads;
+  {
+    const OpenOnExit start{line};
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+      threads.emplace_back([&, i] {
+        line.wait();
+        try {
+          if (auto lease = sessions[i]->claim(duration); lease) got[i] = *lease;
+        } catch (...) {
+        }
+      });
+    }
+  }
+  if (meanwhile) meanwhile();
+  threads.clear();  // joins them
+  return got;
+}
+
 void eq19_concurrent_claimers(Run& run) {
   const auto clock = LeaseClock::of(run);
   const std::size_t claimers = run.racers(8, "the 8 claimers");
@@ -1235,22 +1262,8 @@ void eq19_concurrent_claimers(Run& run) {
     children_to_claim(run, 1);
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t i = 0; i < claimers; ++i) sessions.push_back(run.harness.open_session());
-    std::vector<std::optional<Lease>> got(claimers);
     run.step("waiting for " + std::to_string(claimers) + " concurrent claimers");
-    StartLine line;
-    {
-      std::vector<std::jthread> threads;
-      const OpenOnExit start{line};
-      for (std::size_t i = 0; i < claimers; ++i) {
-        threads.emplace_back([&, i] {
-          line.wait();
-          try {
-            if (auto lease = sessions[i]->claim(clock.lease); lease) got[i] = *lease;
-          } catch (...) {  // a throwing claim simply holds no lease; the count below judges
-          }
-        });
-      }
-    }
+    const auto got = claim_together(sessions, clock.lease);
     const auto holders =
         std::count_if(got.begin(), got.end(), [](const auto& g) { return g.has_value(); });
     run.require(holders == 1, std::to_string(holders) + " of " + std::to_string(claimers) +
@@ -1327,28 +1340,13 @@ void eq27_claims_respect_a_held_row(Run& run) {
     const std::uint64_t child = run.harness.children().at(0).id;
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t i = 0; i < claimers; ++i) sessions.push_back(run.harness.open_session());
-    std::vector<std::optional<Lease>> got(claimers);
-    {
-      run.step("holding child " + std::to_string(child) + "'s row (Harness::hold_child)");
-      auto hold = run.harness.hold_child(child);
-      StartLine line;
-      std::vector<std::jthread> threads;
-      {
-        const OpenOnExit start{line};
-        for (std::size_t i = 0; i < claimers; ++i) {
-          threads.emplace_back([&, i] {
-            line.wait();
-            try {
-              if (auto lease = sessions[i]->claim(clock.lease); lease) got[i] = *lease;
-            } catch (...) {  // a throwing claim holds no lease; the count below judges
-            }
-          });
-        }
-      }
+    run.step("holding child " + std::to_string(child) + "'s row (Harness::hold_child)");
+    auto hold = run.harness.hold_child(child);
+    const auto got = claim_together(sessions, clock.lease, [&] {
       std::this_thread::sleep_for(4 * run.options.wait);  // both read the row meanwhile
       hold.reset();
       run.step("waiting for claimers that met a held row");
-    }
+    });
     const auto leases = std::count_if(got.begin(), got.end(), [&](const auto& lease) {
       return lease && lease->child_id == child;
     });
