@@ -144,9 +144,11 @@ std::string conformance_footer() {
     out += "  " + std::string(check.id) + "  " + std::string(check.title) + "\n";
   }
   return out + "\n" +
-         exit_codes("every check passed or was skipped", "a check failed in some run",
-                    "bad usage: an unknown queue or check, a queue that cannot be opened, a\n"
-                    "     report or stdout that cannot be written");
+         exit_codes("every check passed or was skipped",
+                    "a check failed in some run, a --require'd capability is not declared or was\n"
+                    "     left unproven, or a check stalled (no progress for 2 minutes)",
+                    "bad usage: an unknown queue or check, a bad --seed or --require, a queue\n"
+                    "     that cannot be opened, a report or stdout that cannot be written");
 }
 
 // `text` as a u64 when it is one in decimal digits and nothing else: no sign, no spaces,
@@ -203,7 +205,8 @@ int flushed(const std::string& command, int code) {
   std::cout.flush();
   if (std::cout && std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return code;
   const int error = errno;
-  std::cerr << "thm " << command << ": cannot write to standard output";
+  std::cerr << "thm" << (command.empty() ? "" : " " + command)
+            << ": cannot write to standard output";
   if (error != 0) {
     std::string reason = std::generic_category().message(error);
     if (!reason.empty()) {
@@ -402,15 +405,17 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error);
-    return code == 0 ? kOk : kUsage;
+    const int code = app.exit(error);  // --help and --version print here, to stdout
+    return code == 0 ? flushed("", kOk) : kUsage;
   }
   const auto impl =
       impl_name == "model" ? thm::cli::Implementation::Model : thm::cli::Implementation::Core;
   if (check_command->parsed()) return flushed("check", check(files, impl));
   if (adapter_command->parsed()) {
     thm::memory::MemoryHarness harness;
-    return thm::conformance::serve(harness, std::cin, std::cout, std::cerr) == 0 ? kOk : kUsage;
+    return flushed("adapter", thm::conformance::serve(harness, std::cin, std::cout, std::cerr) == 0
+                                  ? kOk
+                                  : kUsage);
   }
   if (conformance_command->parsed()) {
     suite.seed = *decimal_u64(seed_text);  // the validators accepted these two

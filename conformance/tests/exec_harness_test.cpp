@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -72,6 +74,14 @@ TEST(ExecHarnessTest, FailureAndUnsupportedAreTheAdaptersOwnWords) {
   }
 }
 
+TEST(ExecHarnessTest, AnAdaptersOwnWordsAreCutToAThousandBytes) {
+  const std::string why = start_failure(
+      "read line; printf '{\"id\":1,\"failure\":\"'; head -c 100000 /dev/zero | tr '\\0' w; "
+      "printf '\"}\\n'; cat >/dev/null");
+  EXPECT_NE(why.find("www… (100000 bytes)"), std::string::npos) << why.substr(0, 200);
+  EXPECT_LT(why.size(), 2000U);
+}
+
 TEST(ExecHarnessTest, AServerTheAdapterLeftHoldingItsPipesDoesNotHoldUpTheSuite) {
   // setsid: out of the adapter's process group, as `pg_ctl start` puts a server; it keeps
   // both pipes open for 8 s and writes to stderr all the while.
@@ -109,6 +119,44 @@ TEST(ExecHarnessTest, ALineWithANulByteIsNotJson) {
   const std::string why = start_failure(
       R"(read line; printf '{"id":1,"result":{"protocol":1,"name":"x","sessions":"processes","capabilities":{}}}\000junk\n'; cat >/dev/null)");
   EXPECT_NE(why.find("not JSON"), std::string::npos) << why;
+}
+
+// An adapter that calls the same hook point twice in one enqueue could hold the step for
+// ever (every hook round trip resets the answer timer): the second call breaks the protocol.
+TEST(ExecHarnessTest, AHookPointCalledTwiceInOneEnqueueBreaksTheProtocol) {
+  const std::string adapter = R"(import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["op"] == "hello":
+        r = {"protocol": 1, "name": "loop", "sessions": "processes", "capabilities": {"hooks": True}}
+    elif m["op"] == "enqueue_once":
+        for n in (1, 2):
+            print(json.dumps({"hook": n, "point": "after_begin"}), flush=True)
+            sys.stdin.readline()
+        r = {"outcome": {"status": "enqueued"}}
+    else:
+        r = {}
+    print(json.dumps({"id": m["id"], "result": r}), flush=True)
+)";
+  const std::string path = ::testing::TempDir() + "thm_hook_loop_adapter.py";
+  std::ofstream(path) << adapter;
+  ExecHarness harness("python3 " + path, 10s);
+  harness.set_hook([](HookPoint, const MentionTurnRequest&) { return true; });
+  const auto session = harness.open_session();
+  const auto started = std::chrono::steady_clock::now();
+  std::string why;
+  try {
+    (void)session->enqueue_once(MentionTurnRequest{.key = {1},
+                                                   .source_id = "alice",
+                                                   .target_id = "bob",
+                                                   .content = "@bob hi",
+                                                   .child_hop = 1});
+  } catch (const std::exception& error) {  // the suite turns it into a failed check
+    why = error.what();
+  }
+  EXPECT_NE(why.find("a hook call at after_begin after after_begin"), std::string::npos) << why;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  std::remove(path.c_str());
 }
 
 TEST(ExecHarnessTest, ACommandThatCannotRunIsReported) {

@@ -5,8 +5,10 @@
 #include <chrono>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
@@ -138,6 +140,40 @@ class StuckHarness final : public Harness {
   std::vector<RecordRow> records() override { return {}; }
   std::vector<ChildRow> children() override { return {}; }
 };
+
+// Declarations that cannot be proven fail EQ-24 before it touches the store: a capability
+// that qualifies leases without `leases`, and room for fewer than two sessions.
+TEST(SuiteTest, CapabilitiesThatProveNothingFailEq24) {
+  struct Declaring final : Harness {
+    Capabilities declared;
+    explicit Declaring(Capabilities c) : declared(c) {}
+    std::string name() const override { return "declaring"; }
+    Capabilities capabilities() const override { return declared; }
+    void reset() override { throw std::runtime_error("the store was touched"); }
+    std::unique_ptr<Session> open_session() override { throw std::runtime_error("touched"); }
+    void commit_reply(const CommittedReply&) override {}
+    void set_policy(MentionDispatchPolicy) override {}
+    void set_authorized(const std::string&, const std::string&, bool) override {}
+    void set_available(const std::string&, bool) override {}
+    void settle(std::uint64_t, Settlement) override {}
+    void run_maintenance() override {}
+    std::vector<RecordRow> records() override { return {}; }
+    std::vector<ChildRow> children() override { return {}; }
+  };
+  for (const auto& [declared, expected] :
+       {std::pair{Capabilities{.skewable_client_clock = true},
+                  "`skewable_client_clock` is declared without `leases`"},
+        std::pair{Capabilities{.hold_child = true}, "`hold_child` is declared without `leases`"},
+        std::pair{Capabilities{.max_sessions = 1}, "`max_sessions` is 1"}}) {
+    Declaring harness(declared);
+    const CheckReport report = run_check("EQ-24", harness, Options{.repeat = 1});
+    EXPECT_EQ(report.verdict, Verdict::Fail) << report.reason;
+    EXPECT_NE(report.reason.find(expected), std::string::npos) << report.reason;
+  }
+  Declaring one_session(Capabilities{.max_sessions = 1});
+  const CheckReport race = run_check("EQ-01", one_session, Options{.repeat = 1});
+  EXPECT_EQ(race.verdict, Verdict::Fail) << "a race that cannot run must not read as a skip";
+}
 
 // A stuck store fails the check that met it, by id and step, instead of hanging the run.
 TEST(WatchdogDeathTest, AStalledCheckEndsTheProcessSayingWhereItStood) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 #include <vector>
 
 namespace thm::conformance {
@@ -45,6 +46,29 @@ TEST(ReportTest, TableEndsWithTheTally) {
   print_table(out, kReports);
   EXPECT_NE(out.str().find("EQ-05  fail"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("1 passed, 1 failed, 1 skipped\n"), std::string::npos) << out.str();
+}
+
+// Every line of the table fits 100 columns, a reason's own lines stay indented, a failure
+// has its replay command, and the checks left unproven are listed above the tally.
+TEST(ReportTest, TheTableFitsAHundredColumnsAndListsWhatWasLeftUnproven) {
+  std::vector<CheckReport> reports = kReports;
+  reports[2].reason = std::string(150, 'x') + " and then the adapter's stderr:\nline one\nline two";
+  std::ostringstream out;
+  print_table(out, reports, "thm conformance --queue memory");
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("       replay: ")) {
+      EXPECT_LE(line.size(), 100U) << line;
+    }
+  }
+  EXPECT_NE(out.str().find("\n       line one\n       line two\n"), std::string::npos) << out.str();
+  EXPECT_NE(
+      out.str().find("\n       replay: thm conformance --queue memory --seed 5 --check EQ-05\n"),
+      std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("\nleft unproven: EQ-04 (skipped)\n1 passed, 1 failed, 1 skipped\n"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(ReportTest, SkipsDoNotFailASuite) {

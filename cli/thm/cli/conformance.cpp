@@ -1,6 +1,7 @@
 #include "thm/cli/conformance.hpp"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -21,6 +22,7 @@
 #include <regex>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -144,6 +146,11 @@ class Interruption {
       if (got <= 0) continue;
       if (signal_.exchange(got) != 0) std::_Exit(128 + got);  // the second one
       conformance::interrupt_adapters();
+      // Said at once: an in-process queue's check cannot be cut short, and may run a while.
+      constexpr std::string_view kStopping =
+          "thm conformance: stopping: the run ends when the check in progress does (an exec: "
+          "adapter's, at once); a second signal ends it now\n";
+      (void)!::write(STDERR_FILENO, kStopping.data(), kStopping.size());
     }
   }
 
@@ -160,7 +167,9 @@ void say_interrupted(std::ostream& progress, int signal, const std::string& chec
   if (check.empty()) {
     progress << " while the queue was opened";
   } else {
-    progress << " during " << check << "; the table shows the checks that finished before it";
+    progress << " during " << check
+             << "; the table shows it failed, after the checks that "
+                "finished before it";
   }
   progress << (request.report_path ? "; the report was not written" : "")
            << (request.queue.starts_with("exec:") ? "; the adapter was killed" : "")
@@ -232,6 +241,22 @@ std::string replay_command(const ConformanceRequest& request) {
 
 namespace {
 
+// Marks check `i` of the table failed with `reason` (a stall, an interruption): a row that
+// says so, so that no summary below reads as a finished, green run.
+void cut_short(std::vector<conformance::CheckReport>& totals, std::size_t i, const std::string& id,
+               const std::string& reason, std::uint64_t seed) {
+  if (i >= totals.size()) {
+    std::string title;
+    for (const auto& check : conformance::checks()) {
+      if (check.id == id) title = std::string(check.title);
+    }
+    totals.push_back({.id = id, .title = title, .seed = seed});
+  }
+  totals[i].verdict = conformance::Verdict::Fail;
+  totals[i].reason = reason;
+  totals[i].seed = seed;
+}
+
 bool known_check(const std::string& id) {
   for (const auto& check : conformance::checks()) {
     if (check.id == id) return true;
@@ -281,6 +306,12 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   if (ids.empty()) {
     for (const auto& check : conformance::checks()) ids.emplace_back(check.id);
   }
+  // A check named twice runs once: the table and the report hold one row per check.
+  std::vector<std::string> once;
+  for (auto& id : ids) {
+    if (std::find(once.begin(), once.end(), id) == once.end()) once.push_back(std::move(id));
+  }
+  ids = std::move(once);
   if (request.runs < 1 || request.repeat < 1) {
     progress << "thm conformance: --runs and --repeat must be at least 1\n";
     return kUsage;
@@ -350,9 +381,12 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     }
     if (!missing.empty()) {
       progress << "thm conformance: --require names " << missing << ", which queue "
-               << harness->name()
-               << " does not declare, so it cannot prove it; no check was run (declare it in "
-                  "the queue's capabilities, or drop it from --require)\n";
+               << harness->name() << " does not declare, so it cannot prove it; no check was run ("
+               << (request.queue.starts_with("exec:") &&
+                           missing.find("`hold_child`") != std::string::npos
+                       ? "protocol v1 cannot carry `hold_child`, so no exec: adapter declares it; "
+                       : "")
+               << "declare it in the queue's capabilities, or drop it from --require)\n";
       return kFailed;
     }
   }
@@ -377,7 +411,8 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   }
 
   std::vector<conformance::CheckReport> totals;
-  std::string interrupted_in;  // the check a signal cut short: not in the table
+  std::string interrupted_in;  // the check a signal cut short: a failed row in the table
+  std::size_t running = 0;     // the index in `ids` of the check that runs
   std::mutex writing;          // progress lines come from the heartbeat and watchdog threads too
   const std::string replay = replay_command(request);
   const auto started = std::chrono::steady_clock::now();
@@ -391,9 +426,10 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
       table << "queue " << harness->name() << ", stopped in run " << k + 1 << " from seed "
             << request.seed << ", repeat " << request.repeat
             << (request.short_mode ? ", short" : "") << "\n";
+      cut_short(totals, running, ids[running], "stalled: " + message, options.seed);
       conformance::print_table(table, totals, replay);
       table.flush();
-      progress << "thm conformance: " << message << "; the table shows the checks before it\n";
+      progress << "thm conformance: " << message << "\n";
       progress.flush();
       if (report_file.is_open()) {
         report_file.close();
@@ -402,6 +438,7 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
       }
     };
     for (std::size_t i = 0; i < ids.size(); ++i) {
+      running = i;
       const auto check_started = std::chrono::steady_clock::now();
       const std::string label = (request.runs > 1 ? "run " + std::to_string(k + 1) + "/" +
                                                         std::to_string(request.runs) + "  "
@@ -415,8 +452,12 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
         const Heartbeat heartbeat(progress, writing, label);
         return conformance::run_check(ids[i], *harness, options);
       }();
-      if (interruption.signal() != 0) {
+      if (const int signal = interruption.signal(); signal != 0) {
         interrupted_in = ids[i];
+        cut_short(totals, i, ids[i],
+                  std::string("interrupted by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                      " before it finished; the checks after it did not run",
+                  options.seed);
         break;
       }
       if (auto unmet = conformance::unmet_requirement(report, request.require, "--require")) {

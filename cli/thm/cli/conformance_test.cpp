@@ -60,6 +60,14 @@ TEST(ConformanceCommandTest, TheReplayCommandRerunsTheRunAndHidesPasswords) {
   EXPECT_EQ(replay_command({.queue = "exec:it's"}), "thm conformance --queue 'exec:it'\\''s'");
 }
 
+// A check named twice runs once.
+TEST(ConformanceCommandTest, ACheckNamedTwiceRunsOnce) {
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(run_conformance({.short_mode = true, .only = {"EQ-05", "EQ-05"}}, out, progress), 0);
+  EXPECT_NE(out.str().find("1 passed, 0 failed, 0 skipped"), std::string::npos) << out.str();
+}
+
 // Each check says when it starts, before it says how it ended.
 TEST(ConformanceCommandTest, EveryCheckSaysWhenItStarts) {
   std::ostringstream out;

@@ -21,6 +21,8 @@ extern char** environ;
 
 namespace thm::conformance::detail {
 
+using namespace std::chrono_literals;
+
 namespace {
 
 constexpr std::size_t kStderrLines = 12;
@@ -35,6 +37,14 @@ std::int64_t now_ns() {
 std::string quoted(const std::string& line) {
   if (line.size() <= kQuoted) return "'" + line + "'";
   return "'" + line.substr(0, kQuoted) + "…' (" + std::to_string(line.size()) + " bytes)";
+}
+
+// The adapter's own words (`failure`, `unsupported`), cut to kWords bytes: they end up in a
+// one-line error, a table and a report.
+constexpr std::size_t kWords = 1000;
+std::string words(const std::string& text) {
+  if (text.size() <= kWords) return text;
+  return text.substr(0, kWords) + "… (" + std::to_string(text.size()) + " bytes)";
 }
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
@@ -278,7 +288,7 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
     if (broken_) throw std::runtime_error(*broken_);
     id = next_id_++;
     pending_.emplace(id, Pending{.op = op});
-    if (enqueueing) enqueueing_.insert_or_assign(session, *std::move(enqueueing));
+    if (enqueueing) enqueueing_.insert_or_assign(session, Enqueueing{*std::move(enqueueing), {}});
   }
   arguments["id"] = id;
   const auto forget = [&] {
@@ -328,11 +338,11 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
   if (!response) throw std::runtime_error(*broken_reason);
 
   if (const auto unsupported = response->find("unsupported"); unsupported != response->end()) {
-    throw Unsupported(op + ": " + unsupported->get<std::string>());
+    throw Unsupported(op + ": " + words(unsupported->get<std::string>()));
   }
   if (const auto failure = response->find("failure"); failure != response->end()) {
     throw std::runtime_error(
-        with_stderr("the adapter failed '" + op + "': " + failure->get<std::string>()));
+        with_stderr("the adapter failed '" + op + "': " + words(failure->get<std::string>())));
   }
   protocol::Json result = std::move(response->at("result"));
   try {
@@ -376,7 +386,10 @@ void AdapterProcess::close() noexcept {
     const std::lock_guard lock(write_mutex_);
     if (stdin_fd_ >= 0) ::close(std::exchange(stdin_fd_, -1));
   }
-  const auto deadline = std::chrono::steady_clock::now() + clock_->timeout;
+  // An adapter exits when its stdin closes (PROTOCOL.md); one that does not is killed after
+  // a short grace, not a whole answer timeout per process.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::min<std::chrono::milliseconds>(clock_->timeout, 2s);
   while (std::chrono::steady_clock::now() < deadline) {
     {
       const std::lock_guard lock(mutex_);
@@ -485,7 +498,17 @@ void AdapterProcess::answer_hook(std::uint64_t hook, std::optional<std::uint64_t
                   : std::string("it is a hook call without a session, and no such enqueue_once "
                                 "is in flight (a multiplexed adapter names the session)"));
     }
-    request = running->second;
+    // The six points come once each, in HookPoint's order: an adapter that calls one again,
+    // or out of order, could hold the step for ever with no answer ever late.
+    std::optional<HookPoint>& last = running->second.last_point;
+    if (last && *last >= point) {
+      throw protocol::ProtocolError("it is a hook call at " + std::string(name(point)) + " after " +
+                                    std::string(name(*last)) +
+                                    " in the same enqueue_once; each point comes once, in order "
+                                    "(PROTOCOL.md, hooks)");
+    }
+    last = point;
+    request = running->second.request;
     ++hooks_running_;
   }
   ++clock_->hooks_in_flight;

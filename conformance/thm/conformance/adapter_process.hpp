@@ -106,7 +106,12 @@ class AdapterProcess {
   std::condition_variable changed_;
   std::uint64_t next_id_ = 1;
   std::map<std::uint64_t, Pending> pending_;
-  std::map<std::optional<std::uint64_t>, MentionTurnRequest> enqueueing_;
+  // Per session, the enqueue_once in flight and the last hook point it called.
+  struct Enqueueing {
+    MentionTurnRequest request;
+    std::optional<HookPoint> last_point;
+  };
+  std::map<std::optional<std::uint64_t>, Enqueueing> enqueueing_;
   std::optional<std::string> broken_;
   std::optional<std::string> exit_;
   std::deque<std::string> stderr_tail_;

@@ -199,7 +199,10 @@ ExecHarness::ExecHarness(std::string command, std::chrono::milliseconds timeout)
   // adapter's own timers (Node's, Python's waits).
   environment_ = {std::string("LD_PRELOAD=") + *library,
                   "FAKETIME_TIMESTAMP_FILE=" + faketime_file_, "FAKETIME_NO_CACHE=1",
-                  "FAKETIME_DONT_FAKE_MONOTONIC=1"};
+                  "FAKETIME_DONT_FAKE_MONOTONIC=1",
+                  // The offset comes from the file alone: no shared-memory segment per process,
+                  // which libfaketime would leave behind in /dev/shm.
+                  "FAKETIME_DISABLE_SHM=1"};
   control_->close();
   control_ = start_process();
 }

@@ -42,16 +42,39 @@ constexpr std::size_t kWidth = 100;
 constexpr std::string_view kIndent = "       ";
 
 // `text` as lines of at most kWidth columns, each starting with `first` or, after the
-// first, with `rest`; words longer than a line stay whole.
+// first, with `rest`; a newline in `text` starts a line, and a word longer than half a line
+// is cut where a line ends.
 void wrapped(std::ostream& out, std::string_view text, std::string_view first,
              std::string_view rest) {
+  // A reason may quote lines (an adapter's stderr): each starts a line of its own.
+  if (const std::size_t newline = text.find('\n'); newline != std::string_view::npos) {
+    wrapped(out, text.substr(0, newline), first, rest);
+    wrapped(out, text.substr(newline + 1), rest, rest);
+    return;
+  }
   std::string line(first);
   bool empty = true;
   while (!text.empty()) {
     const std::size_t space = text.find(' ');
-    const std::string_view word = text.substr(0, space);
+    std::string_view word = text.substr(0, space);
     text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
     if (word.empty()) continue;
+    // A word longer than a line (a quoted line, a path) is cut where the line ends.
+    while (line.size() + (empty ? 0 : 1) + word.size() > kWidth && word.size() > kWidth / 2) {
+      if (!empty && line.size() + 1 >= kWidth) {  // no room left on this line
+        out << line << '\n';
+        line = rest;
+        empty = true;
+        continue;
+      }
+      const std::size_t room = kWidth - line.size() - (empty ? 0 : 1);
+      if (!empty) line += ' ';
+      line += word.substr(0, room);
+      out << line << '\n';
+      word.remove_prefix(room);
+      line = rest;
+      empty = true;
+    }
     if (!empty && line.size() + 1 + word.size() > kWidth) {
       out << line << '\n';
       line = rest;
