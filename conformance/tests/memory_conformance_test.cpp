@@ -89,22 +89,30 @@ TEST(SuiteTest, HugeDeclaredLimitsAreTestedAtTheCapWithANote) {
   EXPECT_NE(report.reason.find("64 KiB"), std::string::npos) << report.reason;
 }
 
-// A harness whose every call throws: each check fails (or skips) with the harness's message.
-class ThrowingHarness final : public Harness {
+// A harness whose writes do nothing and whose store is always empty: the tests below give it
+// the one behaviour they are about.
+class StubHarness : public Harness {
  public:
-  std::string name() const override { return "throwing"; }
-  Capabilities capabilities() const override { return {.hooks = true}; }
-  void reset() override { throw std::runtime_error("store is down"); }
-  std::unique_ptr<Session> open_session() override { throw std::runtime_error("store is down"); }
+  std::string name() const override { return "stub"; }
+  Capabilities capabilities() const override { return {}; }
+  void reset() override {}
   void commit_reply(const CommittedReply&) override {}
   void set_policy(MentionDispatchPolicy) override {}
   void set_authorized(const std::string&, const std::string&, bool) override {}
   void set_available(const std::string&, bool) override {}
-  void set_hook(TransactionHook) override {}
   void settle(std::uint64_t, Settlement) override {}
   void run_maintenance() override {}
   std::vector<RecordRow> records() override { return {}; }
   std::vector<ChildRow> children() override { return {}; }
+};
+
+// A harness whose every call throws: each check fails (or skips) with the harness's message.
+class ThrowingHarness final : public StubHarness {
+ public:
+  Capabilities capabilities() const override { return {.hooks = true}; }
+  void reset() override { throw std::runtime_error("store is down"); }
+  std::unique_ptr<Session> open_session() override { throw std::runtime_error("store is down"); }
+  void set_hook(TransactionHook) override {}
 };
 
 TEST(SuiteTest, HarnessExceptionsBecomeFailingReports) {
@@ -118,11 +126,8 @@ TEST(SuiteTest, HarnessExceptionsBecomeFailingReports) {
 }
 
 // A harness whose sessions never answer: a deadlocked store.
-class StuckHarness final : public Harness {
+class StuckHarness final : public StubHarness {
  public:
-  std::string name() const override { return "stuck"; }
-  Capabilities capabilities() const override { return {}; }
-  void reset() override {}
   std::unique_ptr<Session> open_session() override {
     class Stuck final : public Session {
       Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest&) override {
@@ -131,34 +136,17 @@ class StuckHarness final : public Harness {
     };
     return std::make_unique<Stuck>();
   }
-  void commit_reply(const CommittedReply&) override {}
-  void set_policy(MentionDispatchPolicy) override {}
-  void set_authorized(const std::string&, const std::string&, bool) override {}
-  void set_available(const std::string&, bool) override {}
-  void settle(std::uint64_t, Settlement) override {}
-  void run_maintenance() override {}
-  std::vector<RecordRow> records() override { return {}; }
-  std::vector<ChildRow> children() override { return {}; }
 };
 
 // Declarations that cannot be proven fail EQ-24 before it touches the store: a capability
 // that qualifies leases without `leases`, and room for fewer than two sessions.
 TEST(SuiteTest, CapabilitiesThatProveNothingFailEq24) {
-  struct Declaring final : Harness {
+  struct Declaring final : StubHarness {
     Capabilities declared;
     explicit Declaring(Capabilities c) : declared(c) {}
-    std::string name() const override { return "declaring"; }
     Capabilities capabilities() const override { return declared; }
     void reset() override { throw std::runtime_error("the store was touched"); }
     std::unique_ptr<Session> open_session() override { throw std::runtime_error("touched"); }
-    void commit_reply(const CommittedReply&) override {}
-    void set_policy(MentionDispatchPolicy) override {}
-    void set_authorized(const std::string&, const std::string&, bool) override {}
-    void set_available(const std::string&, bool) override {}
-    void settle(std::uint64_t, Settlement) override {}
-    void run_maintenance() override {}
-    std::vector<RecordRow> records() override { return {}; }
-    std::vector<ChildRow> children() override { return {}; }
   };
   for (const auto& [declared, expected] :
        {std::pair{Capabilities{.skewable_client_clock = true},
