@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "alloc_count.hpp"
-#include "turns.hpp"
 #include "thm/memory/memory_queue.hpp"
 #include "thm/memory/tables.hpp"
+#include "turns.hpp"
 
 namespace {
 

@@ -294,8 +294,8 @@ int run(int argc, char** argv) {
   };
 
   std::vector<std::string> files;
-  CLI::App* check_command = app.add_subcommand(
-      "check", "Run case files (spec/cases.md); ends with 'N passed, N failed'");
+  CLI::App* check_command =
+      app.add_subcommand("check", "Run case files (spec/cases.md); ends with 'N passed, N failed'");
   check_command
       ->add_option("FILE", files,
                    "Case files, run in order (at least one): each a JSON array of cases "

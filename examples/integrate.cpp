@@ -43,7 +43,9 @@ int main() {
       .people = {{.id = "p1", .label = "Pat Doe"}, {.id = "p2", .label = "Sam"}},
   };
   const thm::DeskSnapshot desks{
-      .declared = {{.id = "eng", .name = "Engineering", .members = {"alice", "bob"},
+      .declared = {{.id = "eng",
+                    .name = "Engineering",
+                    .members = {"alice", "bob"},
                     .responder_mode = thm::ResponderMode::Auto}},
   };
   const thm::Roster roster(team);
@@ -57,8 +59,8 @@ int main() {
          "the only live mention is the person; code is masked");
 
   // 2. Plan who answers. The desk is in auto mode, so the plan asks the host's selector.
-  const thm::ResponderRequest request{.message = message, .chat = "eng", .mentions = mentions,
-                                      .orchestrator_id = "orch"};
+  const thm::ResponderRequest request{
+      .message = message, .chat = "eng", .mentions = mentions, .orchestrator_id = "orch"};
   auto plan = thm::responder_plan(request, roster, desk_set, {});
   if (!plan) {
     std::cerr << "cannot plan: " << thm::to_string(plan.error()) << "\n";
@@ -79,7 +81,8 @@ int main() {
       decision.responder_id, {.desk_id = "eng", .desk_name = "Engineering"}, desk_set, roster);
   if (!briefing) return 1;
   const std::string system_text = briefing->system_text_with_dispatch({.policy = policy, .hop = 0});
-  expect(system_text.find(thm::kDispatchSentence) != std::string::npos, "the briefing offers dispatch");
+  expect(system_text.find(thm::kDispatchSentence) != std::string::npos,
+         "the briefing offers dispatch");
 
   // 5. Bob's reply is committed (sequence 42) and mentions alice. May it start her turn?
   const std::string reply = "@alice can you double-check the migration?";
@@ -87,7 +90,8 @@ int main() {
       thm::resolve_mentions(reply, std::nullopt, thm::AgentAuthor{"bob"}, roster, desk_set);
   const thm::MentionDispatchInput input{
       .key = {.trigger_sequence = 42},
-      .conversation = thm::DispatchConversation::from({.desk_id = "eng", .desk_name = "Engineering"}),
+      .conversation =
+          thm::DispatchConversation::from({.desk_id = "eng", .desk_name = "Engineering"}),
       .author_id = "bob",
       .content = reply,
       .mentions = reply_mentions,
@@ -101,8 +105,9 @@ int main() {
 
   // 6. The same reply dispatched again (a retry after a crash) starts nothing new.
   outcome = thm::dispatch_mention(queue, policy, input, roster);
-  expect(outcome && *outcome == thm::MentionDispatchOutcome{thm::Already{}} && queue.turns.size() == 1,
-         "a duplicate is Already");
+  expect(
+      outcome && *outcome == thm::MentionDispatchOutcome{thm::Already{}} && queue.turns.size() == 1,
+      "a duplicate is Already");
 
   // 7. Alice's reply at hop 2 would exceed the budget: declined with a sentence safe to show.
   thm::MentionDispatchInput at_limit = input;

@@ -4,12 +4,11 @@
 // strict parse accepts has no repeated keys for the lenient one to record.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fuzz_check.hpp"
 #include "thm/json/json.hpp"

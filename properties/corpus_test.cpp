@@ -3,9 +3,8 @@
 // the core and the model resolve the same mentions, and they make the same dispatch decision.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "thm/bridge/bridge.hpp"
@@ -31,13 +30,16 @@ TEST(CorpusTest, CoreAndModelAgreeOnEveryMessage) {
     const std::string body = message["body"].get<std::string>();
     const std::string author = message["author"].get<std::string>();
     RosterSnapshot roster;
-    for (const auto& agent : message["agents"]) roster.members.push_back({.id = agent.get<std::string>()});
-    const DeskSnapshot desks{.declared = {{.id = "eng", .name = "Engineering", .members = {author}}}};
+    for (const auto& agent : message["agents"])
+      roster.members.push_back({.id = agent.get<std::string>()});
+    const DeskSnapshot desks{
+        .declared = {{.id = "eng", .name = "Engineering", .members = {author}}}};
     SCOPED_TRACE(message["id"].get<std::string>());
 
-    const auto core = resolve_mentions(body, std::nullopt, AgentAuthor{author}, Roster(roster), DeskSet(desks));
-    const auto model = model::resolve_mentions(body, std::nullopt, {"agent", author}, bridge::to_model(roster),
-                                               bridge::to_model(desks));
+    const auto core =
+        resolve_mentions(body, std::nullopt, AgentAuthor{author}, Roster(roster), DeskSet(desks));
+    const auto model = model::resolve_mentions(body, std::nullopt, {"agent", author},
+                                               bridge::to_model(roster), bridge::to_model(desks));
     EXPECT_EQ(core, bridge::to_core(model));
     with_mentions += core.empty() ? 0 : 1;
 
@@ -49,8 +51,8 @@ TEST(CorpusTest, CoreAndModelAgreeOnEveryMessage) {
                                      .hop = 0};
     const MentionDispatchPolicy policy{.enabled = true, .max_hops = 2};
     const auto decision = mention_dispatch(policy, reply, Roster(roster));
-    const auto model_decision =
-        model::mention_dispatch(bridge::to_model(policy), bridge::to_model(reply), bridge::to_model(roster));
+    const auto model_decision = model::mention_dispatch(
+        bridge::to_model(policy), bridge::to_model(reply), bridge::to_model(roster));
     ASSERT_TRUE(decision.has_value());
     ASSERT_TRUE(model_decision.value.has_value());
     EXPECT_EQ(*decision, bridge::to_core(*model_decision.value));

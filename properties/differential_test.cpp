@@ -1,12 +1,10 @@
 // Differential properties: for every operation of cases.md, the core and the reference
 // model agree on random inputs (decisions, errors, wire forms).
-#include "generators.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "generators.hpp"
 #include "thm/bridge/bridge.hpp"
 #include "thm/json/json.hpp"
 #include "thm/mentions/code_mask.hpp"
@@ -18,10 +16,12 @@ using bridge::to_core;
 using bridge::to_model;
 
 // Core and model planned the same, or refused with the same error; tags the outcome.
-void expect_same_plan(const Result<ResponderPlan, ResponderError>& core, const model::Answer<model::Plan>& model) {
+void expect_same_plan(const Result<ResponderPlan, ResponderError>& core,
+                      const model::Answer<model::Plan>& model) {
   RC_TAG(!core ? std::string(name(core.error()))
-               : std::holds_alternative<Select>(*core) ? std::string("select")
-                                                        : std::string(name(std::get<Decided>(*core).decision.rung)));
+         : std::holds_alternative<Select>(*core)
+             ? std::string("select")
+             : std::string(name(std::get<Decided>(*core).decision.rung)));
   RC_ASSERT(core.has_value() == model.value.has_value());
   if (core) {
     RC_ASSERT(*core == to_core(*model.value));
@@ -35,8 +35,10 @@ RC_GTEST_PROP(Differential, ChatIdentityAgrees, ()) {
   const auto b = *gen_chat();
   RC_ASSERT(is_general_chat(a) == model::is_general_chat(a));
   RC_ASSERT(same_conversation(a, b) == model::same_conversation(a, b));
-  const Conversation conversation{.desk_id = a.value_or(""), .desk_name = b.value_or("x"),
-                                  .thread_root = *gen_optional(rc::gen::arbitrary<std::uint64_t>())};
+  const Conversation conversation{
+      .desk_id = a.value_or(""),
+      .desk_name = b.value_or("x"),
+      .thread_root = *gen_optional(rc::gen::arbitrary<std::uint64_t>())};
   RC_ASSERT(DispatchConversation::from(conversation) ==
             to_core(model::dispatch_conversation(to_model(conversation))));
 }
@@ -73,7 +75,8 @@ RC_GTEST_PROP(Differential, ResolveMentionsAgrees, ()) {
   const std::string body = *gen_body();
   const MentionAuthor author = *gen_author();
   const auto core = resolve_mentions(body, std::nullopt, author, Roster(roster), DeskSet(desks));
-  const auto model = model::resolve_mentions(body, std::nullopt, to_model(author), to_model(roster), to_model(desks));
+  const auto model = model::resolve_mentions(body, std::nullopt, to_model(author), to_model(roster),
+                                             to_model(desks));
   RC_TAG(core.empty() ? "no mention" : "mentions");
   RC_ASSERT(core == to_core(model));
 
@@ -86,8 +89,10 @@ RC_GTEST_PROP(Differential, ResolveMentionsAgrees, ()) {
   }
   for (const Mention& m : *gen_mentions()) supplied.push_back(m);
   supplied = shuffled(supplied);
-  const auto core_again = resolve_mentions(body, std::span<const Mention>(supplied), author, Roster(roster), DeskSet(desks));
-  const auto model_again = model::resolve_mentions(body, to_model(supplied), to_model(author), to_model(roster), to_model(desks));
+  const auto core_again = resolve_mentions(body, std::span<const Mention>(supplied), author,
+                                           Roster(roster), DeskSet(desks));
+  const auto model_again = model::resolve_mentions(body, to_model(supplied), to_model(author),
+                                                   to_model(roster), to_model(desks));
   RC_ASSERT(core_again == to_core(model_again));
 }
 
@@ -205,11 +210,13 @@ RC_GTEST_PROP(Differential, ConsumersAgree, ()) {
   const RosterSnapshot roster = *gen_roster();
   const DeskSnapshot desks = *gen_desks(member_ids(roster));
   const std::vector<Mention> mentions = *gen_mentions();
-  RC_ASSERT(direct_responder(mentions, Roster(roster)) == model::direct_responder(to_model(mentions), to_model(roster)));
+  RC_ASSERT(direct_responder(mentions, Roster(roster)) ==
+            model::direct_responder(to_model(mentions), to_model(roster)));
   const auto addressed = *gen_chat();
   const auto responder = *gen_optional(gen_id());
   RC_ASSERT(mentioned_members(mentions, addressed, responder, Roster(roster), DeskSet(desks)) ==
-            model::mentioned_members(to_model(mentions), addressed, responder, to_model(roster), to_model(desks)));
+            model::mentioned_members(to_model(mentions), addressed, responder, to_model(roster),
+                                     to_model(desks)));
 }
 
 RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
@@ -219,7 +226,8 @@ RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
       .message = "m",
       .chat = *gen_chat(),
       .mentions = *gen_mentions(),
-      .orchestrator_id = *rc::gen::weightedElement<std::string>({{6, "orch"}, {1, "alice"}, {1, "ghost"}}),
+      .orchestrator_id =
+          *rc::gen::weightedElement<std::string>({{6, "orch"}, {1, "alice"}, {1, "ghost"}}),
       .selection_policy = *rc::gen::element(SelectionPolicy::Allowed, SelectionPolicy::Disabled)};
   // Half the time address an existing desk by id or name, so that desk plans are reached.
   ResponderRequest addressed = request;
@@ -230,7 +238,8 @@ RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
   }
   const auto details = *gen_candidates();
   const auto core = responder_plan(addressed, Roster(roster), DeskSet(desks), details);
-  const auto model = model::responder_plan(to_model(addressed), to_model(roster), to_model(desks), to_model(details));
+  const auto model = model::responder_plan(to_model(addressed), to_model(roster), to_model(desks),
+                                           to_model(details));
   expect_same_plan(core, model);
 }
 
@@ -243,36 +252,49 @@ RC_GTEST_PROP(Differential, DeskPlansAgree, ()) {
   std::vector<std::string> members;
   const int n = *rc::gen::weightedElement<int>({{1, 1}, {3, 2}, {3, 3}, {1, 5}});
   for (int i = 0; i < n; ++i) members.push_back(*rc::gen::elementOf(staff));
-  const DeskSnapshot desks{.declared = {{.id = "eng", .name = "Engineering", .members = members,
-                                         .responder_mode = *rc::gen::weightedElement<ResponderMode>(
-                                             {{1, ResponderMode::Lead}, {4, ResponderMode::Auto}})}}};
+  const DeskSnapshot desks{
+      .declared = {{.id = "eng",
+                    .name = "Engineering",
+                    .members = members,
+                    .responder_mode = *rc::gen::weightedElement<ResponderMode>(
+                        {{1, ResponderMode::Lead}, {4, ResponderMode::Auto}})}}};
   const ResponderRequest request{
-      .message = "m", .chat = "Engineering", .orchestrator_id = "orch",
+      .message = "m",
+      .chat = "Engineering",
+      .orchestrator_id = "orch",
       .selection_policy = *rc::gen::weightedElement<SelectionPolicy>(
           {{4, SelectionPolicy::Allowed}, {1, SelectionPolicy::Disabled}})};
   std::vector<SelectorCandidate> details;
-  for (const std::string& id : *gen_ids(3)) details.push_back({.id = id, .label = "L" + id, .role = "R"});
-  if (*rc::gen::inRange(0, 4) == 0) details.push_back({.id = *rc::gen::elementOf(staff), .label = "twin", .role = "R"});
+  for (const std::string& id : *gen_ids(3))
+    details.push_back({.id = id, .label = "L" + id, .role = "R"});
+  if (*rc::gen::inRange(0, 4) == 0)
+    details.push_back({.id = *rc::gen::elementOf(staff), .label = "twin", .role = "R"});
   const auto core = responder_plan(request, Roster(roster), DeskSet(desks), details);
-  const auto model = model::responder_plan(to_model(request), to_model(roster), to_model(desks), to_model(details));
+  const auto model = model::responder_plan(to_model(request), to_model(roster), to_model(desks),
+                                           to_model(details));
   expect_same_plan(core, model);
 }
 
 RC_GTEST_PROP(Differential, SelectionAgrees, ()) {
   const auto candidates = *gen_candidates();
   const std::string output = *gen_selector_output(candidates);
-  RC_ASSERT(accept_selection(output, candidates) == model::accept_selection(output, to_model(candidates)));
+  RC_ASSERT(accept_selection(output, candidates) ==
+            model::accept_selection(output, to_model(candidates)));
   const SelectionEvaluation evaluation = *gen_evaluation(candidates);
   const Probability minimum{*rc::gen::inRange<std::uint32_t>(0, kProbabilityScale + 2)};
   RC_ASSERT(accept_evaluation(evaluation, candidates, minimum) ==
-            model::accept_evaluation(to_model(evaluation), to_model(candidates), minimum.parts_per_million));
+            model::accept_evaluation(to_model(evaluation), to_model(candidates),
+                                     minimum.parts_per_million));
 
   const Select plan{.request = {.message = "m", .desk_id = "eng", .candidates = candidates},
-                    .fallback = {.responder_id = "lead", .rung = ResponderRung::DeskDefault,
+                    .fallback = {.responder_id = "lead",
+                                 .rung = ResponderRung::DeskDefault,
                                  .disposition = SelectionDisposition::Unavailable}};
-  const SelectorResult selector = *rc::gen::elementOf(std::vector<SelectorResult>{
-      SelectorAbsent{}, SelectorFailed{}, SelectorText{output}, SelectorEvaluation{evaluation, minimum}});
-  RC_ASSERT(settle_selection(plan, selector) == to_core(model::settle_selection(to_model(ResponderPlan{plan}), to_model(selector))));
+  const SelectorResult selector = *rc::gen::elementOf(
+      std::vector<SelectorResult>{SelectorAbsent{}, SelectorFailed{}, SelectorText{output},
+                                  SelectorEvaluation{evaluation, minimum}});
+  RC_ASSERT(settle_selection(plan, selector) ==
+            to_core(model::settle_selection(to_model(ResponderPlan{plan}), to_model(selector))));
 }
 
 RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
@@ -294,8 +316,9 @@ RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
   const auto core = mention_dispatch(policy, input, Roster(roster));
   const auto model = model::mention_dispatch(to_model(policy), to_model(input), to_model(roster));
   RC_TAG(!core ? std::string(name(core.error()))
-               : std::holds_alternative<DispatchOne>(*core) ? std::string("one")
-                                                             : std::string(name(std::get<NoDispatch>(*core).reason)));
+         : std::holds_alternative<DispatchOne>(*core)
+             ? std::string("one")
+             : std::string(name(std::get<NoDispatch>(*core).reason)));
   RC_ASSERT(core.has_value() == model.value.has_value());
   if (core) {
     RC_ASSERT(*core == to_core(*model.value));
@@ -310,14 +333,19 @@ RC_GTEST_PROP(Differential, BriefingTeammatesAgree, ()) {
   const RosterSnapshot roster = *gen_roster();
   const DeskSnapshot desks = *gen_desks(member_ids(roster));
   const auto chat = *gen_chat();
-  const Conversation conversation{.desk_id = chat.value_or(""), .desk_name = (*gen_chat()).value_or("Desk")};
+  const Conversation conversation{.desk_id = chat.value_or(""),
+                                  .desk_name = (*gen_chat()).value_or("Desk")};
   const std::string viewer = *gen_id();
-  const auto core = TeamBriefing::from_snapshots(viewer, conversation, DeskSet(desks), Roster(roster));
-  const auto model = model::brief(viewer, to_model(conversation), to_model(desks), to_model(roster));
-  RC_TAG(core ? (core->teammates.empty() ? "no teammates" : "teammates") : std::string(name(core.error())));
+  const auto core =
+      TeamBriefing::from_snapshots(viewer, conversation, DeskSet(desks), Roster(roster));
+  const auto model =
+      model::brief(viewer, to_model(conversation), to_model(desks), to_model(roster));
+  RC_TAG(core ? (core->teammates.empty() ? "no teammates" : "teammates")
+              : std::string(name(core.error())));
   RC_ASSERT(core.has_value() == model.value.has_value());
   if (!core) {
-    const model::Error error = std::visit([](const auto& e) { return bridge::to_model_error(e); }, core.error());
+    const model::Error error =
+        std::visit([](const auto& e) { return bridge::to_model_error(e); }, core.error());
     RC_ASSERT(error == *model.error);
     return;
   }
@@ -339,13 +367,16 @@ RC_GTEST_PROP(Differential, DispatchMentionAgrees, ()) {
       mention.target = AgentTarget{(*rc::gen::elementOf(roster.members)).id};
     }
   }
-  const Result<EnqueueOutcome, QueueError> answer = *rc::gen::elementOf(std::vector<Result<EnqueueOutcome, QueueError>>{
-      EnqueueOutcome{Enqueued{}}, EnqueueOutcome{Already{}}, EnqueueOutcome{Refused{EnqueueRefusal::Unauthorized}},
-      EnqueueOutcome{Refused{EnqueueRefusal::FeatureDisabled}},
-      unexpected{QueueError{.kind = QueueErrorKind::Indeterminate, .message = "lost"}}});
+  const Result<EnqueueOutcome, QueueError> answer =
+      *rc::gen::elementOf(std::vector<Result<EnqueueOutcome, QueueError>>{
+          EnqueueOutcome{Enqueued{}}, EnqueueOutcome{Already{}},
+          EnqueueOutcome{Refused{EnqueueRefusal::Unauthorized}},
+          EnqueueOutcome{Refused{EnqueueRefusal::FeatureDisabled}},
+          unexpected{QueueError{.kind = QueueErrorKind::Indeterminate, .message = "lost"}}});
   bridge::ScriptedQueue queue(answer);
   const auto core = dispatch_mention(queue, policy, input, Roster(roster));
-  const auto model = model::dispatch_mention(to_model(answer), to_model(policy), to_model(input), to_model(roster));
+  const auto model = model::dispatch_mention(to_model(answer), to_model(policy), to_model(input),
+                                             to_model(roster));
   RC_TAG(core ? std::string("outcome") : std::string(name(core.error())));
   RC_ASSERT(queue.calls() == model.queue_calls);
   RC_ASSERT(core.has_value() == !model.error.has_value());
@@ -373,8 +404,10 @@ RC_GTEST_PROP(Differential, TheMentionCapAgrees, ()) {
   std::string body;
   for (const std::string& id : shuffled(named)) body += "@" + id + " ";
   const DeskSnapshot desks;
-  const auto core = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
-  const auto model = model::resolve_mentions(body, std::nullopt, {"other", ""}, to_model(roster), to_model(desks));
+  const auto core =
+      resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  const auto model =
+      model::resolve_mentions(body, std::nullopt, {"other", ""}, to_model(roster), to_model(desks));
   RC_ASSERT(core == to_core(model));
   std::size_t pinging = 0;
   for (const Mention& m : core) pinging += m.quiet ? 0 : 1;
@@ -392,14 +425,17 @@ RC_GTEST_PROP(Differential, AnAmbiguousDeskNameSkipsTheDirectAgentRung, ()) {
   }
   const DeskSnapshot desks{.declared = {{.id = "d1", .name = "Shared", .members = *gen_ids(2)},
                                         {.id = "d2", .name = "Shared", .members = *gen_ids(2)}}};
-  const ResponderRequest request{.message = "m", .chat = *rc::gen::element<std::string>("Shared", "dm:Shared"),
+  const ResponderRequest request{.message = "m",
+                                 .chat = *rc::gen::element<std::string>("Shared", "dm:Shared"),
                                  .orchestrator_id = "orch"};
   const auto core = responder_plan(request, Roster(roster), DeskSet(desks), {});
-  const auto model = model::responder_plan(to_model(request), to_model(roster), to_model(desks), {});
+  const auto model =
+      model::responder_plan(to_model(request), to_model(roster), to_model(desks), {});
   RC_ASSERT(core.has_value() && model.value.has_value());
   RC_ASSERT(*core == to_core(*model.value));
   if (request.chat == "Shared") {
-    const ResponderPlan orchestrator = Decided{{.responder_id = "orch", .rung = ResponderRung::Orchestrator}};
+    const ResponderPlan orchestrator =
+        Decided{{.responder_id = "orch", .rung = ResponderRung::Orchestrator}};
     RC_ASSERT(*core == orchestrator);
   }
 }

@@ -23,9 +23,10 @@ RC_GTEST_PROP(HopBounds, AChainStartsAtMostMaxHopsChildTurns, ()) {
   std::string author = "alice";
   for (int step = 0; step < 20; ++step) {
     const std::string next = author == "alice" ? "bob" : "alice";
-    const MentionDispatchInput reply{.author_id = author,
-                                     .mentions = {{.target = AgentTarget{next}, .text = "@" + next, .offset = 0}},
-                                     .hop = hop};
+    const MentionDispatchInput reply{
+        .author_id = author,
+        .mentions = {{.target = AgentTarget{next}, .text = "@" + next, .offset = 0}},
+        .hop = hop};
     const auto decision = mention_dispatch(policy, reply, Roster(roster));
     RC_ASSERT(decision.has_value());
     const auto* one = std::get_if<DispatchOne>(&*decision);
@@ -56,7 +57,8 @@ RC_GTEST_PROP(HopBounds, EveryAdmittedRequestIsOneTargetAtHopPlusOne, ()) {
     RC_ASSERT(one->request.conversation == input.conversation);
     RC_ASSERT(one->request.key == input.key);
   }
-  if (!policy.enabled || policy.max_hops == 0) RC_ASSERT(std::holds_alternative<NoDispatch>(*decision));
+  if (!policy.enabled || policy.max_hops == 0)
+    RC_ASSERT(std::holds_alternative<NoDispatch>(*decision));
 }
 
 // Everything after the first reading-order direct agent mention is irrelevant.
@@ -83,7 +85,8 @@ RC_GTEST_PROP(FailClosed, LaterMentionsNeverChangeTheDecision, ()) {
   const std::string first = std::get<AgentTarget>(input.mentions.front().target).id;
   for (const Mention& m : later) {
     const auto* agent = std::get_if<AgentTarget>(&m.target);
-    if (agent != nullptr && agent->id != first && agent->id != input.author_id) other.retired.push_back(agent->id);
+    if (agent != nullptr && agent->id != first && agent->id != input.author_id)
+      other.retired.push_back(agent->id);
   }
   const auto after = mention_dispatch(policy, changed, Roster(other));
   RC_ASSERT(before == after);
@@ -93,17 +96,20 @@ RC_GTEST_PROP(FailClosed, ASelfOrInactiveFirstTargetIsNeverSkipped, ()) {
   RosterSnapshot roster = everyone_active();
   const std::string author = *gen_id();
   const bool self = *rc::gen::arbitrary<bool>();
-  const std::string first = self ? author : *rc::gen::elementOf(std::vector<std::string>{"ghost", "retired-one"});
-  if (!self) roster.members.push_back({.id = "retired-one"}), roster.retired.push_back("retired-one");
-  MentionDispatchInput input{.author_id = author,
-                             .mentions = {{.target = AgentTarget{first}, .text = "@f", .offset = 0}}};
+  const std::string first =
+      self ? author : *rc::gen::elementOf(std::vector<std::string>{"ghost", "retired-one"});
+  if (!self)
+    roster.members.push_back({.id = "retired-one"}), roster.retired.push_back("retired-one");
+  MentionDispatchInput input{
+      .author_id = author, .mentions = {{.target = AgentTarget{first}, .text = "@f", .offset = 0}}};
   for (const std::string& later : *gen_ids(4)) {
     input.mentions.push_back({.target = AgentTarget{later}, .text = "@" + later, .offset = 5});
   }
   const auto decision = mention_dispatch({.enabled = true, .max_hops = 2}, input, Roster(roster));
   RC_ASSERT(decision.has_value());
-  RC_ASSERT(*decision == MentionDispatchDecision{NoDispatch{self ? NoDispatchReason::SelfMention
-                                                                 : NoDispatchReason::TargetInactive}});
+  RC_ASSERT(*decision ==
+            MentionDispatchDecision{NoDispatch{self ? NoDispatchReason::SelfMention
+                                                    : NoDispatchReason::TargetInactive}});
 }
 
 // ADR 0009 / SPEC §5: two rosters that differ only in agents other than the author give
@@ -138,7 +144,8 @@ RC_GTEST_PROP(Indistinguishable, RefusalsDoNotRevealOtherAgents, ()) {
 
 RC_GTEST_PROP(Indistinguishable, QueueRefusalsAboutOthersReadTheSame, ()) {
   const auto a = *rc::gen::element(EnqueueRefusal::Unauthorized, EnqueueRefusal::TargetUnavailable);
-  const auto b = *rc::gen::element(NoDispatchReason::NoDirectAgentMention, NoDispatchReason::TargetInactive);
+  const auto b =
+      *rc::gen::element(NoDispatchReason::NoDirectAgentMention, NoDispatchReason::TargetInactive);
   RC_ASSERT(to_string(a) == to_string(b));
   RC_ASSERT(to_string(a).find('@') == std::string_view::npos);
 }

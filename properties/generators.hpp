@@ -20,8 +20,9 @@ namespace thm::properties {
 // Ids that collide in interesting ways: case twins, prefixes, hyphens, reserved words,
 // non-ASCII letters whose lower-casing changes length.
 inline const std::vector<std::string> kIds{
-    "alice", "Alice", "bob", "b", "ba", "eng", "Engineering", "here", "everyone", "chief-khaliq",
-    "chief", "a_1", "orch", "\u0130", "i\u0307", "\u039F\u03A3", "\u6771\u4EAC", "x", "a@b"};
+    "alice",   "Alice",        "bob",          "b",     "ba",  "eng",  "Engineering",
+    "here",    "everyone",     "chief-khaliq", "chief", "a_1", "orch", "\u0130",
+    "i\u0307", "\u039F\u03A3", "\u6771\u4EAC", "x",     "a@b"};
 
 inline rc::Gen<std::string> gen_id() { return rc::gen::elementOf(kIds); }
 
@@ -62,17 +63,23 @@ inline rc::Gen<RosterSnapshot> gen_roster() {
       ids.insert(ids.begin(), {"orch", "alice", "bob"});
     }
     for (const std::string& id : ids) {
-      const bool taken = std::ranges::any_of(roster.members, [&](const RosterMember& m) { return m.id == id; });
+      const bool taken =
+          std::ranges::any_of(roster.members, [&](const RosterMember& m) { return m.id == id; });
       if (taken && !allow_invalid) continue;
-      const auto name = *gen_optional(rc::gen::elementOf(std::vector<std::string>{"Alice", "Bob", "Alice A", " ", "Eng", "here", "\u0130", "Shared"}));
+      const auto name = *gen_optional(rc::gen::elementOf(std::vector<std::string>{
+          "Alice", "Bob", "Alice A", " ", "Eng", "here", "\u0130", "Shared"}));
       roster.members.push_back({.id = id, .name = name});
     }
-    const std::vector<std::string> labels{"Ada", "Ada", "Ada 2", "Ada Lovelace", "Pat", "  Chief--Researcher  ", "\u6771\u4EAC", "bob", "Eng"};
+    const std::vector<std::string> labels{"Ada",          "Ada", "Ada 2",
+                                          "Ada Lovelace", "Pat", "  Chief--Researcher  ",
+                                          "\u6771\u4EAC", "bob", "Eng"};
     const int people = *rc::gen::inRange(0, 4);
     for (int i = 0; i < people; ++i) {
-      roster.people.push_back({.id = "p" + std::to_string(i), .label = *rc::gen::elementOf(labels)});
+      roster.people.push_back(
+          {.id = "p" + std::to_string(i), .label = *rc::gen::elementOf(labels)});
     }
-    if (allow_invalid && *rc::gen::arbitrary<bool>()) roster.people.push_back({.id = " ", .label = "x"});
+    if (allow_invalid && *rc::gen::arbitrary<bool>())
+      roster.people.push_back({.id = " ", .label = "x"});
     roster.retired = *gen_ids(2);
     roster.tombstoned = *gen_ids(1);
     return roster;
@@ -94,8 +101,9 @@ inline rc::Gen<DeskSnapshot> gen_desks(std::vector<std::string> staff = {}) {
     };
     DeskSnapshot desks;
     const std::vector<std::pair<std::string, std::string>> identities{
-        {"eng", "Engineering"}, {"ops", "Operations"}, {"d1", "Shared"}, {"d2", "Shared"},
-        {"General", "General"}, {"bob", "Bobs"}, {"main", "x"}, {"eng", "Dup"}, {"here", "Here"}};
+        {"eng", "Engineering"}, {"ops", "Operations"},  {"d1", "Shared"},
+        {"d2", "Shared"},       {"General", "General"}, {"bob", "Bobs"},
+        {"main", "x"},          {"eng", "Dup"},         {"here", "Here"}};
     const int count = *rc::gen::weightedElement<int>({{1, 0}, {3, 1}, {3, 2}, {2, 3}});
     std::vector<std::size_t> used;
     for (int i = 0; i < count; ++i) {
@@ -106,7 +114,9 @@ inline rc::Gen<DeskSnapshot> gen_desks(std::vector<std::string> staff = {}) {
       if (std::ranges::find(used, pick) != used.end()) continue;
       used.push_back(pick);
       const auto& [id, name] = identities[pick];
-      Desk desk{.id = id, .name = name, .members = gen_member_ids(),
+      Desk desk{.id = id,
+                .name = name,
+                .members = gen_member_ids(),
                 .responder_mode = *rc::gen::element(ResponderMode::Lead, ResponderMode::Auto)};
       if (*rc::gen::arbitrary<bool>()) {
         desks.declared.push_back(std::move(desk));
@@ -119,7 +129,9 @@ inline rc::Gen<DeskSnapshot> gen_desks(std::vector<std::string> staff = {}) {
     for (const Desk& d : desks.added) desk_ids.push_back(d.id);
     if (!desk_ids.empty()) {
       const int rows = *rc::gen::inRange(0, 3);
-      for (int i = 0; i < rows; ++i) desks.member_additions.push_back({.desk_id = *rc::gen::elementOf(desk_ids), .agent_id = *gen_id()});
+      for (int i = 0; i < rows; ++i)
+        desks.member_additions.push_back(
+            {.desk_id = *rc::gen::elementOf(desk_ids), .agent_id = *gen_id()});
       if (*rc::gen::arbitrary<bool>()) {
         // Usually a permutation of the desk's members (retired ones are stale but allowed),
         // sometimes broken by dropping, repeating or adding an entry.
@@ -138,10 +150,17 @@ inline rc::Gen<DeskSnapshot> gen_desks(std::vector<std::string> staff = {}) {
         }
         ordered = shuffled(ordered);
         switch (*rc::gen::inRange(0, 8)) {
-          case 0: if (!ordered.empty()) ordered.pop_back(); break;
-          case 1: if (!ordered.empty()) ordered.push_back(ordered.front()); break;
-          case 2: ordered.push_back(*gen_id()); break;
-          default: break;
+          case 0:
+            if (!ordered.empty()) ordered.pop_back();
+            break;
+          case 1:
+            if (!ordered.empty()) ordered.push_back(ordered.front());
+            break;
+          case 2:
+            ordered.push_back(*gen_id());
+            break;
+          default:
+            break;
         }
         desks.orders.push_back({.desk_id = desk_id, .ordered = ordered});
       }
@@ -161,10 +180,15 @@ inline std::vector<std::string> member_ids(const RosterSnapshot& roster) {
 inline rc::Gen<MentionTarget> gen_target() {
   return rc::gen::exec([]() -> MentionTarget {
     switch (*rc::gen::inRange(0, 6)) {
-      case 0: return PersonTarget{"p" + std::to_string(*rc::gen::inRange(0, 3))};
-      case 1: return DeskTarget{*rc::gen::elementOf(std::vector<std::string>{"eng", "ops", "d1", "missing"})};
-      case 2: return EveryoneTarget{};
-      default: return AgentTarget{*gen_id()};
+      case 0:
+        return PersonTarget{"p" + std::to_string(*rc::gen::inRange(0, 3))};
+      case 1:
+        return DeskTarget{
+            *rc::gen::elementOf(std::vector<std::string>{"eng", "ops", "d1", "missing"})};
+      case 2:
+        return EveryoneTarget{};
+      default:
+        return AgentTarget{*gen_id()};
     }
   });
 }
@@ -187,23 +211,87 @@ inline rc::Gen<std::vector<Mention>> gen_mentions() {
 inline rc::Gen<MentionAuthor> gen_author() {
   return rc::gen::exec([]() -> MentionAuthor {
     switch (*rc::gen::inRange(0, 3)) {
-      case 0: return AgentAuthor{*gen_id()};
-      case 1: return PersonAuthor{"p" + std::to_string(*rc::gen::inRange(0, 3))};
-      default: return OtherAuthor{};
+      case 0:
+        return AgentAuthor{*gen_id()};
+      case 1:
+        return PersonAuthor{"p" + std::to_string(*rc::gen::inRange(0, 3))};
+      default:
+        return OtherAuthor{};
     }
   });
 }
 
 // Message bodies built from fragments that exercise the grammar and the code masking.
 inline rc::Gen<std::string> gen_body() {
-  static const std::vector<std::string> fragments{
-      " ", " ", "\n", "\n\n", "\r\n", "\t", "\v", "\f", "\u00A0", "\u2028", "(", "[", "{", ")",
-      ",", ".", ";", ":", "!", "?", "'", "\"", "-", "/", "#", "_", "x", "1", "\u00E9", "\u3000",
-      "`", "``", "```", "```\n", "````\n", "~~~\n", "~~~~\n", "    ", "\\", "\\`", "# ", "---\n",
-      "***\n", "===\n",
-      "- ", "> ", "1. ", "@", "@@", "@#", "x@", "mail a@b.com", "@everyone", "@here", "@channel",
-      "@eng", "@#eng", "@#Engineering", "@ada", "@ada_2", "@ada_2_2", "@pat", "@chief_researcher",
-      "@\u6771\u4EAC", "@i\u0307", "@\u03BF\u03C2", "@\uFF42ob", "@b\u043Eb", "@bob\u0301"};
+  static const std::vector<std::string> fragments{" ",
+                                                  " ",
+                                                  "\n",
+                                                  "\n\n",
+                                                  "\r\n",
+                                                  "\t",
+                                                  "\v",
+                                                  "\f",
+                                                  "\u00A0",
+                                                  "\u2028",
+                                                  "(",
+                                                  "[",
+                                                  "{",
+                                                  ")",
+                                                  ",",
+                                                  ".",
+                                                  ";",
+                                                  ":",
+                                                  "!",
+                                                  "?",
+                                                  "'",
+                                                  "\"",
+                                                  "-",
+                                                  "/",
+                                                  "#",
+                                                  "_",
+                                                  "x",
+                                                  "1",
+                                                  "\u00E9",
+                                                  "\u3000",
+                                                  "`",
+                                                  "``",
+                                                  "```",
+                                                  "```\n",
+                                                  "````\n",
+                                                  "~~~\n",
+                                                  "~~~~\n",
+                                                  "    ",
+                                                  "\\",
+                                                  "\\`",
+                                                  "# ",
+                                                  "---\n",
+                                                  "***\n",
+                                                  "===\n",
+                                                  "- ",
+                                                  "> ",
+                                                  "1. ",
+                                                  "@",
+                                                  "@@",
+                                                  "@#",
+                                                  "x@",
+                                                  "mail a@b.com",
+                                                  "@everyone",
+                                                  "@here",
+                                                  "@channel",
+                                                  "@eng",
+                                                  "@#eng",
+                                                  "@#Engineering",
+                                                  "@ada",
+                                                  "@ada_2",
+                                                  "@ada_2_2",
+                                                  "@pat",
+                                                  "@chief_researcher",
+                                                  "@\u6771\u4EAC",
+                                                  "@i\u0307",
+                                                  "@\u03BF\u03C2",
+                                                  "@\uFF42ob",
+                                                  "@b\u043Eb",
+                                                  "@bob\u0301"};
   return rc::gen::exec([] {
     std::string body;
     const int n = *rc::gen::inRange(0, 40);
@@ -254,16 +342,29 @@ inline rc::Gen<std::string> gen_text_line() {
 
 // What may follow a block marker on its line: nothing, blanks, text, a backtick, a mention.
 inline rc::Gen<std::string> gen_marker_tail() {
-  return rc::gen::weightedElement<std::string>(
-      {{6, ""}, {2, " "}, {2, "\t"}, {1, " \t "}, {2, " x"}, {1, "x"}, {2, " `"}, {1, " @bob"},
-       {1, " `@bob`"}, {1, "`"}, {1, " ~"}});
+  return rc::gen::weightedElement<std::string>({{6, ""},
+                                                {2, " "},
+                                                {2, "\t"},
+                                                {1, " \t "},
+                                                {2, " x"},
+                                                {1, "x"},
+                                                {2, " `"},
+                                                {1, " @bob"},
+                                                {1, " `@bob`"},
+                                                {1, "`"},
+                                                {1, " ~"}});
 }
 
 // Before a block marker: up to three spaces mostly; four, or a tab, at the edge.
 inline rc::Gen<std::string> gen_marker_indent() {
-  return rc::gen::weightedElement<std::string>(
-      {{12, ""}, {2, " "}, {2, "  "}, {3, "   "}, {3, "    "}, {2, "\t"}, {1, " \t"},
-       {1, "   \t"}});
+  return rc::gen::weightedElement<std::string>({{12, ""},
+                                                {2, " "},
+                                                {2, "  "},
+                                                {3, "   "},
+                                                {3, "    "},
+                                                {2, "\t"},
+                                                {1, " \t"},
+                                                {1, "   \t"}});
 }
 
 // `count` markers, some apart (spaces or tabs between them), one sometimes of another kind.
@@ -296,8 +397,8 @@ inline rc::Gen<std::string> gen_block_line() {
   return rc::gen::exec([]() -> std::string {
     const std::string indent = *gen_marker_indent();
     const bool edge = *rc::gen::arbitrary<bool>();
-    const int kind = *rc::gen::weightedElement<int>(
-        {{2, 0}, {2, 1}, {2, 2}, {1, 3}, {1, 4}, {1, 5}, {2, 6}});
+    const int kind =
+        *rc::gen::weightedElement<int>({{2, 0}, {2, 1}, {2, 2}, {1, 3}, {1, 4}, {1, 5}, {2, 6}});
     switch (kind) {
       case 0: {  // ATX heading: 1-7 #, then a space, a tab, the end or another byte
         if (edge) return *rc::gen::elementOf(headings);
@@ -429,14 +530,16 @@ inline rc::Gen<std::string> gen_block_body() {
 
 inline rc::Gen<std::uint32_t> gen_hop_count() {
   constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
-  return rc::gen::oneOf(rc::gen::inRange<std::uint32_t>(0, 5), rc::gen::inRange<std::uint32_t>(kMax - 4, kMax),
-                        rc::gen::just(kMax), rc::gen::arbitrary<std::uint32_t>());
+  return rc::gen::oneOf(rc::gen::inRange<std::uint32_t>(0, 5),
+                        rc::gen::inRange<std::uint32_t>(kMax - 4, kMax), rc::gen::just(kMax),
+                        rc::gen::arbitrary<std::uint32_t>());
 }
 
 inline rc::Gen<MentionDispatchPolicy> gen_policy() {
   return rc::gen::exec([] {
-    return MentionDispatchPolicy{.enabled = *rc::gen::weightedElement<bool>({{1, false}, {5, true}}),
-                                 .max_hops = *gen_hop_count()};
+    return MentionDispatchPolicy{
+        .enabled = *rc::gen::weightedElement<bool>({{1, false}, {5, true}}),
+        .max_hops = *gen_hop_count()};
   });
 }
 
@@ -471,25 +574,31 @@ inline rc::Gen<std::string> gen_selector_output(const std::vector<SelectorCandid
                            : (*rc::gen::elementOf(candidates)).id;
     if (*rc::gen::arbitrary<bool>()) {
       for (char& c : core) {
-        if (c >= 'a' && c <= 'z' && *rc::gen::arbitrary<bool>()) c = static_cast<char>(c - 'a' + 'A');
+        if (c >= 'a' && c <= 'z' && *rc::gen::arbitrary<bool>())
+          c = static_cast<char>(c - 'a' + 'A');
       }
     }
     const std::vector<std::string> pads{"", " ", "\t", "\n", "\u00A0", "\u2003"};
     const std::vector<std::string> wraps{"", "'", "\"", "`", "**", "''"};
     const std::string wrap = *rc::gen::elementOf(wraps);
-    const std::string close = *rc::gen::weightedElement<std::string>({{6, wrap}, {1, "'"}, {1, ""}});
+    const std::string close =
+        *rc::gen::weightedElement<std::string>({{6, wrap}, {1, "'"}, {1, ""}});
     std::string out = *rc::gen::elementOf(pads) + wrap + *rc::gen::elementOf(pads) + core +
                       *rc::gen::elementOf(pads) + close;
-    out += *rc::gen::elementOf(std::vector<std::string>{"", "", ".", "..", " .", "!", " because", ","});
+    out += *rc::gen::elementOf(
+        std::vector<std::string>{"", "", ".", "..", " .", "!", " because", ","});
     out += *rc::gen::elementOf(pads);
     return out;
   });
 }
 
-inline rc::Gen<SelectionEvaluation> gen_evaluation(const std::vector<SelectorCandidate>& candidates) {
+inline rc::Gen<SelectionEvaluation> gen_evaluation(
+    const std::vector<SelectorCandidate>& candidates) {
   return rc::gen::exec([candidates] {
     SelectionEvaluation e;
-    e.choice = candidates.empty() || *rc::gen::inRange(0, 6) == 0 ? *gen_id() : (*rc::gen::elementOf(candidates)).id;
+    e.choice = candidates.empty() || *rc::gen::inRange(0, 6) == 0
+                   ? *gen_id()
+                   : (*rc::gen::elementOf(candidates)).id;
     std::uint32_t left = kProbabilityScale;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const bool last = i + 1 == candidates.size();
@@ -498,11 +607,21 @@ inline rc::Gen<SelectionEvaluation> gen_evaluation(const std::vector<SelectorCan
       e.probabilities.push_back({.candidate_id = candidates[i].id, .probability = {p}});
     }
     switch (*rc::gen::inRange(0, 8)) {  // sometimes break the distribution
-      case 0: if (!e.probabilities.empty()) e.probabilities.pop_back(); break;
-      case 1: if (!e.probabilities.empty()) e.probabilities.front().probability.parts_per_million += 1; break;
-      case 2: e.probabilities.push_back({.candidate_id = *gen_id(), .probability = {0}}); break;
-      case 3: if (!e.probabilities.empty()) e.probabilities.front().probability.parts_per_million = kProbabilityScale + 1; break;
-      default: break;
+      case 0:
+        if (!e.probabilities.empty()) e.probabilities.pop_back();
+        break;
+      case 1:
+        if (!e.probabilities.empty()) e.probabilities.front().probability.parts_per_million += 1;
+        break;
+      case 2:
+        e.probabilities.push_back({.candidate_id = *gen_id(), .probability = {0}});
+        break;
+      case 3:
+        if (!e.probabilities.empty())
+          e.probabilities.front().probability.parts_per_million = kProbabilityScale + 1;
+        break;
+      default:
+        break;
     }
     e.confidence = {*rc::gen::oneOf(rc::gen::inRange<std::uint32_t>(0, kProbabilityScale + 1),
                                     rc::gen::just(kProbabilityScale + 1))};
@@ -512,9 +631,10 @@ inline rc::Gen<SelectionEvaluation> gen_evaluation(const std::vector<SelectorCan
 
 inline rc::Gen<std::optional<std::string>> gen_chat() {
   return gen_optional(rc::gen::elementOf(std::vector<std::string>{
-      "", "main", "MAIN", "General", "gEnErAl", " main", "eng", "eng", "Engineering", "Engineering",
-      "Shared", "ops", "Operations", "alice", "Alice", "dm:alice", "dm:Alice", "DM:bob", "bob",
-      "Bobs", "missing", "General "}));
+      "",           "main",  "MAIN",        "General",     "gEnErAl",  " main",
+      "eng",        "eng",   "Engineering", "Engineering", "Shared",   "ops",
+      "Operations", "alice", "Alice",       "dm:alice",    "dm:Alice", "DM:bob",
+      "bob",        "Bobs",  "missing",     "General "}));
 }
 
 }  // namespace thm::properties

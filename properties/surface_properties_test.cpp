@@ -1,9 +1,8 @@
 // Properties of what hosts see: selection normalization (SPEC §2.5, §2.6), resolved
 // mentions (§1.5) and the wire forms (§6).
-#include "generators.hpp"
-
 #include <nlohmann/json.hpp>
 
+#include "generators.hpp"
 #include "thm/json/json.hpp"
 #include "thm/mentions/code_mask.hpp"
 
@@ -28,7 +27,8 @@ RC_GTEST_PROP(Selection, OneWrapperOnePeriodAndWhitespaceKeepAnAnswer, ()) {
   const std::string id = (*rc::gen::elementOf(candidates)).id;
   RC_ASSERT(accept_selection(id, candidates) == std::optional<std::string>(id));
   const std::string wrap = *rc::gen::elementOf(std::vector<std::string>{"", "'", "\"", "`"});
-  const std::string space = *rc::gen::elementOf(std::vector<std::string>{"", " ", "\t\n", "\u00A0"});
+  const std::string space =
+      *rc::gen::elementOf(std::vector<std::string>{"", " ", "\t\n", "\u00A0"});
   const std::string period = *rc::gen::elementOf(std::vector<std::string>{"", ".", " ."});
   const std::string output = space + wrap + space + id + space + wrap + period + space;
   RC_ASSERT(accept_selection(output, candidates) == std::optional<std::string>(id));
@@ -54,9 +54,12 @@ RC_GTEST_PROP(Selection, AnOutputMatchingTwoCandidatesIsRejected, ()) {
 
 // SPEC §2.5: only ASCII letters fold; any other letter must match exactly.
 RC_GTEST_PROP(Selection, CaseFoldingIsAsciiOnly, ()) {
-  const auto& [id, other_case] = *rc::gen::elementOf(std::vector<std::pair<std::string, std::string>>{
-      {"\u00E9lodie", "\u00C9lodie"}, {"i\u0307", "\u0130"}, {"stra\u00DFe", "STRASSE"},
-      {"\u03C3ofia", "\u03A3ofia"}, {"\u00E5sa", "\u00C5SA"}});
+  const auto& [id, other_case] = *rc::gen::elementOf(
+      std::vector<std::pair<std::string, std::string>>{{"\u00E9lodie", "\u00C9lodie"},
+                                                       {"i\u0307", "\u0130"},
+                                                       {"stra\u00DFe", "STRASSE"},
+                                                       {"\u03C3ofia", "\u03A3ofia"},
+                                                       {"\u00E5sa", "\u00C5SA"}});
   const std::vector<SelectorCandidate> candidates{{.id = id}, {.id = "bob"}};
   RC_ASSERT(accept_selection(id, candidates) == std::optional<std::string>(id));
   RC_ASSERT(accept_selection(other_case, candidates) == std::nullopt);
@@ -66,12 +69,14 @@ RC_GTEST_PROP(Selection, CaseFoldingIsAsciiOnly, ()) {
 RC_GTEST_PROP(Selection, AChoiceThatTiesTheMostProbableIsAccepted, ()) {
   // 2, 4 or 5 candidates share the whole scale exactly; one more may get nothing.
   const std::size_t tied = *rc::gen::element<std::size_t>(2, 4, 5);
-  std::vector<std::string> ids = shuffled(std::vector<std::string>{"alice", "bob", "Coder", "agent_a", "x1", "build-linux"});
+  std::vector<std::string> ids =
+      shuffled(std::vector<std::string>{"alice", "bob", "Coder", "agent_a", "x1", "build-linux"});
   ids.resize(tied + static_cast<std::size_t>(*rc::gen::inRange(0, 2)));
   std::vector<SelectorCandidate> candidates;
   for (const std::string& id : ids) candidates.push_back({.id = id});
   const auto share = static_cast<std::uint32_t>(kProbabilityScale / tied);
-  SelectionEvaluation e{.choice = ids[*rc::gen::inRange<std::size_t>(0, tied)], .confidence = {kProbabilityScale}};
+  SelectionEvaluation e{.choice = ids[*rc::gen::inRange<std::size_t>(0, tied)],
+                        .confidence = {kProbabilityScale}};
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     e.probabilities.push_back({.candidate_id = ids[i], .probability = {i < tied ? share : 0}});
   }
@@ -93,7 +98,8 @@ RC_GTEST_PROP(Mentions, ResolvedMentionsAreTheBodysOwnUnmaskedTokens, ()) {
   const RosterSnapshot roster = *gen_roster();
   const DeskSnapshot desks = *gen_desks(member_ids(roster));
   const std::string body = *gen_body();
-  const auto mentions = resolve_mentions(body, std::nullopt, *gen_author(), Roster(roster), DeskSet(desks));
+  const auto mentions =
+      resolve_mentions(body, std::nullopt, *gen_author(), Roster(roster), DeskSet(desks));
   const auto code = detail::code_ranges(body);
   std::size_t pinging = 0;
   for (std::size_t i = 0; i < mentions.size(); ++i) {
@@ -102,7 +108,8 @@ RC_GTEST_PROP(Mentions, ResolvedMentionsAreTheBodysOwnUnmaskedTokens, ()) {
     RC_ASSERT(m.offset + m.text.size() <= body.size());
     RC_ASSERT((static_cast<unsigned char>(body[m.offset]) & 0xC0) != 0x80);
     if (i > 0) RC_ASSERT(mentions[i - 1].offset < m.offset);
-    for (const detail::ByteRange& range : code) RC_ASSERT(m.offset < range.begin || m.offset >= range.end);
+    for (const detail::ByteRange& range : code)
+      RC_ASSERT(m.offset < range.begin || m.offset >= range.end);
     if (!m.quiet) ++pinging;
   }
   RC_ASSERT(pinging <= kMentionCap);
@@ -118,7 +125,8 @@ RC_GTEST_PROP(Mentions, OnlyTheOpenerBytesOpen, ()) {
   const char before = *rc::gen::elementOf(std::string(" \t\n\f\r([{\v;,.-x1@)]}`'\"\\/#_"));
   const std::string body = std::string("a") + before + "@bob";
   const bool opens = std::string(" \t\n\f\r([{").find(before) != std::string::npos;
-  const auto found = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  const auto found =
+      resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
   RC_ASSERT(found.size() == (opens ? 1U : 0U));
 }
 
@@ -127,7 +135,8 @@ RC_GTEST_PROP(Mentions, AFenceClosesOnlyWithALongEnoughRunOfItsMarker, ()) {
   const RosterSnapshot roster{.members = {{.id = "bob"}}};
   const DeskSnapshot desks;
   const char marker = *rc::gen::element('`', '~');
-  const char closer_marker = *rc::gen::weightedElement<char>({{4, marker}, {1, marker == '`' ? '~' : '`'}});
+  const char closer_marker =
+      *rc::gen::weightedElement<char>({{4, marker}, {1, marker == '`' ? '~' : '`'}});
   const auto open_run = *rc::gen::inRange<std::size_t>(3, 7);
   const auto close_run = *rc::gen::inRange<std::size_t>(3, 8);
   const std::string indent(*rc::gen::inRange<std::size_t>(0, 4), ' ');
@@ -135,7 +144,8 @@ RC_GTEST_PROP(Mentions, AFenceClosesOnlyWithALongEnoughRunOfItsMarker, ()) {
   const std::string body = std::string(open_run, marker) + "\n@bob\n" + indent +
                            std::string(close_run, closer_marker) + tail + "\n@bob";
   const bool closes = closer_marker == marker && close_run >= open_run;
-  const auto found = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  const auto found =
+      resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
   RC_ASSERT(found.size() == (closes ? 1U : 0U));
 }
 
@@ -192,37 +202,42 @@ RC_GTEST_PROP(Wire, EveryPayloadRoundTrips, ()) {
   for (const SelectorCandidate& c : candidates) expect_round_trip(c);
   // Probabilities over the scale have no wire form (the decoder refuses them, SPEC §2.6).
   const SelectionEvaluation evaluation = *gen_evaluation(candidates);
-  const bool valid = evaluation.confidence.valid() &&
-                     std::ranges::all_of(evaluation.probabilities, [](const CandidateProbability& p) {
-                       return p.probability.valid();
-                     });
+  const bool valid =
+      evaluation.confidence.valid() &&
+      std::ranges::all_of(evaluation.probabilities,
+                          [](const CandidateProbability& p) { return p.probability.valid(); });
   if (valid) {
     expect_round_trip(evaluation);
   } else {
     RC_ASSERT(!json::decode<SelectionEvaluation>(json::encode(evaluation)).has_value());
   }
-  const ResponderRequest request{.message = *gen_body(), .chat = *gen_chat(), .mentions = *gen_mentions(),
+  const ResponderRequest request{.message = *gen_body(),
+                                 .chat = *gen_chat(),
+                                 .mentions = *gen_mentions(),
                                  .orchestrator_id = *gen_id()};
   expect_round_trip(request);
   const DeskSnapshot desks = *gen_desks();
   const auto plan = responder_plan(request, Roster(roster), DeskSet(desks), candidates);
   if (plan) expect_round_trip(*plan);
   expect_round_trip(MentionDispatchContext{.policy = *gen_policy(), .hop = *gen_hop_count()});
-  expect_round_trip(MentionDispatchOutcome{NotDispatched{*rc::gen::elementOf(std::vector<NoDispatchReason>(
-      kAllNoDispatchReasons.begin(), kAllNoDispatchReasons.end()))}});
+  expect_round_trip(MentionDispatchOutcome{NotDispatched{*rc::gen::elementOf(
+      std::vector<NoDispatchReason>(kAllNoDispatchReasons.begin(), kAllNoDispatchReasons.end()))}});
 }
 
 RC_GTEST_PROP(Wire, EveryRequiredKeyIsRequired, ()) {
   expect_required_keys(*gen_policy(), {"enabled", "max_hops"});
-  expect_required_keys(*gen_dispatch_input(), {"key", "conversation", "author_id", "content", "mentions", "hop"});
+  expect_required_keys(*gen_dispatch_input(),
+                       {"key", "conversation", "author_id", "content", "mentions", "hop"});
   expect_required_keys(MentionDispatchContext{.policy = *gen_policy()}, {"policy", "hop"});
   expect_required_keys(DispatchConversation{.desk_id = *gen_id()}, {"desk_id", "thread_root"});
   for (const Mention& m : *gen_mentions()) expect_required_keys(m, {"target", "text", "offset"});
   expect_required_keys(*gen_roster(), {"members", "people", "retired", "tombstoned"});
-  expect_required_keys(*gen_desks(), {"declared", "added", "member_additions", "orders", "retired", "tombstoned"});
+  expect_required_keys(
+      *gen_desks(), {"declared", "added", "member_additions", "orders", "retired", "tombstoned"});
   expect_required_keys(RosterMember{.id = *gen_id()}, {"id", "name"});
   expect_required_keys(SelectorCandidate{.id = *gen_id()}, {"id", "label", "role", "description"});
-  expect_required_keys(ResponderRequest{}, {"message", "chat", "mentions", "orchestrator_id", "selection_policy"});
+  expect_required_keys(ResponderRequest{},
+                       {"message", "chat", "mentions", "orchestrator_id", "selection_policy"});
   expect_required_keys(Desk{.id = "d", .name = "D"}, {"id", "name", "description", "members"});
   expect_required_keys(TeamBriefing{}, {"viewer_id", "desk_id", "desk_name", "teammates"});
 }

@@ -114,8 +114,8 @@ TEST(RefusalReportTest, EveryEq09FailureNamesTheRefusalItExpected) {
     const auto harness = broken_harness(flaw);
     const CheckReport report = run_check("EQ-09", *harness, kOptions);
     EXPECT_EQ(report.verdict, Verdict::Fail) << name(flaw);
-    EXPECT_NE(report.reason.find(expected), std::string::npos) << name(flaw) << ": "
-                                                               << report.reason;
+    EXPECT_NE(report.reason.find(expected), std::string::npos)
+        << name(flaw) << ": " << report.reason;
   }
 }
 

@@ -71,7 +71,8 @@ TEST(ServeTest, LinesTheProtocolSaysToIgnoreAreLoggedIgnoredAndDoNotFailTheRun) 
       "\n"
       R"({"id":"five","op":"reset"})"
       "\n"
-      R"({"id":3,"op":"reset"})"s + '\0' + "junk\n" +
+      R"({"id":3,"op":"reset"})"s +
+          '\0' + "junk\n" +
           R"({"id":4,"op":"reset","a_key_of_a_later_version":{"x":1}})"
           "\n",
       &status, &log);

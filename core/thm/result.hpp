@@ -31,7 +31,7 @@ class [[nodiscard]] Result {
 
   /// A successful result holding `value`.
   template <class U = T>
-    requires std::is_constructible_v<T, U&&>
+  requires std::is_constructible_v<T, U&&>
   constexpr Result(U&& value) : state_(std::in_place_index<0>, std::forward<U>(value)) {}  // NOLINT
 
   /// A failed result holding `failure.error`.

@@ -8,8 +8,8 @@
 #include "thm/memory/memory_queue.hpp"
 
 int main() {
-  const thm::RosterSnapshot team{.members = {{.id = "ann", .name = "Ann"},
-                                             {.id = "bob", .name = "Bob"}}};
+  const thm::RosterSnapshot team{
+      .members = {{.id = "ann", .name = "Ann"}, {.id = "bob", .name = "Bob"}}};
   const thm::DeskSnapshot desks{};
   const thm::Roster roster(team);
   const thm::DeskSet desk_set(desks);
@@ -22,13 +22,16 @@ int main() {
       .conversation = {.desk_id = "General"},
       .author_id = "ann",
       .content = reply,
-      .mentions = thm::resolve_mentions(reply, std::nullopt, thm::AgentAuthor{"ann"}, roster,
-                                        desk_set),
+      .mentions =
+          thm::resolve_mentions(reply, std::nullopt, thm::AgentAuthor{"ann"}, roster, desk_set),
       .hop = 0};
 
   thm::memory::MemoryQueue queue;
-  queue.commit_reply({.conversation = input.conversation, .sequence = 7, .author_id = "ann",
-                      .content = reply, .hop = 0});
+  queue.commit_reply({.conversation = input.conversation,
+                      .sequence = 7,
+                      .author_id = "ann",
+                      .content = reply,
+                      .hop = 0});
   queue.set_policy(policy);
   queue.set_available("bob", true);
 

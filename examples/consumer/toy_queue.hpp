@@ -60,8 +60,7 @@ class ToyQueue final : public thm::MentionTurnQueue {
   // ---- the host's own writes ----
   void commit_reply(const thm::CommittedReply& reply) {
     const std::lock_guard lock(mutex_);
-    replies_.insert_or_assign(thm::turn_key(reply.conversation, {reply.sequence}).encoded(),
-                              reply);
+    replies_.insert_or_assign(thm::turn_key(reply.conversation, {reply.sequence}).encoded(), reply);
   }
   void set_policy(thm::MentionDispatchPolicy policy) {
     const std::lock_guard lock(mutex_);
@@ -97,9 +96,8 @@ class ToyQueue final : public thm::MentionTurnQueue {
   }
   void prune() {
     const std::lock_guard lock(mutex_);
-    std::erase_if(children_, [](const auto& entry) {
-      return entry.second.state != thm::TurnState::Pending;
-    });
+    std::erase_if(children_,
+                  [](const auto& entry) { return entry.second.state != thm::TurnState::Pending; });
   }
 
   // ---- raw reads ----

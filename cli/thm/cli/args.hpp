@@ -2,10 +2,9 @@
 // Internal to the case runner: reading an op's `input` with the wire decoder, and small
 // result helpers shared by the core and model operation tables.
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,14 +93,16 @@ class Args {
     if (error_.has_value()) return nullptr;
     const auto found = input_.find(key);
     if (found == input_.end()) {
-      error_ = json::DecodeError{.path = path(key), .reason = std::string("required key \"") + key + "\" is missing"};
+      error_ = json::DecodeError{.path = path(key),
+                                 .reason = std::string("required key \"") + key + "\" is missing"};
       return nullptr;
     }
     return &*found;
   }
 
   void fail(const char* key, std::string reason) {
-    if (!error_.has_value()) error_ = json::DecodeError{.path = path(key), .reason = std::move(reason)};
+    if (!error_.has_value())
+      error_ = json::DecodeError{.path = path(key), .reason = std::move(reason)};
   }
   void fail(json::DecodeError error) {
     if (!error_.has_value()) error_ = std::move(error);
@@ -117,7 +118,9 @@ class Args {
   std::optional<json::DecodeError> error_;
 };
 
-inline Value error_result(const json::DecodeError& error) { return {{"error", json::error_value(error)}}; }
+inline Value error_result(const json::DecodeError& error) {
+  return {{"error", json::error_value(error)}};
+}
 
 inline Value optional_id(const std::optional<std::string>& id) {
   return id.has_value() ? Value(*id) : Value(nullptr);

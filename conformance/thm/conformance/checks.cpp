@@ -782,9 +782,9 @@ void eq09_refused_leaves_nothing(Run& run) {
     // Policy is revalidated before the idempotency decision, like a mismatch (SPEC §4).
     condition.set(false);
     const auto duplicate = run.enqueue(request);
-    run.require(is(duplicate, Refused{condition.refusal}),
-                "a duplicate while " + what + " holds got " + describe(duplicate) +
-                    ", not Refused{" + what + "}");
+    run.require(is(duplicate, Refused{condition.refusal}), "a duplicate while " + what +
+                                                               " holds got " + describe(duplicate) +
+                                                               ", not Refused{" + what + "}");
   }
   // The hop budget is live policy too: a child past the live max_hops is refused.
   run.fresh();
@@ -1201,8 +1201,9 @@ void eq16_lease_api_takes_durations(Run& run) {
 
 void eq17_statement_time(Run& run) {
   (void)run;
-  throw Skipped{"not implemented yet for any store: no check holds a claim's transaction open "
-                "before its statement runs (optional, for PostgreSQL stores)"};
+  throw Skipped{
+      "not implemented yet for any store: no check holds a claim's transaction open "
+      "before its statement runs (optional, for PostgreSQL stores)"};
 }
 
 void eq18_attempts_visible(Run& run) {

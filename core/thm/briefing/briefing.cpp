@@ -88,8 +88,7 @@ std::string TeamBriefing::render(bool offer_dispatch) const {
     text += "\n";
   }
   text += "- Brevity: keep each message under " + std::to_string(brevity.message_chars) +
-          " characters; only the last " + std::to_string(brevity.window) +
-          " messages are in view.";
+          " characters; only the last " + std::to_string(brevity.window) + " messages are in view.";
   return text;
 }
 

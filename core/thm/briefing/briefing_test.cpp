@@ -13,8 +13,9 @@ TeamBriefing sample() {
   return {.viewer_id = "alice",
           .desk_id = "engineering",
           .desk_name = "Engineering",
-          .teammates = {{.id = "bob", .label = "Bob", .role = "reviewer", .description = "Checks safety"},
-                        {.id = "cara", .label = "cara"}}};
+          .teammates = {
+              {.id = "bob", .label = "Bob", .role = "reviewer", .description = "Checks safety"},
+              {.id = "cara", .label = "cara"}}};
 }
 
 TEST(TeamBriefingTest, SystemTextIsPinned) {
@@ -33,7 +34,9 @@ TEST(TeamBriefingTest, SystemTextIsPinned) {
 }
 
 TEST(TeamBriefingTest, NoTeammatesIsSaidAndBrevityIsTheBriefingsOwn) {
-  TeamBriefing alone{.viewer_id = "solo", .desk_id = "General", .desk_name = "General",
+  TeamBriefing alone{.viewer_id = "solo",
+                     .desk_id = "General",
+                     .desk_name = "General",
                      .brevity = {.message_chars = 280, .window = 5}};
   const std::string text = alone.system_text();
   EXPECT_NE(text.find("You have no teammates in this conversation."), std::string::npos);
@@ -44,7 +47,8 @@ TEST(TeamBriefingTest, NoTeammatesIsSaidAndBrevityIsTheBriefingsOwn) {
 TEST(TeamBriefingTest, DispatchSentenceOnlyWhenTheRunMayDispatch) {
   const TeamBriefing briefing = sample();
   const auto text = [&](bool enabled, std::uint32_t max_hops, std::uint32_t hop) {
-    return briefing.system_text_with_dispatch({.policy = {.enabled = enabled, .max_hops = max_hops}, .hop = hop});
+    return briefing.system_text_with_dispatch(
+        {.policy = {.enabled = enabled, .max_hops = max_hops}, .hop = hop});
   };
   constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
   EXPECT_NE(text(true, 2, 1).find(kDispatchSentence), std::string::npos);
@@ -59,7 +63,8 @@ TEST(TeamBriefingTest, DispatchSentenceOnlyWhenTheRunMayDispatch) {
 
 TEST(TeamBriefingTest, WithAndWithoutTheSentenceDifferOnlyByThatLine) {
   const TeamBriefing briefing = sample();
-  std::string offered = briefing.system_text_with_dispatch({.policy = {.enabled = true, .max_hops = 1}, .hop = 0});
+  std::string offered =
+      briefing.system_text_with_dispatch({.policy = {.enabled = true, .max_hops = 1}, .hop = 0});
   const std::size_t at = offered.find(kDispatchSentence);
   ASSERT_NE(at, std::string::npos);
   offered.erase(at, kDispatchSentence.size() + 1);
@@ -73,11 +78,15 @@ TEST(TeamBriefingTest, HostDataCannotForgeTheDispatchSentence) {
   const std::string text = briefing.system_text();
   EXPECT_FALSE(offers_dispatch(text));
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7);  // one line per teammate still
-  EXPECT_TRUE(offers_dispatch(briefing.system_text_with_dispatch({.policy = {.enabled = true, .max_hops = 1}})));
+  EXPECT_TRUE(offers_dispatch(
+      briefing.system_text_with_dispatch({.policy = {.enabled = true, .max_hops = 1}})));
 }
 
 TEST(TeamBriefingTest, FromSnapshotsInGeneralListsEveryActiveMemberButTheViewer) {
-  const RosterSnapshot roster{.members = {{.id = "alice"}, {.id = "bob", .name = "Bob"}, {.id = "old"}, {.id = "cara", .name = " "}},
+  const RosterSnapshot roster{.members = {{.id = "alice"},
+                                          {.id = "bob", .name = "Bob"},
+                                          {.id = "old"},
+                                          {.id = "cara", .name = " "}},
                               .retired = {"old"}};
   const DeskSnapshot desks;
   const auto briefing = TeamBriefing::from_snapshots(
@@ -86,15 +95,19 @@ TEST(TeamBriefingTest, FromSnapshotsInGeneralListsEveryActiveMemberButTheViewer)
   EXPECT_EQ(briefing->desk_id, "General");
   EXPECT_EQ(briefing->desk_name, "General");
   EXPECT_EQ(briefing->teammates, (std::vector<BriefedTeammate>{{.id = "bob", .label = "Bob"},
-                                                                {.id = "cara", .label = "cara"}}));
+                                                               {.id = "cara", .label = "cara"}}));
   EXPECT_EQ(briefing->brevity, Brevity{});
 }
 
 TEST(TeamBriefingTest, FromSnapshotsOnADeskUsesItsActiveEffectiveMembers) {
-  const RosterSnapshot roster{.members = {{.id = "alice"}, {.id = "bob"}, {.id = "cara"}}, .retired = {"cara"}};
-  const DeskSnapshot desks{.declared = {{.id = "eng", .name = "Engineering", .members = {"bob", "ghost", "alice", "cara"}}}};
-  const auto briefing = TeamBriefing::from_snapshots(
-      "alice", {.desk_id = "Engineering", .desk_name = "Engineering"}, DeskSet(desks), Roster(roster));
+  const RosterSnapshot roster{.members = {{.id = "alice"}, {.id = "bob"}, {.id = "cara"}},
+                              .retired = {"cara"}};
+  const DeskSnapshot desks{
+      .declared = {
+          {.id = "eng", .name = "Engineering", .members = {"bob", "ghost", "alice", "cara"}}}};
+  const auto briefing =
+      TeamBriefing::from_snapshots("alice", {.desk_id = "Engineering", .desk_name = "Engineering"},
+                                   DeskSet(desks), Roster(roster));
   ASSERT_TRUE(briefing.has_value());
   EXPECT_EQ(briefing->desk_id, "eng");
   EXPECT_EQ(briefing->teammates, (std::vector<BriefedTeammate>{{.id = "bob", .label = "bob"}}));

@@ -34,14 +34,16 @@ TEST(ChatTest, SameConversationFoldsOnlyGeneralSpellings) {
 TEST(ChatTest, DispatchScopeCanonicalizesEveryGeneralAliasAndPreservesExactThreads) {
   for (const std::string alias : {"", "main", "MAIN", "General", "GENERAL"}) {
     const Conversation by_id{.desk_id = alias, .desk_name = "Ordinary label", .thread_root = 17};
-    const Conversation by_name{.desk_id = "opaque-id", .desk_name = alias, .thread_root = std::nullopt};
+    const Conversation by_name{
+        .desk_id = "opaque-id", .desk_name = alias, .thread_root = std::nullopt};
     EXPECT_EQ(DispatchConversation::from(by_id),
               (DispatchConversation{.desk_id = "General", .thread_root = 17}));
     EXPECT_EQ(DispatchConversation::from(by_name),
               (DispatchConversation{.desk_id = "General", .thread_root = std::nullopt}));
   }
-  EXPECT_EQ(DispatchConversation::from({.desk_id = "Eng", .desk_name = "Engineering", .thread_root = 18}),
-            (DispatchConversation{.desk_id = "Eng", .thread_root = 18}));
+  EXPECT_EQ(
+      DispatchConversation::from({.desk_id = "Eng", .desk_name = "Engineering", .thread_root = 18}),
+      (DispatchConversation{.desk_id = "Eng", .thread_root = 18}));
 }
 
 TEST(ChatTest, ChannelAndEachThreadAreDistinctScopes) {

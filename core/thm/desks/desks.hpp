@@ -126,7 +126,8 @@ class DeskSet {
   /// retired and tombstoned entries dropped, or, without an order, its base members
   /// (founding members, then membership rows, first appearance kept, retired and
   /// tombstoned skipped). Errors as `resolve_id`.
-  [[nodiscard]] Result<std::vector<std::string>, DeskError> members(std::string_view identity) const;
+  [[nodiscard]] Result<std::vector<std::string>, DeskError> members(
+      std::string_view identity) const;
   /// The first effective member, or nothing for a desk without members.
   [[nodiscard]] Result<std::optional<std::string>, DeskError> lead(std::string_view identity) const;
 

@@ -10,10 +10,15 @@ namespace {
 
 Desk desk(std::string id, std::string name, std::vector<std::string> members = {},
           ResponderMode mode = ResponderMode::Lead) {
-  return {.id = std::move(id), .name = std::move(name), .members = std::move(members), .responder_mode = mode};
+  return {.id = std::move(id),
+          .name = std::move(name),
+          .members = std::move(members),
+          .responder_mode = mode};
 }
 
-std::optional<DeskError> validate(const DeskSnapshot& snapshot) { return DeskSet(snapshot).validate(); }
+std::optional<DeskError> validate(const DeskSnapshot& snapshot) {
+  return DeskSet(snapshot).validate();
+}
 
 TEST(DeskSetTest, WellFormedDesksValidate) {
   EXPECT_EQ(validate({.declared = {desk("General", "General"), desk("eng", "Engineering", {"a"})},
@@ -38,8 +43,10 @@ TEST(DeskSetTest, DuplicateIdsAcrossDeclaredAndAdded) {
 TEST(DeskSetTest, ReservedSpellingsExceptTheExactGeneralDesk) {
   EXPECT_EQ(validate({.declared = {desk("general", "Elsewhere")}}),
             DeskError{ReservedDeskIdentity{"general"}});
-  EXPECT_EQ(validate({.declared = {desk("elsewhere", "Main")}}), DeskError{ReservedDeskIdentity{"Main"}});
-  EXPECT_EQ(validate({.declared = {desk("MAIN", "GENERAL")}}), DeskError{ReservedDeskIdentity{"MAIN"}});
+  EXPECT_EQ(validate({.declared = {desk("elsewhere", "Main")}}),
+            DeskError{ReservedDeskIdentity{"Main"}});
+  EXPECT_EQ(validate({.declared = {desk("MAIN", "GENERAL")}}),
+            DeskError{ReservedDeskIdentity{"MAIN"}});
   EXPECT_EQ(validate({.declared = {desk("General", "general")}}),
             DeskError{ReservedDeskIdentity{"General"}});
   EXPECT_EQ(validate({.declared = {desk("General", "General")}}), std::nullopt);
@@ -57,7 +64,8 @@ TEST(DeskSetTest, OrderErrorsInSpecOrder) {
   EXPECT_EQ(validate({.declared = {eng}, .orders = {{.desk_id = "ops", .ordered = {}}}}),
             DeskError{UnknownOrderDesk{"ops"}});
   EXPECT_EQ(validate({.declared = {eng},
-                      .orders = {{.desk_id = "eng", .ordered = {"a", "b"}}, {.desk_id = "eng", .ordered = {"b", "a"}}}}),
+                      .orders = {{.desk_id = "eng", .ordered = {"a", "b"}},
+                                 {.desk_id = "eng", .ordered = {"b", "a"}}}}),
             DeskError{DuplicateDeskOrder{"eng"}});
   EXPECT_EQ(validate({.declared = {eng}, .orders = {{.desk_id = "eng", .ordered = {"a", "a"}}}}),
             DeskError{(DuplicateOrderMember{.desk_id = "eng", .agent_id = "a"})});
@@ -68,10 +76,11 @@ TEST(DeskSetTest, OrderErrorsInSpecOrder) {
 }
 
 TEST(DeskSetTest, RetiredAndTombstonedOrderEntriesAreSkippedFirst) {
-  const DeskSnapshot snapshot{.declared = {desk("eng", "Engineering", {"a", "b", "c"})},
-                              .orders = {{.desk_id = "eng", .ordered = {"c", "ghost", "b", "ghost", "a", "t"}}},
-                              .retired = {"a", "ghost"},
-                              .tombstoned = {"t"}};
+  const DeskSnapshot snapshot{
+      .declared = {desk("eng", "Engineering", {"a", "b", "c"})},
+      .orders = {{.desk_id = "eng", .ordered = {"c", "ghost", "b", "ghost", "a", "t"}}},
+      .retired = {"a", "ghost"},
+      .tombstoned = {"t"}};
   EXPECT_EQ(validate(snapshot), std::nullopt);
   EXPECT_EQ(*DeskSet(snapshot).members("eng"), (std::vector<std::string>{"c", "b"}));
 }
@@ -82,9 +91,10 @@ TEST(DeskSetTest, BaseMembersMergeRowsKeepFirstAppearanceAndSkipRetired) {
                                                    {.desk_id = "eng", .agent_id = "cara"},
                                                    {.desk_id = "other", .agent_id = "x"}},
                               .retired = {"alice"}};
-  const DeskSnapshot with_other{.declared = {desk("eng", "Engineering", {"alice", "bob", "alice"}), desk("other", "Other")},
-                                .member_additions = snapshot.member_additions,
-                                .retired = {"alice"}};
+  const DeskSnapshot with_other{
+      .declared = {desk("eng", "Engineering", {"alice", "bob", "alice"}), desk("other", "Other")},
+      .member_additions = snapshot.member_additions,
+      .retired = {"alice"}};
   const DeskSet desks(with_other);
   EXPECT_EQ(*desks.members("eng"), (std::vector<std::string>{"bob", "cara"}));
   EXPECT_EQ(*desks.lead("eng"), std::optional<std::string>("bob"));
@@ -120,7 +130,8 @@ TEST(DeskSetTest, ResolutionValidatesFirst) {
 }
 
 TEST(DeskSetTest, DeskWithoutMembersHasNoLead) {
-  const DeskSnapshot snapshot{.declared = {desk("eng", "Engineering", {"gone"})}, .retired = {"gone"}};
+  const DeskSnapshot snapshot{.declared = {desk("eng", "Engineering", {"gone"})},
+                              .retired = {"gone"}};
   EXPECT_EQ(*DeskSet(snapshot).lead("eng"), std::nullopt);
 }
 

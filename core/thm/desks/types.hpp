@@ -22,8 +22,10 @@ enum class ResponderMode : std::uint8_t { Lead, Auto };
 /// The wire token of `mode`: `lead` or `auto`.
 [[nodiscard]] constexpr std::string_view name(ResponderMode mode) noexcept {
   switch (mode) {
-    case ResponderMode::Lead: return "lead";
-    case ResponderMode::Auto: return "auto";
+    case ResponderMode::Lead:
+      return "lead";
+    case ResponderMode::Auto:
+      return "auto";
   }
   detail::unreachable();
 }

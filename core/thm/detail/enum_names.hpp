@@ -13,7 +13,7 @@ namespace thm::detail {
 /// The enumerator of `all` whose `name()` equals `token` exactly, or nothing.
 template <class E, std::size_t N>
 [[nodiscard]] constexpr std::optional<E> enum_from_name(std::string_view token,
-                                                       const std::array<E, N>& all) {
+                                                        const std::array<E, N>& all) {
   for (E value : all) {
     if (name(value) == token) return value;
   }

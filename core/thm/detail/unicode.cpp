@@ -1,14 +1,14 @@
 #include "thm/detail/unicode.hpp"
 
-#include "thm/detail/ascii.hpp"
-
-#include <unicode/uchar.h>
 #include <unicode/ucasemap.h>
+#include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#include "thm/detail/ascii.hpp"
 
 namespace thm::detail {
 namespace {

@@ -9,8 +9,8 @@ namespace thm::detail {
 namespace {
 
 TEST(UnicodeTest, WhiteSpacePropertyComesFromIcu) {
-  for (const char32_t c : {U' ', U'\t', U'\n', U'\v', U'\f', U'\r', U'\u0085', U'\u00A0',
-                           U'\u1680', U'\u2000', U'\u2028', U'\u2029', U'\u202F', U'\u3000'}) {
+  for (const char32_t c : {U' ', U'\t', U'\n', U'\v', U'\f', U'\r', U'\u0085', U'\u00A0', U'\u1680',
+                           U'\u2000', U'\u2028', U'\u2029', U'\u202F', U'\u3000'}) {
     EXPECT_TRUE(is_unicode_whitespace(c)) << static_cast<unsigned>(c);
   }
   for (const char32_t c : {U'a', U'_', U'\u200B', U'\uFEFF', U'\u180E', U'0'}) {
@@ -52,7 +52,7 @@ TEST(UnicodeTest, TrimRemovesUnicodeWhitespaceAtBothEnds) {
 }
 
 TEST(UnicodeTest, InvalidUtf8IsTextNotWhitespace) {
-  EXPECT_EQ(trim(" \xC2 "), "\xC2");      // truncated NBSP
+  EXPECT_EQ(trim(" \xC2 "), "\xC2");          // truncated NBSP
   EXPECT_EQ(trim("\xA0x\xA0"), "\xA0x\xA0");  // lone continuation bytes
   EXPECT_EQ(trim(std::string("\0 ", 2)), std::string("\0", 1));
   EXPECT_EQ(trim("\xE2\x80"), "\xE2\x80");

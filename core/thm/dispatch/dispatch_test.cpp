@@ -22,7 +22,9 @@ struct Team {
   std::vector<Person> people{{.id = "p1", .label = "Pat"}};
   std::vector<std::string> retired{};
   std::vector<std::string> tombstoned{};
-  [[nodiscard]] Roster roster() const { return Roster(members, people, retired).with_tombstoned(tombstoned); }
+  [[nodiscard]] Roster roster() const {
+    return Roster(members, people, retired).with_tombstoned(tombstoned);
+  }
 };
 
 MentionDispatchInput reply_from(std::string author, std::vector<Mention> mentions,
@@ -49,8 +51,9 @@ MentionDispatchDecision decide(const MentionDispatchPolicy& policy,
 MentionDispatchDecision none(NoDispatchReason reason) { return NoDispatch{reason}; }
 
 TEST(MentionDispatchTest, DisabledPolicyNeverDispatches) {
-  EXPECT_EQ(decide({.enabled = false, .max_hops = 5}, reply_from("alice", {agent_mention("bob", 0)})),
-            none(NoDispatchReason::Disabled));
+  EXPECT_EQ(
+      decide({.enabled = false, .max_hops = 5}, reply_from("alice", {agent_mention("bob", 0)})),
+      none(NoDispatchReason::Disabled));
 }
 
 TEST(MentionDispatchTest, DisabledPrecedesRosterValidation) {
@@ -73,14 +76,15 @@ TEST(MentionDispatchTest, HopBudgetPrecedesRosterValidation) {
 }
 
 TEST(MentionDispatchTest, HopBudgetIsTestedBeforeAnyMentionIsRead) {
-  EXPECT_EQ(decide(enabled(2), reply_from("ghost", {}, 2)), none(NoDispatchReason::HopLimitReached));
+  EXPECT_EQ(decide(enabled(2), reply_from("ghost", {}, 2)),
+            none(NoDispatchReason::HopLimitReached));
 }
 
 TEST(MentionDispatchTest, MalformedRosterIsAnErrorNotAReason) {
   Team broken;
   broken.members.push_back({.id = "bob"});
-  auto result = mention_dispatch(enabled(2), reply_from("alice", {agent_mention("bob", 0)}),
-                                 broken.roster());
+  auto result =
+      mention_dispatch(enabled(2), reply_from("alice", {agent_mention("bob", 0)}), broken.roster());
   ASSERT_FALSE(result.has_value());
   EXPECT_EQ(result.error(), RosterError{DuplicateRosterMemberId{.member_id = "bob"}});
 }
@@ -95,8 +99,8 @@ class MentionDispatchHopTest : public testing::TestWithParam<HopCase> {};
 
 TEST_P(MentionDispatchHopTest, AdmitsExactlyBelowTheLimitWithChildHopPlusOne) {
   const HopCase hop_case = GetParam();
-  const auto decision =
-      decide(enabled(hop_case.max_hops), reply_from("alice", {agent_mention("bob", 0)}, hop_case.hop));
+  const auto decision = decide(enabled(hop_case.max_hops),
+                               reply_from("alice", {agent_mention("bob", 0)}, hop_case.hop));
   if (!hop_case.child_hop.has_value()) {
     EXPECT_EQ(decision, none(NoDispatchReason::HopLimitReached));
     return;
@@ -145,7 +149,8 @@ TEST(MentionDispatchTest, TombstonedSourceIsSourceInactive) {
 }
 
 TEST(MentionDispatchTest, NoMentionsMeansNoDirectAgentMention) {
-  EXPECT_EQ(decide(enabled(2), reply_from("alice", {})), none(NoDispatchReason::NoDirectAgentMention));
+  EXPECT_EQ(decide(enabled(2), reply_from("alice", {})),
+            none(NoDispatchReason::NoDirectAgentMention));
 }
 
 TEST(MentionDispatchTest, PersonDeskAndEveryoneMentionsNeverDispatch) {
@@ -175,15 +180,16 @@ TEST(MentionDispatchTest, ReadingOrderIsByOffsetNotListOrder) {
 }
 
 TEST(MentionDispatchTest, EqualOffsetsTakeTheFirstInListOrder) {
-  const auto decision = decide(
-      enabled(2), reply_from("alice", {agent_mention("carol", 4), agent_mention("bob", 4)}));
+  const auto decision =
+      decide(enabled(2), reply_from("alice", {agent_mention("carol", 4), agent_mention("bob", 4)}));
   ASSERT_TRUE(std::holds_alternative<DispatchOne>(decision));
   EXPECT_EQ(std::get<DispatchOne>(decision).request.target_id, "carol");
 }
 
 TEST(MentionDispatchTest, SelfFirstMentionFailsClosed) {
-  EXPECT_EQ(decide(enabled(3), reply_from("alice", {agent_mention("alice", 0), agent_mention("bob", 8)})),
-            none(NoDispatchReason::SelfMention));
+  EXPECT_EQ(
+      decide(enabled(3), reply_from("alice", {agent_mention("alice", 0), agent_mention("bob", 8)})),
+      none(NoDispatchReason::SelfMention));
 }
 
 TEST(MentionDispatchTest, SelfMentionComparesIdsExactly) {
@@ -196,16 +202,19 @@ TEST(MentionDispatchTest, SelfMentionComparesIdsExactly) {
 TEST(MentionDispatchTest, RetiredFirstTargetFailsClosed) {
   Team team;
   team.retired = {"bob"};
-  EXPECT_EQ(decide(enabled(3), reply_from("alice", {agent_mention("bob", 0), agent_mention("carol", 5)}), team),
+  EXPECT_EQ(decide(enabled(3),
+                   reply_from("alice", {agent_mention("bob", 0), agent_mention("carol", 5)}), team),
             none(NoDispatchReason::TargetInactive));
 }
 
 TEST(MentionDispatchTest, TombstonedAndUnknownTargetsFailClosed) {
   Team team;
   team.tombstoned = {"bob"};
-  EXPECT_EQ(decide(enabled(3), reply_from("alice", {agent_mention("bob", 0), agent_mention("carol", 5)}), team),
+  EXPECT_EQ(decide(enabled(3),
+                   reply_from("alice", {agent_mention("bob", 0), agent_mention("carol", 5)}), team),
             none(NoDispatchReason::TargetInactive));
-  EXPECT_EQ(decide(enabled(3), reply_from("alice", {agent_mention("ghost", 0), agent_mention("carol", 7)})),
+  EXPECT_EQ(decide(enabled(3),
+                   reply_from("alice", {agent_mention("ghost", 0), agent_mention("carol", 7)})),
             none(NoDispatchReason::TargetInactive));
 }
 
@@ -218,7 +227,8 @@ TEST(MentionDispatchTest, RetiringComparesIdsExactly) {
 
 TEST(MentionDispatchTest, AtMostOneChildTurnEvenWithManyMentions) {
   std::vector<Mention> many;
-  for (std::size_t i = 0; i < 60; ++i) many.push_back(agent_mention(i % 2 == 0 ? "bob" : "carol", i * 6));
+  for (std::size_t i = 0; i < 60; ++i)
+    many.push_back(agent_mention(i % 2 == 0 ? "bob" : "carol", i * 6));
   const auto decision = decide(enabled(2), reply_from("alice", many));
   ASSERT_TRUE(std::holds_alternative<DispatchOne>(decision));
   EXPECT_EQ(std::get<DispatchOne>(decision).request.target_id, "bob");
@@ -231,7 +241,8 @@ TEST(MentionDispatchContextTest, MayDispatchIsExactlyTheTwoGuards) {
   EXPECT_FALSE((MentionDispatchContext{.policy = {.enabled = false, .max_hops = 4}, .hop = 0}
                     .may_dispatch()));
   EXPECT_FALSE((MentionDispatchContext{.policy = enabled(kU32Max), .hop = kU32Max}.may_dispatch()));
-  EXPECT_TRUE((MentionDispatchContext{.policy = enabled(kU32Max), .hop = kU32Max - 1}.may_dispatch()));
+  EXPECT_TRUE(
+      (MentionDispatchContext{.policy = enabled(kU32Max), .hop = kU32Max - 1}.may_dispatch()));
 }
 
 TEST(MentionDispatchContextTest, MayDispatchAgreesWithMentionDispatchGuards) {

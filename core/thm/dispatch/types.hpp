@@ -123,13 +123,20 @@ inline constexpr std::string_view kHopBudgetSpentSentence =
 /// The stable snake_case wire token of `reason`, e.g. `hop_limit_reached`.
 [[nodiscard]] constexpr std::string_view name(NoDispatchReason reason) noexcept {
   switch (reason) {
-    case NoDispatchReason::Disabled: return "disabled";
-    case NoDispatchReason::HopLimitReached: return "hop_limit_reached";
-    case NoDispatchReason::SourceInactive: return "source_inactive";
-    case NoDispatchReason::NoDirectAgentMention: return "no_direct_agent_mention";
-    case NoDispatchReason::SelfMention: return "self_mention";
-    case NoDispatchReason::TargetInactive: return "target_inactive";
-    case NoDispatchReason::HopOverflow: return "hop_overflow";
+    case NoDispatchReason::Disabled:
+      return "disabled";
+    case NoDispatchReason::HopLimitReached:
+      return "hop_limit_reached";
+    case NoDispatchReason::SourceInactive:
+      return "source_inactive";
+    case NoDispatchReason::NoDirectAgentMention:
+      return "no_direct_agent_mention";
+    case NoDispatchReason::SelfMention:
+      return "self_mention";
+    case NoDispatchReason::TargetInactive:
+      return "target_inactive";
+    case NoDispatchReason::HopOverflow:
+      return "hop_overflow";
   }
   detail::unreachable();
 }
@@ -145,14 +152,20 @@ inline constexpr std::string_view kHopBudgetSpentSentence =
 /// the shared `kNoAvailableTarget` for anything that turns on another agent.
 [[nodiscard]] constexpr std::string_view to_string(NoDispatchReason reason) noexcept {
   switch (reason) {
-    case NoDispatchReason::Disabled: return kDispatchDisabledSentence;
-    case NoDispatchReason::HopLimitReached: return kHopBudgetSpentSentence;
-    case NoDispatchReason::HopOverflow: return kHopBudgetSpentSentence;
+    case NoDispatchReason::Disabled:
+      return kDispatchDisabledSentence;
+    case NoDispatchReason::HopLimitReached:
+      return kHopBudgetSpentSentence;
+    case NoDispatchReason::HopOverflow:
+      return kHopBudgetSpentSentence;
     case NoDispatchReason::SourceInactive:
       return "you are not an active member of this team, so you cannot hand off a turn";
-    case NoDispatchReason::SelfMention: return "you cannot hand a turn to yourself";
-    case NoDispatchReason::NoDirectAgentMention: return kNoAvailableTarget;
-    case NoDispatchReason::TargetInactive: return kNoAvailableTarget;
+    case NoDispatchReason::SelfMention:
+      return "you cannot hand a turn to yourself";
+    case NoDispatchReason::NoDirectAgentMention:
+      return kNoAvailableTarget;
+    case NoDispatchReason::TargetInactive:
+      return kNoAvailableTarget;
   }
   detail::unreachable();
 }

@@ -256,7 +256,8 @@ std::vector<ByteRange> code_ranges(std::string_view body) {
     if (const auto opener = fence_marker(view);
         opener && (opener->marker == '~' || opener->rest.find('`') == std::string_view::npos)) {
       end_paragraph();
-      fence = Fence{.open = true, .begin = line.begin, .marker = opener->marker, .run = opener->run};
+      fence =
+          Fence{.open = true, .begin = line.begin, .marker = opener->marker, .run = opener->run};
       continue;
     }
     if (view.indent_columns() >= 4) {

@@ -31,7 +31,7 @@ TEST(CodeMaskTest, InlineSpansOfMatchingRunLength) {
 TEST(CodeMaskTest, BackslashEscapesFollowCommonMark) {
   EXPECT_EQ(masked("\\` a \\`"), "\\` a \\`");
   EXPECT_EQ(masked("\\\\`a` b"), "\\\\### b");  // an escaped backslash escapes nothing
-  EXPECT_EQ(masked("`a\\` b"), "#### b");        // inside a span backslashes are literal
+  EXPECT_EQ(masked("`a\\` b"), "#### b");       // inside a span backslashes are literal
   EXPECT_EQ(masked("\\``a`"), "\\`###");        // the escaped tick leaves a run of one
 }
 
@@ -56,7 +56,7 @@ TEST(CodeMaskTest, FencedBlocks) {
   EXPECT_EQ(masked("```\nopen"), "###\n####");  // unclosed: to the end
   EXPECT_EQ(masked("   ```\nx\n   ```\ny"), "######\n#\n######\ny");
   EXPECT_EQ(masked("    ```\nx"), "#######\nx");  // four spaces: indented code, not a fence
-  EXPECT_EQ(masked("``` a`b\nx"), "``` a`b\nx");    // backtick in the info string: no fence
+  EXPECT_EQ(masked("``` a`b\nx"), "``` a`b\nx");  // backtick in the info string: no fence
   EXPECT_EQ(masked("```\n``` x\n```\ny"), "###\n#####\n###\ny");  // a closer has a blank tail
   EXPECT_EQ(masked("```\n~~~\n```\ny"), "###\n###\n###\ny");
 }
@@ -68,7 +68,7 @@ TEST(CodeMaskTest, SpansDoNotCrossFences) {
 TEST(CodeMaskTest, CrlfEndsLinesLikeLf) {
   EXPECT_EQ(masked("```\r\nx\r\n```\r\ny"), "####\n##\n####\ny");
   EXPECT_EQ(masked("`a\r\n\r\nb`"), "`a\r\n\r\nb`");
-  EXPECT_EQ(masked("`a\r\r`"), "#####");  // a lone \r ends no line
+  EXPECT_EQ(masked("`a\r\r`"), "#####");       // a lone \r ends no line
   EXPECT_EQ(masked("```\rx```"), "########");  // one line: an inline span, not a fence
 }
 

@@ -28,7 +28,14 @@ namespace {
 bool opens(std::string_view body, std::size_t at) noexcept {
   if (at == 0) return true;
   switch (body[at - 1]) {
-    case ' ': case '\t': case '\n': case '\f': case '\r': case '(': case '[': case '{':
+    case ' ':
+    case '\t':
+    case '\n':
+    case '\f':
+    case '\r':
+    case '(':
+    case '[':
+    case '{':
       return true;
     default:
       return false;
@@ -122,7 +129,8 @@ std::optional<Token> lex_exactly(std::string_view body, std::size_t at, std::siz
     if (is_terminator(c.code_point) || body[i] == '@') return std::nullopt;
     i += c.length;
   }
-  if (end < body.size() && !is_terminator(detail::decode_at(body, end).code_point)) return std::nullopt;
+  if (end < body.size() && !is_terminator(detail::decode_at(body, end).code_point))
+    return std::nullopt;
   token->end = end;
   return token;
 }
@@ -345,7 +353,8 @@ std::vector<Mention> revalidate(std::string_view body, std::span<const Mention> 
     const std::size_t offset = mention.offset;
     if (mention.text.size() > std::numeric_limits<std::size_t>::max() - offset) continue;
     const std::size_t end = offset + mention.text.size();
-    if (end > body.size() || !is_char_boundary(body, offset) || !is_char_boundary(body, end)) continue;
+    if (end > body.size() || !is_char_boundary(body, offset) || !is_char_boundary(body, end))
+      continue;
     if (body.substr(offset, mention.text.size()) != mention.text) continue;
     if (offset >= body.size() || body[offset] != '@') continue;
     if (is_masked(code, offset) || !opens(body, offset)) continue;
@@ -353,9 +362,10 @@ std::vector<Mention> revalidate(std::string_view body, std::span<const Mention> 
     if (!token) continue;
 
     Mention survivor = mention;
-    const auto target = aliases.match(body.substr(token->alias_begin, end - token->alias_begin),
-                                      token->desk_only);
-    if (!target || !(*target == mention.target) || !target_is_active(mention.target, roster, desks)) {
+    const auto target =
+        aliases.match(body.substr(token->alias_begin, end - token->alias_begin), token->desk_only);
+    if (!target || !(*target == mention.target) ||
+        !target_is_active(mention.target, roster, desks)) {
       survivor.quiet = true;
     }
     kept.push_back(std::move(survivor));

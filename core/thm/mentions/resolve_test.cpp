@@ -23,7 +23,8 @@ struct Team {
                                              const MentionAuthor& author = OtherAuthor{}) const {
     return resolve_mentions(body, std::nullopt, author, Roster(roster), DeskSet(desks));
   }
-  [[nodiscard]] std::vector<Mention> revalidate(std::string_view body, const std::vector<Mention>& supplied,
+  [[nodiscard]] std::vector<Mention> revalidate(std::string_view body,
+                                                const std::vector<Mention>& supplied,
                                                 const MentionAuthor& author = OtherAuthor{}) const {
     return resolve_mentions(body, std::span<const Mention>(supplied), author, Roster(roster),
                             DeskSet(desks));
@@ -31,7 +32,10 @@ struct Team {
 };
 
 Mention agent(std::string id, std::string text, std::size_t offset, bool quiet = false) {
-  return {.target = AgentTarget{std::move(id)}, .text = std::move(text), .offset = offset, .quiet = quiet};
+  return {.target = AgentTarget{std::move(id)},
+          .text = std::move(text),
+          .offset = offset,
+          .quiet = quiet};
 }
 
 // The (text, offset) pairs of resolved mentions, for compact expectations.
@@ -48,7 +52,8 @@ TEST(ResolveMentionsTest, OpensOnlyAtStartAfterAsciiWhitespaceOrOpeningBrackets)
   EXPECT_EQ(spans(team.resolve("@bob")), (Spans{{"@bob", 0}}));
   // After "x" so that a leading tab is not an indented code block.
   for (const char* before : {" ", "\t", "\n", "\f", "\r", "(", "[", "{"}) {
-    EXPECT_EQ(spans(team.resolve(std::string("x") + before + "@bob")), (Spans{{"@bob", 2}})) << before;
+    EXPECT_EQ(spans(team.resolve(std::string("x") + before + "@bob")), (Spans{{"@bob", 2}}))
+        << before;
   }
   for (const char* before : {"x", "1", ";", "-", "@", "\v", "\u00A0", "\u3000", ")", "`"}) {
     EXPECT_TRUE(team.resolve(std::string("x ") + before + "@bob").empty()) << before;
@@ -81,7 +86,8 @@ TEST(ResolveMentionsTest, TerminatorsEndTheAliasAndOthersDoNot) {
   const Team team;
   for (const char* after : {",", ";", ".", "?", "!", ":", ")", "]", "}", "'", "\"", " ", "\v",
                             "\u00A0", "\u2028", "\u3000"}) {
-    EXPECT_EQ(spans(team.resolve(std::string("@bob") + after + "x")), (Spans{{"@bob", 0}})) << after;
+    EXPECT_EQ(spans(team.resolve(std::string("@bob") + after + "x")), (Spans{{"@bob", 0}}))
+        << after;
   }
   for (const char* after : {"-", "/", "#", "(", "[", "{", "`", "_", "9", "x"}) {
     EXPECT_TRUE(team.resolve(std::string("@bob") + after).empty()) << after;
@@ -110,14 +116,15 @@ TEST(ResolveMentionsTest, WholeTokensOnlyNeverPrefixesOrTruncations) {
 TEST(ResolveMentionsTest, MatchingFoldsCaseFullyButNothingElse) {
   const Team team;
   EXPECT_EQ(spans(team.resolve("@ALICE @Bob")), (Spans{{"@ALICE", 0}, {"@Bob", 7}}));
-  EXPECT_TRUE(team.resolve("@b\u043Eb").empty());           // Cyrillic o
+  EXPECT_TRUE(team.resolve("@b\u043Eb").empty());            // Cyrillic o
   EXPECT_TRUE(team.resolve("@\uFF42\uFF4F\uFF42").empty());  // full-width letters
   EXPECT_TRUE(team.resolve("\uFF20bob").empty());            // full-width at sign
   EXPECT_TRUE(team.resolve("@bob\u0301").empty());           // combining accent joins the token
 }
 
 TEST(ResolveMentionsTest, UnicodeLowerCasingMayChangeLength) {
-  const RosterSnapshot roster{.members = {{.id = "agent", .name = "\u0130"}, {.id = "sigma", .name = "\u039F\u03A3"}}};
+  const RosterSnapshot roster{
+      .members = {{.id = "agent", .name = "\u0130"}, {.id = "sigma", .name = "\u039F\u03A3"}}};
   const DeskSnapshot desks;
   const auto found = resolve_mentions("\u00E9 @i\u0307 @\u03BF\u03C2", std::nullopt, OtherAuthor{},
                                       Roster(roster), DeskSet(desks));
@@ -162,7 +169,8 @@ TEST(ResolveMentionsTest, SlugsGetCollisionSuffixesInRosterOrder) {
                                          {.id = "p6", .label = "\u6771\u4EAC"}}};
   const DeskSnapshot desks;
   const auto target_of = [&](std::string_view body) -> std::optional<MentionTarget> {
-    auto found = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+    auto found =
+        resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
     if (found.size() != 1) return std::nullopt;
     return found.front().target;
   };
@@ -175,9 +183,10 @@ TEST(ResolveMentionsTest, SlugsGetCollisionSuffixesInRosterOrder) {
 }
 
 TEST(ResolveMentionsTest, RetiredAndTombstonedAgentsHaveNoAlias) {
-  const RosterSnapshot roster{.members = {{.id = "alice"}, {.id = "bob", .name = "Bob"}, {.id = "old"}},
-                              .retired = {"old"},
-                              .tombstoned = {"bob"}};
+  const RosterSnapshot roster{
+      .members = {{.id = "alice"}, {.id = "bob", .name = "Bob"}, {.id = "old"}},
+      .retired = {"old"},
+      .tombstoned = {"bob"}};
   const DeskSnapshot desks;
   const auto found = resolve_mentions("@bob @Bob @old @alice", std::nullopt, OtherAuthor{},
                                       Roster(roster), DeskSet(desks));
@@ -262,7 +271,8 @@ TEST(ResolveMentionsTest, AtMostFiftyPingingMentionsTheRestQuiet) {
     body += "@a" + std::to_string(i) + " ";
   }
   const DeskSnapshot desks;
-  const auto found = resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  const auto found =
+      resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
   ASSERT_EQ(found.size(), 60U);
   for (std::size_t i = 0; i < found.size(); ++i) EXPECT_EQ(found[i].quiet, i >= kMentionCap) << i;
 }
@@ -304,19 +314,22 @@ TEST(RevalidateMentionsTest, ManySuppliedMentionsOfALongTokenAreEachCheckedAlone
   const DeskSnapshot desks;
   const std::string body = "@a" + std::string(200'000, 'b');
   const std::vector<Mention> supplied(2000, agent("a", "@a", 0));
-  EXPECT_TRUE(resolve_mentions(body, std::span<const Mention>(supplied), OtherAuthor{}, Roster(roster),
-                               DeskSet(desks))
+  EXPECT_TRUE(resolve_mentions(body, std::span<const Mention>(supplied), OtherAuthor{},
+                               Roster(roster), DeskSet(desks))
                   .empty());
   const std::string ok = "@a b";
-  EXPECT_EQ(resolve_mentions(ok, std::span<const Mention>(supplied), OtherAuthor{}, Roster(roster), DeskSet(desks)),
+  EXPECT_EQ(resolve_mentions(ok, std::span<const Mention>(supplied), OtherAuthor{}, Roster(roster),
+                             DeskSet(desks)),
             (std::vector<Mention>{agent("a", "@a", 0)}));
 }
 
 TEST(ResolveMentionsTest, ManyPeopleWithOneLabelGetDistinctSlugs) {
   RosterSnapshot roster;
-  for (int i = 0; i < 3000; ++i) roster.people.push_back({.id = "p" + std::to_string(i), .label = "Ada"});
+  for (int i = 0; i < 3000; ++i)
+    roster.people.push_back({.id = "p" + std::to_string(i), .label = "Ada"});
   const DeskSnapshot desks;
-  const auto found = resolve_mentions("@ada_3000", std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
+  const auto found =
+      resolve_mentions("@ada_3000", std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
   ASSERT_EQ(found.size(), 1U);
   EXPECT_EQ(found[0].target, MentionTarget{PersonTarget{"p2999"}});
 }
@@ -329,22 +342,25 @@ TEST(RevalidateMentionsTest, AnEmptySuppliedListSuppressesExtraction) {
 TEST(RevalidateMentionsTest, SpansThatAreNotExactTokensAreDropped) {
   const Team team;
   const std::string body = "hi @bob, x@alice `@alice` \u00E9";
-  for (const Mention& bad : {agent("bob", "@bo", 3), agent("bob", "@bob,", 3), agent("bob", "@bob", 4),
-                             agent("alice", "@alice", 10), agent("alice", "@alice", 18),
-                             agent("bob", "\xA9", 27), agent("bob", "@bob", 1000),
-                             agent("bob", "@bob", std::numeric_limits<std::size_t>::max())}) {
+  for (const Mention& bad :
+       {agent("bob", "@bo", 3), agent("bob", "@bob,", 3), agent("bob", "@bob", 4),
+        agent("alice", "@alice", 10), agent("alice", "@alice", 18), agent("bob", "\xA9", 27),
+        agent("bob", "@bob", 1000),
+        agent("bob", "@bob", std::numeric_limits<std::size_t>::max())}) {
     EXPECT_TRUE(team.revalidate(body, {bad}).empty()) << bad.text << " at " << bad.offset;
   }
-  EXPECT_EQ(team.revalidate(body, {agent("bob", "@bob", 3)}), (std::vector<Mention>{agent("bob", "@bob", 3)}));
+  EXPECT_EQ(team.revalidate(body, {agent("bob", "@bob", 3)}),
+            (std::vector<Mention>{agent("bob", "@bob", 3)}));
 }
 
 TEST(RevalidateMentionsTest, StaleOrWrongTargetsAreKeptQuiet) {
   Team team;
   team.roster.retired = {"bob"};
-  const auto found = team.revalidate("@bob @alice @#eng @eng",
-                                     {agent("bob", "@bob", 0), agent("ghost", "@alice", 5),
-                                      {.target = DeskTarget{"eng"}, .text = "@#eng", .offset = 12},
-                                      {.target = AgentTarget{"alice"}, .text = "@eng", .offset = 18}});
+  const auto found = team.revalidate(
+      "@bob @alice @#eng @eng", {agent("bob", "@bob", 0),
+                                 agent("ghost", "@alice", 5),
+                                 {.target = DeskTarget{"eng"}, .text = "@#eng", .offset = 12},
+                                 {.target = AgentTarget{"alice"}, .text = "@eng", .offset = 18}});
   ASSERT_EQ(found.size(), 4U);
   EXPECT_TRUE(found[0].quiet);   // retired: no alias any more
   EXPECT_TRUE(found[1].quiet);   // the token names someone else
@@ -354,8 +370,10 @@ TEST(RevalidateMentionsTest, StaleOrWrongTargetsAreKeptQuiet) {
 
 TEST(RevalidateMentionsTest, SuppliedQuietStaysQuietAndIsStillNormalized) {
   const Team team;
-  const auto found = team.revalidate("@bob @bob", {agent("bob", "@bob", 5), agent("bob", "@bob", 0, true)});
-  EXPECT_EQ(found, (std::vector<Mention>{agent("bob", "@bob", 0, true), agent("bob", "@bob", 5, true)}));
+  const auto found =
+      team.revalidate("@bob @bob", {agent("bob", "@bob", 5), agent("bob", "@bob", 0, true)});
+  EXPECT_EQ(found,
+            (std::vector<Mention>{agent("bob", "@bob", 0, true), agent("bob", "@bob", 5, true)}));
 }
 
 TEST(DirectResponderTest, FirstNonQuietActiveAgentInReadingOrder) {
@@ -377,21 +395,27 @@ TEST(MentionedMembersTest, RepeatsAreExpandedOnceWhateverTheirNumber) {
   RosterSnapshot roster;
   for (int i = 0; i < 300; ++i) roster.members.push_back({.id = "a" + std::to_string(i)});
   for (int i = 0; i < 150; ++i) roster.retired.push_back("a" + std::to_string(2 * i));
-  const DeskSnapshot desks{.declared = {{.id = "eng", .name = "Engineering", .members = {"a1", "a3"}}}};
+  const DeskSnapshot desks{
+      .declared = {{.id = "eng", .name = "Engineering", .members = {"a1", "a3"}}}};
   std::vector<Mention> mentions;
   for (std::size_t i = 0; i < 50'000; ++i) {
-    mentions.push_back({.target = i % 2 == 0 ? MentionTarget{EveryoneTarget{}} : MentionTarget{DeskTarget{"eng"}},
-                        .text = "@x", .offset = i});
+    mentions.push_back(
+        {.target = i % 2 == 0 ? MentionTarget{EveryoneTarget{}} : MentionTarget{DeskTarget{"eng"}},
+         .text = "@x",
+         .offset = i});
   }
-  const auto members = mentioned_members(mentions, std::nullopt, "a1", Roster(roster), DeskSet(desks));
+  const auto members =
+      mentioned_members(mentions, std::nullopt, "a1", Roster(roster), DeskSet(desks));
   ASSERT_EQ(members.size(), 149U);
   EXPECT_EQ(members.front(), "a3");
 }
 
 TEST(MentionedMembersTest, ExpandsDesksAndEveryoneDedupesAndExcludesTheResponder) {
-  const RosterSnapshot roster{.members = {{.id = "alice"}, {.id = "bob"}, {.id = "cara"}, {.id = "dave"}},
-                              .retired = {"dave"}};
-  const DeskSnapshot desks{.declared = {{.id = "eng", .name = "Engineering", .members = {"alice", "bob", "dave"}}}};
+  const RosterSnapshot roster{
+      .members = {{.id = "alice"}, {.id = "bob"}, {.id = "cara"}, {.id = "dave"}},
+      .retired = {"dave"}};
+  const DeskSnapshot desks{
+      .declared = {{.id = "eng", .name = "Engineering", .members = {"alice", "bob", "dave"}}}};
   const std::vector<Mention> mentions{
       {.target = PersonTarget{"p"}, .text = "@p", .offset = 30},
       {.target = EveryoneTarget{}, .text = "@everyone", .offset = 12},
@@ -405,7 +429,8 @@ TEST(MentionedMembersTest, ExpandsDesksAndEveryoneDedupesAndExcludesTheResponder
             (std::vector<std::string>{"alice", "bob", "cara"}));
   EXPECT_EQ(mentioned_members(everyone, "MAIN", "bob", Roster(roster), DeskSet(desks)),
             (std::vector<std::string>{"alice", "cara"}));
-  EXPECT_TRUE(mentioned_members(everyone, "missing", std::nullopt, Roster(roster), DeskSet(desks)).empty());
+  EXPECT_TRUE(
+      mentioned_members(everyone, "missing", std::nullopt, Roster(roster), DeskSet(desks)).empty());
 }
 
 }  // namespace

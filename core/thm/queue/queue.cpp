@@ -5,8 +5,8 @@
 namespace thm {
 
 Result<MentionDispatchOutcome, DispatchMentionError> dispatch_mention(
-    MentionTurnQueue& queue, const MentionDispatchPolicy& policy,
-    const MentionDispatchInput& input, const Roster& roster) {
+    MentionTurnQueue& queue, const MentionDispatchPolicy& policy, const MentionDispatchInput& input,
+    const Roster& roster) {
   auto decision = mention_dispatch(policy, input, roster);
   if (!decision.has_value()) return unexpected{DispatchMentionError{CoreFailure{decision.error()}}};
 
@@ -20,13 +20,12 @@ Result<MentionDispatchOutcome, DispatchMentionError> dispatch_mention(
             if (!answer.has_value()) {
               return unexpected{DispatchMentionError{EnqueueFailure{std::move(answer).error()}}};
             }
-            return std::visit(
-                overloaded{
-                    [](Enqueued done) -> MentionDispatchOutcome { return done; },
-                    [](Already done) -> MentionDispatchOutcome { return done; },
-                    [](Refused refused) -> MentionDispatchOutcome { return refused; },
-                },
-                *answer);
+            return std::visit(overloaded{
+                                  [](Enqueued done) -> MentionDispatchOutcome { return done; },
+                                  [](Already done) -> MentionDispatchOutcome { return done; },
+                                  [](Refused refused) -> MentionDispatchOutcome { return refused; },
+                              },
+                              *answer);
           },
       },
       *decision);
@@ -39,15 +38,14 @@ std::string_view name(const DispatchMentionError& error) noexcept {
 }
 
 std::string to_string(const DispatchMentionError& error) {
-  return std::visit(
-      overloaded{
-          [](const CoreFailure& failure) { return to_string(failure.core); },
-          [](const EnqueueFailure& failure) {
-            return "the host queue failed (" + std::string(name(failure.error.kind)) +
-                   "): " + failure.error.message;
-          },
-      },
-      error);
+  return std::visit(overloaded{
+                        [](const CoreFailure& failure) { return to_string(failure.core); },
+                        [](const EnqueueFailure& failure) {
+                          return "the host queue failed (" + std::string(name(failure.error.kind)) +
+                                 "): " + failure.error.message;
+                        },
+                    },
+                    error);
 }
 
 }  // namespace thm

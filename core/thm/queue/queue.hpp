@@ -24,9 +24,9 @@ namespace thm {
 enum class EnqueueRefusal : std::uint8_t { Unauthorized, TargetUnavailable, FeatureDisabled };
 
 /// Every `EnqueueRefusal`, in declaration order.
-inline constexpr std::array kAllEnqueueRefusals{
-    EnqueueRefusal::Unauthorized, EnqueueRefusal::TargetUnavailable,
-    EnqueueRefusal::FeatureDisabled};
+inline constexpr std::array kAllEnqueueRefusals{EnqueueRefusal::Unauthorized,
+                                                EnqueueRefusal::TargetUnavailable,
+                                                EnqueueRefusal::FeatureDisabled};
 
 /// The host durably enqueued the one child turn for this key (SPEC §4).
 struct Enqueued {
@@ -79,7 +79,7 @@ enum class QueueErrorKind : std::uint8_t {
 
 /// Every `QueueErrorKind`, in declaration order.
 inline constexpr std::array kAllQueueErrorKinds{
-    QueueErrorKind::Unavailable, QueueErrorKind::TriggerMissing, QueueErrorKind::TriggerMismatch,
+    QueueErrorKind::Unavailable,   QueueErrorKind::TriggerMissing, QueueErrorKind::TriggerMismatch,
     QueueErrorKind::Indeterminate, QueueErrorKind::InvalidRequest, QueueErrorKind::Internal};
 
 /// An unexpected host failure from `enqueue_once` (SPEC §4): its kind and the host's own
@@ -143,15 +143,18 @@ using DispatchMentionError = std::variant<CoreFailure, EnqueueFailure>;
 /// `Refused{r}` map one to one. Never retries and never tries another mention. Errors:
 /// `CoreFailure` for a malformed roster, `EnqueueFailure` with the host's error intact.
 [[nodiscard]] Result<MentionDispatchOutcome, DispatchMentionError> dispatch_mention(
-    MentionTurnQueue& queue, const MentionDispatchPolicy& policy,
-    const MentionDispatchInput& input, const Roster& roster);
+    MentionTurnQueue& queue, const MentionDispatchPolicy& policy, const MentionDispatchInput& input,
+    const Roster& roster);
 
 /// The wire token of `refusal`, e.g. `target_unavailable`.
 [[nodiscard]] constexpr std::string_view name(EnqueueRefusal refusal) noexcept {
   switch (refusal) {
-    case EnqueueRefusal::Unauthorized: return "unauthorized";
-    case EnqueueRefusal::TargetUnavailable: return "target_unavailable";
-    case EnqueueRefusal::FeatureDisabled: return "feature_disabled";
+    case EnqueueRefusal::Unauthorized:
+      return "unauthorized";
+    case EnqueueRefusal::TargetUnavailable:
+      return "target_unavailable";
+    case EnqueueRefusal::FeatureDisabled:
+      return "feature_disabled";
   }
   detail::unreachable();
 }
@@ -165,9 +168,12 @@ using DispatchMentionError = std::variant<CoreFailure, EnqueueFailure>;
 /// `FeatureDisabled` renders `Disabled`'s sentence verbatim.
 [[nodiscard]] constexpr std::string_view to_string(EnqueueRefusal refusal) noexcept {
   switch (refusal) {
-    case EnqueueRefusal::Unauthorized: return kNoAvailableTarget;
-    case EnqueueRefusal::TargetUnavailable: return kNoAvailableTarget;
-    case EnqueueRefusal::FeatureDisabled: return to_string(NoDispatchReason::Disabled);
+    case EnqueueRefusal::Unauthorized:
+      return kNoAvailableTarget;
+    case EnqueueRefusal::TargetUnavailable:
+      return kNoAvailableTarget;
+    case EnqueueRefusal::FeatureDisabled:
+      return to_string(NoDispatchReason::Disabled);
   }
   detail::unreachable();
 }
@@ -175,12 +181,18 @@ using DispatchMentionError = std::variant<CoreFailure, EnqueueFailure>;
 /// The wire token of `kind`, e.g. `trigger_mismatch`.
 [[nodiscard]] constexpr std::string_view name(QueueErrorKind kind) noexcept {
   switch (kind) {
-    case QueueErrorKind::Unavailable: return "unavailable";
-    case QueueErrorKind::TriggerMissing: return "trigger_missing";
-    case QueueErrorKind::TriggerMismatch: return "trigger_mismatch";
-    case QueueErrorKind::Indeterminate: return "indeterminate";
-    case QueueErrorKind::InvalidRequest: return "invalid_request";
-    case QueueErrorKind::Internal: return "internal";
+    case QueueErrorKind::Unavailable:
+      return "unavailable";
+    case QueueErrorKind::TriggerMissing:
+      return "trigger_missing";
+    case QueueErrorKind::TriggerMismatch:
+      return "trigger_mismatch";
+    case QueueErrorKind::Indeterminate:
+      return "indeterminate";
+    case QueueErrorKind::InvalidRequest:
+      return "invalid_request";
+    case QueueErrorKind::Internal:
+      return "internal";
   }
   detail::unreachable();
 }

@@ -12,7 +12,8 @@ namespace {
 class RecordingQueue final : public MentionTurnQueue {
  public:
   explicit RecordingQueue(Result<EnqueueOutcome, QueueError> answer) : answer_(std::move(answer)) {}
-  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) noexcept override {
+  Result<EnqueueOutcome, QueueError> enqueue_once(
+      const MentionTurnRequest& request) noexcept override {
     calls.push_back(request);
     return answer_;
   }
@@ -54,7 +55,8 @@ TEST(DispatchMentionTest, EveryNoDispatchReasonMakesZeroQueueCalls) {
   RecordingQueue queue(EnqueueOutcome{Enqueued{}});
   const auto outcome = dispatch_mention(queue, f.policy, f.input, f.roster());
   ASSERT_TRUE(outcome.has_value());
-  EXPECT_EQ(*outcome, MentionDispatchOutcome{NotDispatched{NoDispatchReason::NoDirectAgentMention}});
+  EXPECT_EQ(*outcome,
+            MentionDispatchOutcome{NotDispatched{NoDispatchReason::NoDirectAgentMention}});
   EXPECT_TRUE(queue.calls.empty());
 }
 

@@ -17,7 +17,8 @@ namespace thm {
 /// Two selector details name the desk candidate `agent_id` (SPEC §2.3).
 struct DuplicateSelectorCandidate {
   std::string agent_id{};
-  friend bool operator==(const DuplicateSelectorCandidate&, const DuplicateSelectorCandidate&) = default;
+  friend bool operator==(const DuplicateSelectorCandidate&,
+                         const DuplicateSelectorCandidate&) = default;
 };
 /// The orchestrator rung was reached and `agent_id` (the orchestrator) is not an active
 /// member: unknown, retired and tombstoned alike (SPEC §2.2).
@@ -28,7 +29,8 @@ struct NoActiveResponder {
 
 /// Why `responder_plan` produced no plan: a malformed roster or desk set, a duplicated
 /// selector detail, or no active orchestrator when one was needed.
-using ResponderError = std::variant<RosterError, DeskError, DuplicateSelectorCandidate, NoActiveResponder>;
+using ResponderError =
+    std::variant<RosterError, DeskError, DuplicateSelectorCandidate, NoActiveResponder>;
 
 /// The name of the innermost error variant as the case files spell it, e.g.
 /// `"NoActiveResponder"` or, for a roster error, `"DuplicateRosterMemberId"`.

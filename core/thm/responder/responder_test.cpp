@@ -9,7 +9,8 @@ namespace thm {
 namespace {
 
 struct Ladder {
-  RosterSnapshot roster{.members = {{.id = "orch"}, {.id = "alice", .name = "Alice"}, {.id = "bob"}}};
+  RosterSnapshot roster{
+      .members = {{.id = "orch"}, {.id = "alice", .name = "Alice"}, {.id = "bob"}}};
   DeskSnapshot desks{};
   std::vector<SelectorCandidate> details{};
   ResponderRequest request{.message = "Please handle this", .orchestrator_id = "orch"};
@@ -35,7 +36,10 @@ ResponderDecision decision(std::string id, ResponderRung rung,
 
 Desk desk(std::string id, std::string name, std::vector<std::string> members,
           ResponderMode mode = ResponderMode::Lead) {
-  return {.id = std::move(id), .name = std::move(name), .members = std::move(members), .responder_mode = mode};
+  return {.id = std::move(id),
+          .name = std::move(name),
+          .members = std::move(members),
+          .responder_mode = mode};
 }
 
 TEST(ResponderPlanTest, ExplicitMentionWinsEvenOffDeskAndWithoutAnOrchestrator) {
@@ -59,8 +63,8 @@ TEST(ResponderPlanTest, InactiveQuietAndNonAgentMentionsNeverSelect) {
 
 TEST(ResponderPlanTest, GeneralSpellingsGoToTheOrchestrator) {
   for (const std::optional<std::string>& chat :
-       {std::optional<std::string>{}, std::optional<std::string>{""}, std::optional<std::string>{"main"},
-        std::optional<std::string>{"GENERAL"}}) {
+       {std::optional<std::string>{}, std::optional<std::string>{""},
+        std::optional<std::string>{"main"}, std::optional<std::string>{"GENERAL"}}) {
     Ladder s;
     s.request.chat = chat;
     EXPECT_EQ(s.decided(), decision("orch", ResponderRung::Orchestrator));
@@ -139,7 +143,8 @@ TEST(ResponderPlanTest, OrchestratorMustBeActiveWhenReached) {
     if (std::string(state) == "tombstoned") s.roster.tombstoned = {"orch"};
     const auto result = s.plan();
     ASSERT_FALSE(result.has_value()) << state;
-    EXPECT_EQ(result.error(), ResponderError{NoActiveResponder{s.request.orchestrator_id}}) << state;
+    EXPECT_EQ(result.error(), ResponderError{NoActiveResponder{s.request.orchestrator_id}})
+        << state;
     EXPECT_EQ(name(result.error()), "NoActiveResponder");
   }
 }
@@ -156,7 +161,8 @@ TEST(ResponderPlanTest, AutoDeskAsksTheSelectorWithEnrichedCandidates) {
   const Select expected{
       .request = {.message = "Please handle this",
                   .desk_id = "eng",
-                  .candidates = {{.id = "alice", .label = "alice", .role = "Teammate"}, s.details[0]}},
+                  .candidates = {{.id = "alice", .label = "alice", .role = "Teammate"},
+                                 s.details[0]}},
       .fallback = decision("alice", ResponderRung::DeskDefault, SelectionDisposition::Unavailable)};
   EXPECT_EQ(*result, ResponderPlan{expected});
 }
@@ -167,7 +173,8 @@ TEST(ResponderPlanTest, DisabledSelectionIsDecidedBeforeDetailsAreRead) {
   s.details = {{.id = "alice"}, {.id = "alice"}};
   s.request.chat = "eng";
   s.request.selection_policy = SelectionPolicy::Disabled;
-  EXPECT_EQ(s.decided(), decision("alice", ResponderRung::DeskDefault, SelectionDisposition::Disabled));
+  EXPECT_EQ(s.decided(),
+            decision("alice", ResponderRung::DeskDefault, SelectionDisposition::Disabled));
   s.request.selection_policy = SelectionPolicy::Allowed;
   ASSERT_FALSE(s.plan().has_value());
   EXPECT_EQ(s.plan().error(), ResponderError{DuplicateSelectorCandidate{"alice"}});

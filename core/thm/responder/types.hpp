@@ -109,8 +109,10 @@ inline constexpr std::array kAllSelectionDispositions{
 /// The wire token of `policy`: `allowed` or `disabled`.
 [[nodiscard]] constexpr std::string_view name(SelectionPolicy policy) noexcept {
   switch (policy) {
-    case SelectionPolicy::Allowed: return "allowed";
-    case SelectionPolicy::Disabled: return "disabled";
+    case SelectionPolicy::Allowed:
+      return "allowed";
+    case SelectionPolicy::Disabled:
+      return "disabled";
   }
   detail::unreachable();
 }
@@ -123,11 +125,16 @@ inline constexpr std::array kAllSelectionDispositions{
 /// The wire token of `rung`, e.g. `desk_default`.
 [[nodiscard]] constexpr std::string_view name(ResponderRung rung) noexcept {
   switch (rung) {
-    case ResponderRung::ExplicitMention: return "explicit_mention";
-    case ResponderRung::AutoSelection: return "auto_selection";
-    case ResponderRung::DeskDefault: return "desk_default";
-    case ResponderRung::DirectAgent: return "direct_agent";
-    case ResponderRung::Orchestrator: return "orchestrator";
+    case ResponderRung::ExplicitMention:
+      return "explicit_mention";
+    case ResponderRung::AutoSelection:
+      return "auto_selection";
+    case ResponderRung::DeskDefault:
+      return "desk_default";
+    case ResponderRung::DirectAgent:
+      return "direct_agent";
+    case ResponderRung::Orchestrator:
+      return "orchestrator";
   }
   detail::unreachable();
 }
@@ -139,11 +146,16 @@ inline constexpr std::array kAllSelectionDispositions{
 /// Why this agent is answering, in one sentence a person may read (SPEC §5).
 [[nodiscard]] constexpr std::string_view to_string(ResponderRung rung) noexcept {
   switch (rung) {
-    case ResponderRung::ExplicitMention: return "the message named this agent directly";
-    case ResponderRung::AutoSelection: return "the desk's selector picked this agent";
-    case ResponderRung::DeskDefault: return "this agent leads the addressed desk";
-    case ResponderRung::DirectAgent: return "the message was sent to this agent's own chat";
-    case ResponderRung::Orchestrator: return "no other rule applied, so the orchestrator answers";
+    case ResponderRung::ExplicitMention:
+      return "the message named this agent directly";
+    case ResponderRung::AutoSelection:
+      return "the desk's selector picked this agent";
+    case ResponderRung::DeskDefault:
+      return "this agent leads the addressed desk";
+    case ResponderRung::DirectAgent:
+      return "the message was sent to this agent's own chat";
+    case ResponderRung::Orchestrator:
+      return "no other rule applied, so the orchestrator answers";
   }
   detail::unreachable();
 }
@@ -151,11 +163,16 @@ inline constexpr std::array kAllSelectionDispositions{
 /// The wire token of `disposition`, e.g. `invalid_output`.
 [[nodiscard]] constexpr std::string_view name(SelectionDisposition disposition) noexcept {
   switch (disposition) {
-    case SelectionDisposition::NotApplicable: return "not_applicable";
-    case SelectionDisposition::Selected: return "selected";
-    case SelectionDisposition::Disabled: return "disabled";
-    case SelectionDisposition::Unavailable: return "unavailable";
-    case SelectionDisposition::InvalidOutput: return "invalid_output";
+    case SelectionDisposition::NotApplicable:
+      return "not_applicable";
+    case SelectionDisposition::Selected:
+      return "selected";
+    case SelectionDisposition::Disabled:
+      return "disabled";
+    case SelectionDisposition::Unavailable:
+      return "unavailable";
+    case SelectionDisposition::InvalidOutput:
+      return "invalid_output";
   }
   detail::unreachable();
 }
@@ -168,9 +185,12 @@ inline constexpr std::array kAllSelectionDispositions{
 /// `Unavailable` and `InvalidOutput` are deliberately worded apart.
 [[nodiscard]] constexpr std::string_view to_string(SelectionDisposition disposition) noexcept {
   switch (disposition) {
-    case SelectionDisposition::NotApplicable: return "no selector was needed for this message";
-    case SelectionDisposition::Selected: return "the selector's choice was accepted";
-    case SelectionDisposition::Disabled: return "selection is turned off, so the desk lead answers";
+    case SelectionDisposition::NotApplicable:
+      return "no selector was needed for this message";
+    case SelectionDisposition::Selected:
+      return "the selector's choice was accepted";
+    case SelectionDisposition::Disabled:
+      return "selection is turned off, so the desk lead answers";
     case SelectionDisposition::Unavailable:
       return "no selector answer was available, so the desk lead answers";
     case SelectionDisposition::InvalidOutput:

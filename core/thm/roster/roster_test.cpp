@@ -16,7 +16,8 @@ TEST(RosterTest, WellFormedRosterValidates) {
 }
 
 TEST(RosterTest, BlankMemberIdAfterUnicodeTrimIsTheFirstError) {
-  const RosterSnapshot snapshot{.members = {{.id = "alice"}, {.id = "\u00A0\u3000 "}, {.id = "alice"}}};
+  const RosterSnapshot snapshot{
+      .members = {{.id = "alice"}, {.id = "\u00A0\u3000 "}, {.id = "alice"}}};
   EXPECT_EQ(Roster(snapshot).validate(), RosterError{EmptyRosterMemberId{}});
 }
 
@@ -30,8 +31,7 @@ TEST(RosterTest, DuplicateMemberIdIsExactAndNamesTheId) {
 }
 
 TEST(RosterTest, MembersAreCheckedBeforePeople) {
-  const RosterSnapshot snapshot{.members = {{.id = "a"}, {.id = "a"}},
-                                .people = {{.id = ""}}};
+  const RosterSnapshot snapshot{.members = {{.id = "a"}, {.id = "a"}}, .people = {{.id = ""}}};
   EXPECT_EQ(Roster(snapshot).validate(), RosterError{DuplicateRosterMemberId{.member_id = "a"}});
 }
 
@@ -140,8 +140,9 @@ TEST(RosterTest, AViewOfATemporaryDoesNotCompile) {
 }
 
 TEST(RosterTest, ErrorMessagesAreLowerCaseWithoutTrailingPunctuation) {
-  for (const RosterError& error : std::vector<RosterError>{EmptyRosterMemberId{}, DuplicateRosterMemberId{"x"},
-                                                           EmptyPersonId{}, DuplicatePersonId{"y"}}) {
+  for (const RosterError& error :
+       std::vector<RosterError>{EmptyRosterMemberId{}, DuplicateRosterMemberId{"x"},
+                                EmptyPersonId{}, DuplicatePersonId{"y"}}) {
     const std::string message = to_string(error);
     ASSERT_FALSE(message.empty());
     for (const char c : message) EXPECT_FALSE(c >= 'A' && c <= 'Z') << message;
@@ -169,7 +170,8 @@ TEST(RosterTest, RetiredAndTombstonedMembersAreNotActive) {
 }
 
 TEST(RosterTest, RetirementComparesIdsExactly) {
-  const RosterSnapshot snapshot{.members = {{.id = "alice"}, {.id = "Alice"}}, .retired = {"alice"}};
+  const RosterSnapshot snapshot{.members = {{.id = "alice"}, {.id = "Alice"}},
+                                .retired = {"alice"}};
   const Roster roster(snapshot);
   EXPECT_FALSE(roster.is_active("alice"));
   EXPECT_TRUE(roster.is_active("Alice"));

@@ -89,7 +89,8 @@ struct SelectorEvaluation {
 /// What the host's one selector call produced (SPEC §2.6). Wire (cases.md): tagged by
 /// `kind`: `absent`, `failed`, `text` (`output`), `evaluation` (`evaluation`,
 /// `minimum_confidence`).
-using SelectorResult = std::variant<SelectorAbsent, SelectorFailed, SelectorText, SelectorEvaluation>;
+using SelectorResult =
+    std::variant<SelectorAbsent, SelectorFailed, SelectorText, SelectorEvaluation>;
 
 /// Settles a plan with the selector's result (SPEC §2.6). A `Decided` plan returns its
 /// decision unchanged. For `Select`: absent or failed → the fallback with `Unavailable`;

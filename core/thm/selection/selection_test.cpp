@@ -19,7 +19,9 @@ std::optional<std::string> accept(std::string_view output, std::initializer_list
   return accept_selection(output, candidates(ids));
 }
 
-TEST(AcceptSelectionTest, ExactIdIsAccepted) { EXPECT_EQ(accept("alice", {"alice", "bob"}), "alice"); }
+TEST(AcceptSelectionTest, ExactIdIsAccepted) {
+  EXPECT_EQ(accept("alice", {"alice", "bob"}), "alice");
+}
 
 TEST(AcceptSelectionTest, ReturnsTheCanonicalIdNotTheOutputSpelling) {
   EXPECT_EQ(accept("CODER", {"Coder", "Writer"}), "Coder");
@@ -70,8 +72,8 @@ TEST(AcceptSelectionTest, OutOfSetAndPrefixGuessesAreRejected) {
 }
 
 TEST(AcceptSelectionTest, CaseFoldingIsAsciiOnly) {
-  EXPECT_EQ(accept("\u212Aai", {"Kai"}), std::nullopt);      // KELVIN SIGN is not K
-  EXPECT_EQ(accept("\u0421oder", {"Coder"}), std::nullopt);  // Cyrillic ES
+  EXPECT_EQ(accept("\u212Aai", {"Kai"}), std::nullopt);       // KELVIN SIGN is not K
+  EXPECT_EQ(accept("\u0421oder", {"Coder"}), std::nullopt);   // Cyrillic ES
   EXPECT_EQ(accept("Co\u200Bder", {"Coder"}), std::nullopt);  // zero-width space stays
   EXPECT_EQ(accept("\u00C9lodie", {"\u00E9lodie"}), std::nullopt);
   EXPECT_EQ(accept("\u00E9LODIE", {"\u00E9lodie"}), "\u00E9lodie");
@@ -91,7 +93,8 @@ SelectionEvaluation evaluation(std::string choice,
                                std::vector<std::pair<std::string, std::uint32_t>> entries,
                                std::uint32_t confidence = 900'000) {
   SelectionEvaluation e{.choice = std::move(choice), .confidence = {confidence}};
-  for (auto& [id, ppm] : entries) e.probabilities.push_back({.candidate_id = id, .probability = {ppm}});
+  for (auto& [id, ppm] : entries)
+    e.probabilities.push_back({.candidate_id = id, .probability = {ppm}});
   return e;
 }
 
@@ -105,7 +108,8 @@ TEST(AcceptEvaluationTest, WellFormedConfidentChoiceIsAccepted) {
 }
 
 TEST(AcceptEvaluationTest, ConfidenceBelowTheMinimumIsRejected) {
-  EXPECT_EQ(judge(evaluation("bob", {{"alice", 200'000}, {"bob", 800'000}}, 499'999)), std::nullopt);
+  EXPECT_EQ(judge(evaluation("bob", {{"alice", 200'000}, {"bob", 800'000}}, 499'999)),
+            std::nullopt);
   EXPECT_EQ(judge(evaluation("bob", {{"alice", 200'000}, {"bob", 800'000}}, 500'000)), "bob");
 }
 
@@ -119,7 +123,8 @@ TEST(AcceptEvaluationTest, DistributionMustCoverEachCandidateExactlyOnce) {
   EXPECT_EQ(judge(evaluation("bob", {{"bob", 1'000'000}})), std::nullopt);
   EXPECT_EQ(judge(evaluation("bob", {{"bob", 500'000}, {"bob", 500'000}})), std::nullopt);
   EXPECT_EQ(judge(evaluation("bob", {{"Alice", 0}, {"bob", 1'000'000}})), std::nullopt);
-  EXPECT_EQ(judge(evaluation("bob", {{"alice", 0}, {"bob", 1'000'000}, {"carol", 0}})), std::nullopt);
+  EXPECT_EQ(judge(evaluation("bob", {{"alice", 0}, {"bob", 1'000'000}, {"carol", 0}})),
+            std::nullopt);
 }
 
 TEST(AcceptEvaluationTest, SumMustBeExactlyTheScale) {
@@ -200,7 +205,9 @@ TEST(AcceptEvaluationTest, NoCandidatesAcceptNothing) {
 }
 
 Select desk_select() {
-  return Select{.request = {.message = "Review this", .desk_id = "eng", .candidates = candidates({"alice", "bob"})},
+  return Select{.request = {.message = "Review this",
+                            .desk_id = "eng",
+                            .candidates = candidates({"alice", "bob"})},
                 .fallback = {.responder_id = "alice",
                              .rung = ResponderRung::DeskDefault,
                              .disposition = SelectionDisposition::Unavailable}};
@@ -219,8 +226,10 @@ TEST(SettleSelectionTest, DecidedPlanIsReturnedUnchanged) {
 }
 
 TEST(SettleSelectionTest, AbsentOrFailedSelectorFallsBackAsUnavailable) {
-  EXPECT_EQ(settle_selection(desk_select(), SelectorAbsent{}), desk_default(SelectionDisposition::Unavailable));
-  EXPECT_EQ(settle_selection(desk_select(), SelectorFailed{}), desk_default(SelectionDisposition::Unavailable));
+  EXPECT_EQ(settle_selection(desk_select(), SelectorAbsent{}),
+            desk_default(SelectionDisposition::Unavailable));
+  EXPECT_EQ(settle_selection(desk_select(), SelectorFailed{}),
+            desk_default(SelectionDisposition::Unavailable));
 }
 
 TEST(SettleSelectionTest, AcceptedTextIsAnAutoSelection) {
@@ -239,14 +248,16 @@ TEST(SettleSelectionTest, EvaluationIsJudgedAgainstTheSuppliedMinimum) {
   const auto answer = evaluation("bob", {{"alice", 200'000}, {"bob", 800'000}}, 600'000);
   EXPECT_EQ(settle_selection(desk_select(), SelectorEvaluation{answer, {700'000}}),
             desk_default(SelectionDisposition::InvalidOutput));
-  EXPECT_EQ(settle_selection(desk_select(), SelectorEvaluation{answer, {600'000}}).responder_id, "bob");
+  EXPECT_EQ(settle_selection(desk_select(), SelectorEvaluation{answer, {600'000}}).responder_id,
+            "bob");
 }
 
 TEST(SettleSelectionTest, FallbackIsRebuiltWithTheDeskDefaultRung) {
   Select odd = desk_select();
   odd.fallback.rung = ResponderRung::Orchestrator;
   odd.fallback.disposition = SelectionDisposition::Selected;
-  EXPECT_EQ(settle_selection(odd, SelectorAbsent{}), desk_default(SelectionDisposition::Unavailable));
+  EXPECT_EQ(settle_selection(odd, SelectorAbsent{}),
+            desk_default(SelectionDisposition::Unavailable));
 }
 
 }  // namespace

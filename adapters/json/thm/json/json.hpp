@@ -9,13 +9,12 @@
 
 #include <concepts>
 #include <cstddef>
-#include <tuple>
-#include <type_traits>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "thm/core.hpp"
 
@@ -37,16 +36,14 @@ struct DecodeError {
 /// Every type with a wire form: those of SPEC §6, the case files' roster and desk
 /// snapshots, the selector result of `settle_selection` and the host's `QueueError`
 /// (cases.md).
-using WireTypes =
-    std::tuple<MentionTarget, MentionAuthor, Mention, RosterMember, Person, RosterSnapshot,
-               ResponderMode, Desk, DeskMember, DeskOrder, DeskSnapshot, SelectorCandidate,
-               SelectionPolicy, ResponderRequest, SelectionRequest, ResponderRung,
-               SelectionDisposition, ResponderDecision, ResponderPlan, Probability,
-               CandidateProbability, SelectionEvaluation, SelectorResult, MentionDispatchPolicy,
-               DispatchKey, DispatchConversation, MentionDispatchInput, MentionTurnRequest,
-               NoDispatchReason, MentionDispatchDecision, EnqueueRefusal, EnqueueOutcome,
-               MentionDispatchOutcome, Conversation, MentionDispatchContext, QueueErrorKind,
-               QueueError, Brevity, BriefedTeammate, TeamBriefing>;
+using WireTypes = std::tuple<
+    MentionTarget, MentionAuthor, Mention, RosterMember, Person, RosterSnapshot, ResponderMode,
+    Desk, DeskMember, DeskOrder, DeskSnapshot, SelectorCandidate, SelectionPolicy, ResponderRequest,
+    SelectionRequest, ResponderRung, SelectionDisposition, ResponderDecision, ResponderPlan,
+    Probability, CandidateProbability, SelectionEvaluation, SelectorResult, MentionDispatchPolicy,
+    DispatchKey, DispatchConversation, MentionDispatchInput, MentionTurnRequest, NoDispatchReason,
+    MentionDispatchDecision, EnqueueRefusal, EnqueueOutcome, MentionDispatchOutcome, Conversation,
+    MentionDispatchContext, QueueErrorKind, QueueError, Brevity, BriefedTeammate, TeamBriefing>;
 
 namespace detail {
 template <class T, class Tuple>

@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace thm::json {
@@ -46,7 +45,8 @@ TEST(JsonGoldenTest, MentionOmitsQuietOnlyWhenFalse) {
   const auto explicit_false = decode<Mention>(
       R"({"target":{"kind":"agent","id":"alice"},"text":"@alice","offset":2,"quiet":false})");
   ASSERT_TRUE(explicit_false.has_value());
-  EXPECT_EQ(encode(*explicit_false), R"({"target":{"kind":"agent","id":"alice"},"text":"@alice","offset":2})");
+  EXPECT_EQ(encode(*explicit_false),
+            R"({"target":{"kind":"agent","id":"alice"},"text":"@alice","offset":2})");
 }
 
 TEST(JsonGoldenTest, RosterAndDeskRows) {
@@ -77,10 +77,12 @@ TEST(JsonGoldenTest, ResponderTypes) {
       R"({"message":"Please review","chat":"eng","mentions":[],"orchestrator_id":"orch","selection_policy":"allowed"})");
   expect_golden<SelectionRequest>(
       R"({"message":"Please review","desk_id":"eng","candidates":[{"id":"a","label":"A","role":"R","description":null}]})");
-  for (const char* rung : {"explicit_mention", "auto_selection", "desk_default", "direct_agent", "orchestrator"}) {
+  for (const char* rung :
+       {"explicit_mention", "auto_selection", "desk_default", "direct_agent", "orchestrator"}) {
     expect_golden<ResponderRung>('"' + std::string(rung) + '"');
   }
-  for (const char* disposition : {"not_applicable", "selected", "disabled", "unavailable", "invalid_output"}) {
+  for (const char* disposition :
+       {"not_applicable", "selected", "disabled", "unavailable", "invalid_output"}) {
     expect_golden<SelectionDisposition>('"' + std::string(disposition) + '"');
   }
   expect_golden<ResponderDecision>(
@@ -103,15 +105,17 @@ TEST(JsonGoldenTest, DispatchTypes) {
       R"({"key":{"trigger_sequence":41},"conversation":{"desk_id":"eng","thread_root":7},"author_id":"alice","content":"handoff","mentions":[{"target":{"kind":"agent","id":"bob"},"text":"@bob","offset":0}],"hop":0})");
   expect_golden<MentionTurnRequest>(
       R"({"key":{"trigger_sequence":41},"source_id":"alice","target_id":"bob","content":"handoff","conversation":{"desk_id":"eng","thread_root":7},"child_hop":1})");
-  for (const char* reason : {"disabled", "hop_limit_reached", "source_inactive", "no_direct_agent_mention",
-                             "self_mention", "target_inactive", "hop_overflow"}) {
+  for (const char* reason :
+       {"disabled", "hop_limit_reached", "source_inactive", "no_direct_agent_mention",
+        "self_mention", "target_inactive", "hop_overflow"}) {
     expect_golden<NoDispatchReason>('"' + std::string(reason) + '"');
   }
   expect_golden<MentionDispatchDecision>(R"({"kind":"none","reason":"self_mention"})");
   expect_golden<MentionDispatchDecision>(
       R"({"kind":"one","request":{"key":{"trigger_sequence":41},"source_id":"alice","target_id":"bob","content":"handoff","conversation":{"desk_id":"eng","thread_root":7},"child_hop":1}})");
   expect_golden<MentionDispatchContext>(R"({"policy":{"enabled":true,"max_hops":2},"hop":1})");
-  expect_golden<Conversation>(R"({"desk_id":"engineering","desk_name":"Engineering","thread_root":null})");
+  expect_golden<Conversation>(
+      R"({"desk_id":"engineering","desk_name":"Engineering","thread_root":null})");
 }
 
 TEST(JsonGoldenTest, QueueTypes) {
@@ -141,16 +145,19 @@ TEST(JsonGoldenTest, SnapshotsAndSelectorResults) {
 }
 
 TEST(JsonGoldenTest, BriefingTypes) {
-  expect_golden<BriefedTeammate>(R"({"id":"bob","label":"Bob","role":null,"description":"Reviews changes"})");
+  expect_golden<BriefedTeammate>(
+      R"({"id":"bob","label":"Bob","role":null,"description":"Reviews changes"})");
   expect_golden<TeamBriefing>(
       R"({"viewer_id":"alice","desk_id":"engineering","desk_name":"Engineering","teammates":[],"brevity":{"message_chars":600,"window":30}})");
   const auto v1 = decode<TeamBriefing>(
       R"({"viewer_id":"alice","desk_id":"engineering","desk_name":"Engineering","teammates":[{"id":"bob","label":"Bob","role":null,"description":null}]})");
   ASSERT_TRUE(v1.has_value());
   EXPECT_EQ(v1->brevity, Brevity{});
-  EXPECT_EQ(encode(*v1),
-            R"({"viewer_id":"alice","desk_id":"engineering","desk_name":"Engineering","teammates":[{"id":"bob","label":"Bob","role":null,"description":null}],"brevity":{"message_chars":600,"window":30}})");
-  EXPECT_EQ(decode_error<BriefedTeammate>(R"({"id":"bob","label":"Bob","description":null})").path, "/role");
+  EXPECT_EQ(
+      encode(*v1),
+      R"({"viewer_id":"alice","desk_id":"engineering","desk_name":"Engineering","teammates":[{"id":"bob","label":"Bob","role":null,"description":null}],"brevity":{"message_chars":600,"window":30}})");
+  EXPECT_EQ(decode_error<BriefedTeammate>(R"({"id":"bob","label":"Bob","description":null})").path,
+            "/role");
 }
 
 // ---- integers are exact (SPEC §0.5) --------------------------------------------------------
@@ -163,7 +170,8 @@ TEST(JsonIntegerTest, U64RoundTripsExactly) {
 
 TEST(JsonIntegerTest, U32FieldsStopAtU32Max) {
   expect_golden<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":4294967295})");
-  const DecodeError error = decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":4294967296})");
+  const DecodeError error =
+      decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":4294967296})");
   EXPECT_EQ(error.path, "/max_hops");
   EXPECT_NE(error.reason.find("range"), std::string::npos);
 }
@@ -183,7 +191,8 @@ TEST(JsonIntegerTest, NegativeFractionalAndExponentIntegersAreErrors) {
 }
 
 TEST(JsonIntegerTest, ErrorReasonsSayWhatIsWrong) {
-  EXPECT_NE(decode_error<DispatchKey>(R"({"trigger_sequence":-0})").reason.find("minus"), std::string::npos);
+  EXPECT_NE(decode_error<DispatchKey>(R"({"trigger_sequence":-0})").reason.find("minus"),
+            std::string::npos);
   EXPECT_NE(decode_error<Probability>("4294967296").reason.find("1000000"), std::string::npos);
 }
 
@@ -191,29 +200,36 @@ TEST(JsonIntegerTest, ProbabilityOverTheScaleIsAnError) {
   EXPECT_EQ(decode_error<Probability>("1000001").path, "");
   expect_golden<Probability>("1000000");
   expect_golden<Probability>("0");
-  EXPECT_EQ(decode_error<SelectionEvaluation>(
-                R"({"choice":"a","probabilities":[{"candidate_id":"a","probability":1000001}],"confidence":1})")
-                .path,
-            "/probabilities/0/probability");
+  EXPECT_EQ(
+      decode_error<SelectionEvaluation>(
+          R"({"choice":"a","probabilities":[{"candidate_id":"a","probability":1000001}],"confidence":1})")
+          .path,
+      "/probabilities/0/probability");
 }
 
 // ---- each decode error kind, with its JSON Pointer ------------------------------------------
 
 TEST(JsonDecodeErrorTest, MissingRequiredKeyPointsWhereItShouldBe) {
   EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":true})").path, "/max_hops");
-  EXPECT_EQ(decode_error<MentionDispatchContext>(R"({"policy":{"enabled":true,"max_hops":2}})").path, "/hop");
+  EXPECT_EQ(
+      decode_error<MentionDispatchContext>(R"({"policy":{"enabled":true,"max_hops":2}})").path,
+      "/hop");
   EXPECT_EQ(decode_error<DispatchConversation>(R"({"desk_id":"eng"})").path, "/thread_root");
   EXPECT_EQ(decode_error<RosterMember>(R"({"id":"a"})").path, "/name");
 }
 
 TEST(JsonDecodeErrorTest, NullIsNotAbsentAndNotAValue) {
-  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":null})").path, "/max_hops");
-  EXPECT_EQ(decode_error<Mention>(R"({"target":{"kind":"everyone"},"text":"@here","offset":0,"quiet":null})").path,
+  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":null})").path,
+            "/max_hops");
+  EXPECT_EQ(decode_error<Mention>(
+                R"({"target":{"kind":"everyone"},"text":"@here","offset":0,"quiet":null})")
+                .path,
             "/quiet");
 }
 
 TEST(JsonDecodeErrorTest, WrongTypesAreErrors) {
-  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":"yes","max_hops":2})").path, "/enabled");
+  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":"yes","max_hops":2})").path,
+            "/enabled");
   EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"([true,2])").path, "");
   EXPECT_EQ(decode_error<RosterMember>(R"({"id":7,"name":null})").path, "/id");
   EXPECT_EQ(decode_error<DeskOrder>(R"({"desk_id":"d","ordered":["a",3]})").path, "/ordered/1");
@@ -221,12 +237,14 @@ TEST(JsonDecodeErrorTest, WrongTypesAreErrors) {
 
 TEST(JsonDecodeErrorTest, UnknownEnumTokensAndTagsAreErrors) {
   EXPECT_EQ(decode_error<MentionTarget>(R"({"kind":"robot","id":"x"})").path, "/kind");
-  EXPECT_EQ(decode_error<EnqueueOutcome>(R"({"status":"not_dispatched","reason":"disabled"})").path, "/status");
+  EXPECT_EQ(decode_error<EnqueueOutcome>(R"({"status":"not_dispatched","reason":"disabled"})").path,
+            "/status");
   EXPECT_EQ(decode_error<NoDispatchReason>(R"("Disabled")").path, "");
-  EXPECT_EQ(decode_error<ResponderRequest>(
-                R"({"message":"m","chat":null,"mentions":[],"orchestrator_id":"o","selection_policy":"sometimes"})")
-                .path,
-            "/selection_policy");
+  EXPECT_EQ(
+      decode_error<ResponderRequest>(
+          R"({"message":"m","chat":null,"mentions":[],"orchestrator_id":"o","selection_policy":"sometimes"})")
+          .path,
+      "/selection_policy");
 }
 
 TEST(JsonDecodeErrorTest, RefusedWithoutReasonIsAnError) {
@@ -234,12 +252,14 @@ TEST(JsonDecodeErrorTest, RefusedWithoutReasonIsAnError) {
 }
 
 TEST(JsonDecodeErrorTest, RepeatedKeysAreErrorsAtTheirPath) {
-  EXPECT_EQ(decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":2,"max_hops":3})").path,
-            "/max_hops");
-  EXPECT_EQ(decode_error<MentionDispatchInput>(
-                R"({"key":{"trigger_sequence":1},"conversation":{"desk_id":"a","thread_root":null},"author_id":"x","content":"c","mentions":[{"target":{"kind":"agent","id":"b","id":"c"},"text":"@b","offset":0}],"hop":0})")
-                .path,
-            "/mentions/0/target/id");
+  EXPECT_EQ(
+      decode_error<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":2,"max_hops":3})").path,
+      "/max_hops");
+  EXPECT_EQ(
+      decode_error<MentionDispatchInput>(
+          R"({"key":{"trigger_sequence":1},"conversation":{"desk_id":"a","thread_root":null},"author_id":"x","content":"c","mentions":[{"target":{"kind":"agent","id":"b","id":"c"},"text":"@b","offset":0}],"hop":0})")
+          .path,
+      "/mentions/0/target/id");
 }
 
 TEST(JsonDecodeErrorTest, MalformedJsonIsAnError) {
@@ -251,14 +271,16 @@ TEST(JsonDecodeErrorTest, MalformedJsonIsAnError) {
 }
 
 TEST(JsonDecodeErrorTest, UnknownKeysAreIgnored) {
-  const auto policy = decode<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":2,"future":{"x":1}})");
+  const auto policy =
+      decode<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":2,"future":{"x":1}})");
   ASSERT_TRUE(policy.has_value());
   EXPECT_EQ(*policy, (MentionDispatchPolicy{.enabled = true, .max_hops = 2}));
 }
 
 TEST(JsonParseTest, RepeatedKeysCanBeRecordedInsteadOfRefused) {
   std::vector<std::string> repeated;
-  const auto tree = parse(R"([{"a":1},{"b":{"c":1,"c":{"d":2}},"e/f":[0,{"g~":1,"g~":2}]}])", &repeated);
+  const auto tree =
+      parse(R"([{"a":1},{"b":{"c":1,"c":{"d":2}},"e/f":[0,{"g~":1,"g~":2}]}])", &repeated);
   ASSERT_TRUE(tree.has_value());
   EXPECT_EQ(repeated, (std::vector<std::string>{"/1/b/c", "/1/e~1f/1/g~0"}));
   EXPECT_EQ((*tree)[1]["b"]["c"], 1);  // the first value is kept
@@ -324,7 +346,8 @@ TEST(JsonParseTest, RootPathPrefixesErrors) {
 }
 
 TEST(JsonErrorValueTest, DeskAndLadderErrorsAreFlat) {
-  const Value order = error_value(DeskError{IncompleteOrder{.desk_id = "eng", .missing_agent_id = "bob"}});
+  const Value order =
+      error_value(DeskError{IncompleteOrder{.desk_id = "eng", .missing_agent_id = "bob"}});
   EXPECT_EQ(order["variant"], "IncompleteOrder");
   EXPECT_EQ(order["desk_id"], "eng");
   EXPECT_EQ(order["missing_agent_id"], "bob");
@@ -339,8 +362,8 @@ TEST(JsonErrorValueTest, CoreAndHostErrorsKeepTheirFields) {
   EXPECT_EQ(core["variant"], "Core");
   EXPECT_EQ(core["core"]["variant"], "DuplicatePersonId");
   EXPECT_EQ(core["core"]["person_id"], "p");
-  const Value host = error_value(
-      DispatchMentionError{EnqueueFailure{{.kind = QueueErrorKind::Unavailable, .message = "down"}}});
+  const Value host = error_value(DispatchMentionError{
+      EnqueueFailure{{.kind = QueueErrorKind::Unavailable, .message = "down"}}});
   EXPECT_EQ(host, (Value{{"variant", "Enqueue"}, {"kind", "unavailable"}, {"message", "down"}}));
 }
 

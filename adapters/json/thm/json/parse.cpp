@@ -59,9 +59,9 @@ class TreeBuilder final : public nlohmann::json_sax<Value> {
 
   bool parse_error(std::size_t position, const std::string&,
                    const nlohmann::detail::exception& failure) override {
-    error_ = DecodeError{.path = "",
-                         .reason = "not valid json at byte " + std::to_string(position) + ": " +
-                                   failure.what()};
+    error_ = DecodeError{
+        .path = "",
+        .reason = "not valid json at byte " + std::to_string(position) + ": " + failure.what()};
     return false;
   }
 
@@ -153,7 +153,8 @@ Result<Value, DecodeError> parse(std::string_view text, std::vector<std::string>
   try {
     (void)Value::sax_parse(text, &builder);
   } catch (const std::exception& failure) {
-    return unexpected{DecodeError{.path = "", .reason = std::string("not valid json: ") + failure.what()}};
+    return unexpected{
+        DecodeError{.path = "", .reason = std::string("not valid json: ") + failure.what()}};
   }
   auto tree = std::move(builder).finish();
   // nlohmann's lexer takes a NUL byte for the end of the input, so a value followed by one

@@ -1,10 +1,9 @@
 // SPEC §6 wire forms: one `read` and one `write` per type. Readers never throw: they check
 // each JSON type before touching it and report the first problem with its JSON Pointer.
-#include <nlohmann/json.hpp>
-
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -57,8 +56,7 @@ void read(Reader& r, const Value& j, bool& out) {
 }
 
 template <std::unsigned_integral T>
-  requires(!std::same_as<T, bool>)
-void read(Reader& r, const Value& j, T& out) {
+requires(!std::same_as<T, bool>) void read(Reader& r, const Value& j, T& out) {
   if (j.is_number_unsigned()) {
     const auto value = j.get<std::uint64_t>();
     if (value > std::numeric_limits<T>::max()) {
@@ -338,7 +336,8 @@ void read(Reader& r, const Value& j, SelectorResult& out) {
     f.required("output", out.emplace<SelectorText>().output);
   } else if (kind == "evaluation") {
     auto& answer = out.emplace<SelectorEvaluation>();
-    f.required("evaluation", answer.evaluation).required("minimum_confidence", answer.minimum_confidence);
+    f.required("evaluation", answer.evaluation)
+        .required("minimum_confidence", answer.minimum_confidence);
   } else {
     f.unknown_tag("kind", kind);
   }
@@ -455,15 +454,9 @@ void read(Reader& r, const Value& j, QueueError& out) {
 
 Value write(const std::string& value) { return value; }
 template <std::unsigned_integral T>
-  requires(!std::same_as<T, bool>)
-Value write(T value) {
-  return static_cast<std::uint64_t>(value);
-}
+requires(!std::same_as<T, bool>) Value write(T value) { return static_cast<std::uint64_t>(value); }
 template <class E>
-  requires std::is_enum_v<E>
-Value write(E value) {
-  return std::string(name(value));
-}
+requires std::is_enum_v<E> Value write(E value) { return std::string(name(value)); }
 Value write(Probability value) { return value.parts_per_million; }
 
 // Declared here, defined after every writer they may call.
@@ -476,9 +469,15 @@ Value tagged(const char* key, const char* tag) { return Value{{key, tag}}; }
 
 Value write(const MentionTarget& target) {
   return std::visit(overloaded{
-                        [](const AgentTarget& t) { return Value{{"kind", "agent"}, {"id", t.id}}; },
-                        [](const PersonTarget& t) { return Value{{"kind", "person"}, {"id", t.id}}; },
-                        [](const DeskTarget& t) { return Value{{"kind", "desk"}, {"id", t.id}}; },
+                        [](const AgentTarget& t) {
+                          return Value{{"kind", "agent"}, {"id", t.id}};
+                        },
+                        [](const PersonTarget& t) {
+                          return Value{{"kind", "person"}, {"id", t.id}};
+                        },
+                        [](const DeskTarget& t) {
+                          return Value{{"kind", "desk"}, {"id", t.id}};
+                        },
                         [](const EveryoneTarget&) { return tagged("kind", "everyone"); },
                     },
                     target);
@@ -486,8 +485,12 @@ Value write(const MentionTarget& target) {
 
 Value write(const MentionAuthor& author) {
   return std::visit(overloaded{
-                        [](const AgentAuthor& a) { return Value{{"kind", "agent"}, {"id", a.id}}; },
-                        [](const PersonAuthor& a) { return Value{{"kind", "person"}, {"id", a.id}}; },
+                        [](const AgentAuthor& a) {
+                          return Value{{"kind", "agent"}, {"id", a.id}};
+                        },
+                        [](const PersonAuthor& a) {
+                          return Value{{"kind", "person"}, {"id", a.id}};
+                        },
                         [](const OtherAuthor&) { return tagged("kind", "other"); },
                     },
                     author);
@@ -528,7 +531,8 @@ Value write(const DeskSnapshot& s) {
 }
 
 Value write(const SelectorCandidate& c) {
-  return {{"id", c.id}, {"label", c.label}, {"role", c.role}, {"description", write(c.description)}};
+  return {
+      {"id", c.id}, {"label", c.label}, {"role", c.role}, {"description", write(c.description)}};
 }
 Value write(const ResponderRequest& q) {
   return {{"message", q.message},
@@ -546,14 +550,17 @@ Value write(const ResponderDecision& d) {
           {"disposition", write(d.disposition)}};
 }
 Value write(const ResponderPlan& plan) {
-  return std::visit(
-      overloaded{
-          [](const Decided& d) { return Value{{"kind", "decided"}, {"decision", write(d.decision)}}; },
-          [](const Select& s) {
-            return Value{{"kind", "select"}, {"request", write(s.request)}, {"fallback", write(s.fallback)}};
-          },
-      },
-      plan);
+  return std::visit(overloaded{
+                        [](const Decided& d) {
+                          return Value{{"kind", "decided"}, {"decision", write(d.decision)}};
+                        },
+                        [](const Select& s) {
+                          return Value{{"kind", "select"},
+                                       {"request", write(s.request)},
+                                       {"fallback", write(s.fallback)}};
+                        },
+                    },
+                    plan);
 }
 Value write(const CandidateProbability& p) {
   return {{"candidate_id", p.candidate_id}, {"probability", write(p.probability)}};
@@ -564,18 +571,19 @@ Value write(const SelectionEvaluation& e) {
           {"confidence", write(e.confidence)}};
 }
 Value write(const SelectorResult& result) {
-  return std::visit(
-      overloaded{
-          [](const SelectorAbsent&) { return tagged("kind", "absent"); },
-          [](const SelectorFailed&) { return tagged("kind", "failed"); },
-          [](const SelectorText& t) { return Value{{"kind", "text"}, {"output", t.output}}; },
-          [](const SelectorEvaluation& e) {
-            return Value{{"kind", "evaluation"},
-                         {"evaluation", write(e.evaluation)},
-                         {"minimum_confidence", write(e.minimum_confidence)}};
-          },
-      },
-      result);
+  return std::visit(overloaded{
+                        [](const SelectorAbsent&) { return tagged("kind", "absent"); },
+                        [](const SelectorFailed&) { return tagged("kind", "failed"); },
+                        [](const SelectorText& t) {
+                          return Value{{"kind", "text"}, {"output", t.output}};
+                        },
+                        [](const SelectorEvaluation& e) {
+                          return Value{{"kind", "evaluation"},
+                                       {"evaluation", write(e.evaluation)},
+                                       {"minimum_confidence", write(e.minimum_confidence)}};
+                        },
+                    },
+                    result);
 }
 
 Value write(const MentionDispatchPolicy& p) {
@@ -586,12 +594,9 @@ Value write(const DispatchConversation& c) {
   return {{"desk_id", c.desk_id}, {"thread_root", write(c.thread_root)}};
 }
 Value write(const MentionDispatchInput& i) {
-  return {{"key", write(i.key)},
-          {"conversation", write(i.conversation)},
-          {"author_id", i.author_id},
-          {"content", i.content},
-          {"mentions", write(i.mentions)},
-          {"hop", write(i.hop)}};
+  return {{"key", write(i.key)},           {"conversation", write(i.conversation)},
+          {"author_id", i.author_id},      {"content", i.content},
+          {"mentions", write(i.mentions)}, {"hop", write(i.hop)}};
 }
 Value write(const MentionTurnRequest& q) {
   return {{"key", write(q.key)},
@@ -602,12 +607,15 @@ Value write(const MentionTurnRequest& q) {
           {"child_hop", write(q.child_hop)}};
 }
 Value write(const MentionDispatchDecision& decision) {
-  return std::visit(
-      overloaded{
-          [](const NoDispatch& n) { return Value{{"kind", "none"}, {"reason", write(n.reason)}}; },
-          [](const DispatchOne& o) { return Value{{"kind", "one"}, {"request", write(o.request)}}; },
-      },
-      decision);
+  return std::visit(overloaded{
+                        [](const NoDispatch& n) {
+                          return Value{{"kind", "none"}, {"reason", write(n.reason)}};
+                        },
+                        [](const DispatchOne& o) {
+                          return Value{{"kind", "one"}, {"request", write(o.request)}};
+                        },
+                    },
+                    decision);
 }
 
 Value write(const Enqueued&) { return tagged("status", "enqueued"); }
@@ -624,7 +632,8 @@ Value write(const MentionDispatchOutcome& o) {
 }
 
 Value write(const Conversation& c) {
-  return {{"desk_id", c.desk_id}, {"desk_name", c.desk_name}, {"thread_root", write(c.thread_root)}};
+  return {
+      {"desk_id", c.desk_id}, {"desk_name", c.desk_name}, {"thread_root", write(c.thread_root)}};
 }
 Value write(const MentionDispatchContext& c) {
   return {{"policy", write(c.policy)}, {"hop", write(c.hop)}};
@@ -734,22 +743,21 @@ Value error_value(const DeskError& error) {
 }
 
 Value error_value(const ResponderError& error) {
-  return std::visit(
-      overloaded{
-          [](const RosterError& e) { return error_value(e); },
-          [](const DeskError& e) { return error_value(e); },
-          [](const DuplicateSelectorCandidate& e) {
-            return Value{{"variant", "DuplicateSelectorCandidate"},
-                         {"agent_id", e.agent_id},
-                         {"message", to_string(ResponderError{e})}};
-          },
-          [](const NoActiveResponder& e) {
-            return Value{{"variant", "NoActiveResponder"},
-                         {"agent_id", e.agent_id},
-                         {"message", to_string(ResponderError{e})}};
-          },
-      },
-      error);
+  return std::visit(overloaded{
+                        [](const RosterError& e) { return error_value(e); },
+                        [](const DeskError& e) { return error_value(e); },
+                        [](const DuplicateSelectorCandidate& e) {
+                          return Value{{"variant", "DuplicateSelectorCandidate"},
+                                       {"agent_id", e.agent_id},
+                                       {"message", to_string(ResponderError{e})}};
+                        },
+                        [](const NoActiveResponder& e) {
+                          return Value{{"variant", "NoActiveResponder"},
+                                       {"agent_id", e.agent_id},
+                                       {"message", to_string(ResponderError{e})}};
+                        },
+                    },
+                    error);
 }
 
 Value error_value(const BriefingError& error) {
@@ -757,18 +765,17 @@ Value error_value(const BriefingError& error) {
 }
 
 Value error_value(const DispatchMentionError& error) {
-  return std::visit(
-      overloaded{
-          [](const CoreFailure& failure) {
-            return Value{{"variant", "Core"}, {"core", error_value(failure.core)}};
-          },
-          [](const EnqueueFailure& failure) {
-            return Value{{"variant", "Enqueue"},
-                         {"kind", write(failure.error.kind)},
-                         {"message", failure.error.message}};
-          },
-      },
-      error);
+  return std::visit(overloaded{
+                        [](const CoreFailure& failure) {
+                          return Value{{"variant", "Core"}, {"core", error_value(failure.core)}};
+                        },
+                        [](const EnqueueFailure& failure) {
+                          return Value{{"variant", "Enqueue"},
+                                       {"kind", write(failure.error.kind)},
+                                       {"message", failure.error.message}};
+                        },
+                    },
+                    error);
 }
 
 Value error_value(const DecodeError& error) {
@@ -776,10 +783,10 @@ Value error_value(const DecodeError& error) {
 }
 
 // One instantiation per wire type (the WireType list).
-#define THM_JSON_WIRE_TYPE(T)                                                          \
-  template Result<T, DecodeError> from_value<T>(const Value&, std::string_view);        \
-  template Value to_value<T>(const T&);                                                 \
-  template Result<T, DecodeError> decode<T>(std::string_view);                          \
+#define THM_JSON_WIRE_TYPE(T)                                                    \
+  template Result<T, DecodeError> from_value<T>(const Value&, std::string_view); \
+  template Value to_value<T>(const T&);                                          \
+  template Result<T, DecodeError> decode<T>(std::string_view);                   \
   template std::string encode<T>(const T&);
 THM_JSON_WIRE_TYPE(MentionTarget)
 THM_JSON_WIRE_TYPE(MentionAuthor)

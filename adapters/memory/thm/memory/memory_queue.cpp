@@ -74,8 +74,7 @@ Result<EnqueueOutcome, QueueError> MemoryQueue::enqueue_once(
   const std::shared_lock state_guard(state_mutex_);
   if (auto mismatch = state_.verify_trigger(request, key)) return unexpected{*std::move(mismatch)};
   if (auto refusal = state_.revalidate_policy(request)) return Refused{*refusal};
-  if (!pass(HookPoint::AfterValidateReads))
-    return rolled_back(HookPoint::AfterValidateReads);
+  if (!pass(HookPoint::AfterValidateReads)) return rolled_back(HookPoint::AfterValidateReads);
 
   // The idempotency decision. No other call under this key can insert until we release the
   // key lock, so what we find here is what the commit below will find.

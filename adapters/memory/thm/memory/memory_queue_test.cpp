@@ -286,7 +286,7 @@ TEST(MemoryLeasesTest, SpentAttemptsMakeAChildDeadOrFailed) {
 TEST(MemoryLeasesTest, ClaimsFollowSettlementsAndRemovalsInIdOrder) {
   LeasedStore s(4);
   ASSERT_TRUE(s.queue.settle(1, TurnState::Completed));  // settled: never claimed
-  ASSERT_TRUE(s.queue.remove(2));                         // removed: never claimed
+  ASSERT_TRUE(s.queue.remove(2));                        // removed: never claimed
   const Lease third = s.claim();
   EXPECT_EQ(third.child_id, 3U);
   ASSERT_TRUE(s.queue.settle(1, TurnState::Pending));  // a host may put a child back

@@ -72,7 +72,7 @@ void TurnTable::set_state(ChildTurn& child, TurnState state) {
 std::optional<Lease> TurnTable::claim(StoreTime now, std::chrono::milliseconds duration,
                                       std::uint32_t max_attempts) {
   for (auto next = pending_.begin(); next != pending_.end();) {
-    const std::uint64_t id = *next++;  // advanced first: `set_state` may erase `id`
+    const std::uint64_t id = *next++;               // advanced first: `set_state` may erase `id`
     ChildTurn& child = children_.find(id)->second;  // every pending id has its child
     if (child.lease_expires_at && *child.lease_expires_at > now) continue;  // held
     if (child.attempts >= max_attempts) {

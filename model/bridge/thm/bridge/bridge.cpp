@@ -15,7 +15,8 @@ auto map_all(const std::vector<T>& items, F convert) {
 }
 
 model::Desk desk_to_model(const Desk& desk) {
-  return {desk.id, desk.name, desk.description, desk.members, desk.responder_mode == ResponderMode::Auto};
+  return {desk.id, desk.name, desk.description, desk.members,
+          desk.responder_mode == ResponderMode::Auto};
 }
 
 template <class E>
@@ -28,7 +29,8 @@ E token(std::optional<E> value) {
 model::Error from_error_value(const json::Value& value) {
   model::Error out{value["variant"].get<std::string>(), {}};
   for (const auto& [key, field] : value.items()) {
-    if (key != "variant" && key != "message") out.fields.emplace_back(key, field.get<std::string>());
+    if (key != "variant" && key != "message")
+      out.fields.emplace_back(key, field.get<std::string>());
   }
   return out;
 }
@@ -48,7 +50,8 @@ model::Desks to_model(const DeskSnapshot& desks) {
   model::Desks out;
   for (const Desk& d : desks.declared) out.declared.push_back(desk_to_model(d));
   for (const Desk& d : desks.added) out.added.push_back(desk_to_model(d));
-  for (const DeskMember& m : desks.member_additions) out.member_additions.push_back({m.desk_id, m.agent_id});
+  for (const DeskMember& m : desks.member_additions)
+    out.member_additions.push_back({m.desk_id, m.agent_id});
   for (const DeskOrder& o : desks.orders) out.orders.push_back({o.desk_id, o.ordered});
   out.retired = desks.retired;
   out.tombstoned = desks.tombstoned;
@@ -57,10 +60,18 @@ model::Desks to_model(const DeskSnapshot& desks) {
 
 model::Target to_model(const MentionTarget& target) {
   return std::visit(overloaded{
-                        [](const AgentTarget& t) { return model::Target{"agent", t.id}; },
-                        [](const PersonTarget& t) { return model::Target{"person", t.id}; },
-                        [](const DeskTarget& t) { return model::Target{"desk", t.id}; },
-                        [](const EveryoneTarget&) { return model::Target{"everyone", ""}; },
+                        [](const AgentTarget& t) {
+                          return model::Target{"agent", t.id};
+                        },
+                        [](const PersonTarget& t) {
+                          return model::Target{"person", t.id};
+                        },
+                        [](const DeskTarget& t) {
+                          return model::Target{"desk", t.id};
+                        },
+                        [](const EveryoneTarget&) {
+                          return model::Target{"everyone", ""};
+                        },
                     },
                     target);
 }
@@ -75,17 +86,29 @@ std::vector<model::Mention> to_model(const std::vector<Mention>& mentions) {
 
 model::Author to_model(const MentionAuthor& author) {
   return std::visit(overloaded{
-                        [](const AgentAuthor& a) { return model::Author{"agent", a.id}; },
-                        [](const PersonAuthor& a) { return model::Author{"person", a.id}; },
-                        [](const OtherAuthor&) { return model::Author{"other", ""}; },
+                        [](const AgentAuthor& a) {
+                          return model::Author{"agent", a.id};
+                        },
+                        [](const PersonAuthor& a) {
+                          return model::Author{"person", a.id};
+                        },
+                        [](const OtherAuthor&) {
+                          return model::Author{"other", ""};
+                        },
                     },
                     author);
 }
 
-model::Conversation to_model(const Conversation& c) { return {c.desk_id, c.desk_name, c.thread_root}; }
-model::DispatchConversation to_model(const DispatchConversation& c) { return {c.desk_id, c.thread_root}; }
+model::Conversation to_model(const Conversation& c) {
+  return {c.desk_id, c.desk_name, c.thread_root};
+}
+model::DispatchConversation to_model(const DispatchConversation& c) {
+  return {c.desk_id, c.thread_root};
+}
 
-model::Candidate to_model(const SelectorCandidate& c) { return {c.id, c.label, c.role, c.description}; }
+model::Candidate to_model(const SelectorCandidate& c) {
+  return {c.id, c.label, c.role, c.description};
+}
 
 std::vector<model::Candidate> to_model(const std::vector<SelectorCandidate>& candidates) {
   return map_all(candidates, [](const SelectorCandidate& c) { return to_model(c); });
@@ -130,9 +153,15 @@ model::Evaluation to_model(const SelectionEvaluation& e) {
 
 model::Selector to_model(const SelectorResult& selector) {
   return std::visit(overloaded{
-                        [](const SelectorAbsent&) { return model::Selector{"absent", "", {}, 0}; },
-                        [](const SelectorFailed&) { return model::Selector{"failed", "", {}, 0}; },
-                        [](const SelectorText& t) { return model::Selector{"text", t.output, {}, 0}; },
+                        [](const SelectorAbsent&) {
+                          return model::Selector{"absent", "", {}, 0};
+                        },
+                        [](const SelectorFailed&) {
+                          return model::Selector{"failed", "", {}, 0};
+                        },
+                        [](const SelectorText& t) {
+                          return model::Selector{"text", t.output, {}, 0};
+                        },
                         [](const SelectorEvaluation& e) {
                           return model::Selector{"evaluation", "", to_model(e.evaluation),
                                                  e.minimum_confidence.parts_per_million};
@@ -144,10 +173,17 @@ model::Selector to_model(const SelectorResult& selector) {
 model::Policy to_model(const MentionDispatchPolicy& p) { return {p.enabled, p.max_hops}; }
 
 model::DispatchInput to_model(const MentionDispatchInput& i) {
-  return {i.key.trigger_sequence, to_model(i.conversation), i.author_id, i.content, to_model(i.mentions), i.hop};
+  return {i.key.trigger_sequence,
+          to_model(i.conversation),
+          i.author_id,
+          i.content,
+          to_model(i.mentions),
+          i.hop};
 }
 
-model::DispatchContext to_model(const MentionDispatchContext& c) { return {to_model(c.policy), c.hop}; }
+model::DispatchContext to_model(const MentionDispatchContext& c) {
+  return {to_model(c.policy), c.hop};
+}
 
 model::QueueScript to_model(const Result<EnqueueOutcome, QueueError>& answer) {
   model::QueueScript script;
@@ -193,9 +229,11 @@ ResponderDecision to_core(const model::Decision& d) {
 
 ResponderPlan to_core(const model::Plan& plan) {
   if (!plan.select) return Decided{to_core(plan.decision)};
-  Select select{.request = {.message = plan.message, .desk_id = plan.desk_id}, .fallback = to_core(plan.decision)};
+  Select select{.request = {.message = plan.message, .desk_id = plan.desk_id},
+                .fallback = to_core(plan.decision)};
   for (const model::Candidate& c : plan.candidates) {
-    select.request.candidates.push_back({.id = c.id, .label = c.label, .role = c.role, .description = c.description});
+    select.request.candidates.push_back(
+        {.id = c.id, .label = c.label, .role = c.role, .description = c.description});
   }
   return select;
 }
@@ -212,15 +250,22 @@ MentionDispatchDecision to_core(const model::DispatchDecision& d) {
 }
 
 MentionDispatchOutcome to_core_outcome(const model::DispatchResult& result) {
-  if (result.status == "not_dispatched") return NotDispatched{token(no_dispatch_reason_from_name(result.reason))};
+  if (result.status == "not_dispatched")
+    return NotDispatched{token(no_dispatch_reason_from_name(result.reason))};
   if (result.status == "enqueued") return Enqueued{};
   if (result.status == "already") return Already{};
   if (result.status == "refused") return Refused{token(enqueue_refusal_from_name(result.reason))};
   detail::unreachable();
 }
 
-model::Error to_model_error(const RosterError& error) { return from_error_value(json::error_value(error)); }
-model::Error to_model_error(const DeskError& error) { return from_error_value(json::error_value(error)); }
-model::Error to_model_error(const ResponderError& error) { return from_error_value(json::error_value(error)); }
+model::Error to_model_error(const RosterError& error) {
+  return from_error_value(json::error_value(error));
+}
+model::Error to_model_error(const DeskError& error) {
+  return from_error_value(json::error_value(error));
+}
+model::Error to_model_error(const ResponderError& error) {
+  return from_error_value(json::error_value(error));
+}
 
 }  // namespace thm::bridge

@@ -1,0 +1,32 @@
+# Run as: cmake -DCLANG_FORMAT=<clang-format> -DSOURCE=<checkout> -P check_format.cmake
+# Fails unless every C++ file of the project (*.cpp, *.hpp under its source folders) is
+# formatted as the repository's .clang-format says, listing those that are not and the
+# command that formats them. A missing clang-format is a failure, never a skip.
+if(NOT CLANG_FORMAT OR NOT EXISTS "${CLANG_FORMAT}")
+  message(FATAL_ERROR "no clang-format: install the Debian package clang-format-14 (scripts/setup)")
+endif()
+set(folders adapters bench cli conformance core examples fuzz model properties)
+set(files "")
+foreach(folder IN LISTS folders)
+  file(GLOB_RECURSE found "${SOURCE}/${folder}/*.cpp" "${SOURCE}/${folder}/*.hpp")
+  list(FILTER found EXCLUDE REGEX "/node_modules/")
+  list(APPEND files ${found})
+endforeach()
+list(LENGTH files count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "no C++ files found under ${SOURCE}")
+endif()
+set(unformatted "")
+foreach(path IN LISTS files)
+  execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror "${path}"
+                  RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
+  if(NOT status EQUAL 0)
+    file(RELATIVE_PATH shown "${SOURCE}" "${path}")
+    string(APPEND unformatted "\n  ${shown}")
+  endif()
+endforeach()
+if(unformatted)
+  message(FATAL_ERROR "files not formatted as .clang-format says:${unformatted}\n"
+                      "format them with: ${CLANG_FORMAT} -i FILE...")
+endif()
+message(STATUS "${count} C++ files match .clang-format")
