@@ -16,6 +16,13 @@
 namespace thm::json {
 namespace {
 
+// The integer fields of the wire forms: unsigned, and never a bool (which is its own type).
+template <class T>
+concept WireUnsigned = std::unsigned_integral<T> && !std::same_as<T, bool>;
+// The enums written as their snake_case token.
+template <class E>
+concept WireEnum = std::is_enum_v<E>;
+
 // Walks a tree, keeping the JSON Pointer of the value being read and the first error.
 class Reader {
  public:
@@ -55,8 +62,8 @@ void read(Reader& r, const Value& j, bool& out) {
   out = j.get<bool>();
 }
 
-template <std::unsigned_integral T>
-requires(!std::same_as<T, bool>) void read(Reader& r, const Value& j, T& out) {
+template <WireUnsigned T>
+void read(Reader& r, const Value& j, T& out) {
   if (j.is_number_unsigned()) {
     const auto value = j.get<std::uint64_t>();
     if (value > std::numeric_limits<T>::max()) {
@@ -453,10 +460,14 @@ void read(Reader& r, const Value& j, QueueError& out) {
 // ---- writers ------------------------------------------------------------------------------
 
 Value write(const std::string& value) { return value; }
-template <std::unsigned_integral T>
-requires(!std::same_as<T, bool>) Value write(T value) { return static_cast<std::uint64_t>(value); }
-template <class E>
-requires std::is_enum_v<E> Value write(E value) { return std::string(name(value)); }
+template <WireUnsigned T>
+Value write(T value) {
+  return static_cast<std::uint64_t>(value);
+}
+template <WireEnum E>
+Value write(E value) {
+  return std::string(name(value));
+}
 Value write(Probability value) { return value.parts_per_million; }
 
 // Declared here, defined after every writer they may call.
