@@ -37,6 +37,26 @@ std::atomic<std::uint64_t> g_progress{0};
 
 void made_progress() noexcept { g_progress.fetch_add(1); }
 
+void together(std::size_t n, const std::function<void(std::size_t)>& body,
+              const std::function<void()>& meanwhile) {
+  std::atomic<bool> open{false};
+  std::vector<std::jthread> threads;
+  {
+    // Opened before the threads are joined, even if starting one of them throws.
+    struct OpenOnExit {
+      std::atomic<bool>& line;
+      ~OpenOnExit() { line.store(true); }
+    } const start{open};
+    for (std::size_t i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        while (!open.load()) std::this_thread::yield();
+        body(i);
+      });
+    }
+  }
+  if (meanwhile) meanwhile();
+}  // the threads are joined here
+
 Result<EnqueueOutcome, QueueError> call(Session& session, const MentionTurnRequest& request) {
   struct Count {
     ~Count() { made_progress(); }
@@ -210,20 +230,6 @@ struct ReleaseOnExit {
   ~ReleaseOnExit() { gate->release(); }
 };
 
-// Threads wait at the line until it opens, then go together (a spin barrier). Declare the
-// `OpenOnExit` after the threads, so it opens the line before they are joined even when
-// starting one of them throws.
-struct StartLine {
-  std::atomic<bool> open{false};
-  void wait() const {
-    while (!open.load()) std::this_thread::yield();
-  }
-};
-struct OpenOnExit {
-  StartLine& line;
-  ~OpenOnExit() { line.open.store(true); }
-};
-
 // A harness action on its own thread (a revocation, an edit) that may rightly wait for an
 // open step. `finish` joins it and rethrows what it threw, so the check fails with it.
 class Background {
@@ -378,17 +384,8 @@ class Run {
     std::vector<Answer> answers(requests.size(), no_answer());
     step("waiting for " + std::to_string(requests.size()) +
          " enqueue_once calls racing on sessions of their own");
-    StartLine line;
-    {
-      std::vector<std::jthread> threads;
-      const OpenOnExit start{line};
-      for (std::size_t i = 0; i < requests.size(); ++i) {
-        threads.emplace_back([&, i] {
-          line.wait();
-          answers[i] = call(*sessions[i], requests[i]);
-        });
-      }
-    }
+    detail::together(requests.size(),
+                     [&](std::size_t i) { answers[i] = call(*sessions[i], requests[i]); });
     for (std::size_t i = 0; i < requests.size(); ++i) tally(requests[i], answers[i]);
     return answers;
   }
@@ -855,17 +852,7 @@ void eq10_session_survives_every_answer(Run& run) {
                                                    run.harness.open_session()};
     std::array<Answer, 2> answers{no_answer(), no_answer()};
     run.step("waiting for two sessions racing on one key");
-    StartLine line;
-    {
-      std::vector<std::jthread> threads;
-      const OpenOnExit start{line};
-      for (std::size_t i = 0; i < 2; ++i) {
-        threads.emplace_back([&, i] {
-          line.wait();
-          answers[i] = call(*racers[i], contested);
-        });
-      }
-    }
+    detail::together(2, [&](std::size_t i) { answers[i] = call(*racers[i], contested); });
     for (std::size_t i = 0; i < 2; ++i) {
       run.tally(contested, answers[i]);
       run.require(is_enqueued(answers[i]) || is_already(answers[i]),
@@ -1236,22 +1223,15 @@ std::vector<std::optional<Lease>> claim_together(std::vector<std::unique_ptr<Ses
                                                  std::chrono::milliseconds duration,
                                                  const std::function<void()>& meanwhile = {}) {
   std::vector<std::optional<Lease>> got(sessions.size());
-  StartLine line;
-  std::vector<std::jthread> threads;
-  {
-    const OpenOnExit start{line};
-    for (std::size_t i = 0; i < sessions.size(); ++i) {
-      threads.emplace_back([&, i] {
-        line.wait();
+  detail::together(
+      sessions.size(),
+      [&](std::size_t i) {
         try {
           if (auto lease = sessions[i]->claim(duration); lease) got[i] = *lease;
         } catch (...) {
         }
-      });
-    }
-  }
-  if (meanwhile) meanwhile();
-  threads.clear();  // joins them
+      },
+      meanwhile);
   return got;
 }
 

@@ -255,21 +255,9 @@ class Trial {
     std::vector<std::unique_ptr<Session>> sessions;
     for (std::size_t b = 0; b < branches.size(); ++b) sessions.push_back(harness_.open_session());
     std::vector<std::vector<Answer>> answers(branches.size());
-    std::atomic<bool> go{false};
-    {
-      std::vector<std::jthread> threads;
-      // Opened before the threads are joined, even if starting one of them throws.
-      struct OpenOnExit {
-        std::atomic<bool>& flag;
-        ~OpenOnExit() { flag.store(true); }
-      } const start{go};
-      for (std::size_t b = 0; b < branches.size(); ++b) {
-        threads.emplace_back([&, b] {
-          while (!go.load()) std::this_thread::yield();
-          for (const auto& r : requests[b]) answers[b].push_back(call(*sessions[b], r));
-        });
-      }
-    }
+    together(branches.size(), [&](std::size_t b) {
+      for (const auto& r : requests[b]) answers[b].push_back(call(*sessions[b], r));
+    });
     std::map<model::TurnKey, std::vector<std::vector<Seen>>> by_key;
     for (std::size_t b = 0; b < branches.size(); ++b) {
       for (std::size_t i = 0; i < requests[b].size(); ++i) {

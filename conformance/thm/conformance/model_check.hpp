@@ -4,6 +4,8 @@
 /// and against the model host queue (`thm::model::TurnQueue`), with RapidCheck generating and
 /// shrinking them. Internal to the suite; hosts call it through `run_check("EQ-25", ...)`.
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -26,6 +28,12 @@ struct ModelCheckOutcome {
 /// answer; each answer counts as progress for the running check's watchdog (Options::stall).
 [[nodiscard]] Result<EnqueueOutcome, QueueError> call(Session& session,
                                                       const MentionTurnRequest& request);
+
+/// Runs `body(i)` for each i in [0, n), each on a thread of its own, all released together
+/// by a spin barrier (also when starting a thread throws); `meanwhile`, if set, runs once
+/// they are released and before they are joined.
+void together(std::size_t n, const std::function<void(std::size_t)>& body,
+              const std::function<void()>& meanwhile = {});
 
 /// Tells the running check's watchdog that the check made progress (a step that is not an
 /// enqueue: a claim, a harness write).
