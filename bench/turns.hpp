@@ -7,6 +7,7 @@
 #include <string>
 
 #include "thm/core.hpp"
+#include "thm/store/store.hpp"
 
 namespace thm::bench {
 

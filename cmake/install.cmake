@@ -13,7 +13,7 @@ set(THM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/thm)
 
 # Headers: every public include starts with thm/, so each include root installs as is.
 # Tests and the memory queue's conformance harness (test code) stay behind.
-foreach(root core adapters/json adapters/memory adapters/sqlite adapters/postgres
+foreach(root core store adapters/json adapters/memory adapters/sqlite adapters/postgres
              conformance model)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${root}/thm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           COMPONENT thm_development
@@ -26,7 +26,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/conformance/thm/conformance/harness.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/thm/conformance COMPONENT thm_development)
 
 # Libraries, one export set per package component.
-install(TARGETS thm_core thm_json thm_queue EXPORT thmTargets
+install(TARGETS thm_core thm_store thm_json thm_queue EXPORT thmTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
 install(TARGETS thm_sqlite EXPORT thmSqliteTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)

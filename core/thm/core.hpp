@@ -13,8 +13,8 @@
 #include "thm/mentions/resolve.hpp"     // SPEC §1.5 mention resolution
 #include "thm/mentions/types.hpp"       // SPEC §1.4 mentions
 #include "thm/overloaded.hpp"           // visiting decision variants
-#include "thm/queue/host.hpp"           // SPEC §3.3 TurnKey, HookPoint for host queues
 #include "thm/queue/queue.hpp"          // SPEC §4 MentionTurnQueue, dispatch_mention
+#include "thm/queue/turn_key.hpp"       // SPEC §3.3 TurnKey, the idempotency scope
 #include "thm/responder/responder.hpp"  // SPEC §2.2, §2.3 responder_plan
 #include "thm/responder/types.hpp"      // SPEC §2.1, §2.4 responder types and wording
 #include "thm/result.hpp"               // thm::Result, thm::unexpected

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "thm/core.hpp"
+#include "thm/store/store.hpp"
 
 namespace toy {
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "thm/core.hpp"
+#include "thm/store/store.hpp"
 
 namespace thm::conformance {
 

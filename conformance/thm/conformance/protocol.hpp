@@ -14,6 +14,7 @@
 
 #include "thm/conformance/harness.hpp"
 #include "thm/core.hpp"
+#include "thm/store/store.hpp"
 
 namespace thm::conformance::protocol {
 

@@ -23,10 +23,11 @@
 
 #include "thm/core.hpp"
 #include "thm/memory/tables.hpp"
+#include "thm/store/store.hpp"
 
 namespace thm::memory {
 
-/// The row types every reference store shares (`thm/queue/host.hpp`).
+/// The row types every reference store shares (`thm/store/store.hpp`).
 using thm::ChildTurn;
 using thm::IdempotencyRecord;
 using thm::TurnState;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "thm/core.hpp"
+#include "thm/store/store.hpp"
 
 namespace thm::memory {
 

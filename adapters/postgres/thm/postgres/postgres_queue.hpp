@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "thm/core.hpp"
+#include "thm/store/store.hpp"
 
 namespace thm::postgres {
 
-/// The row types every reference store shares (`thm/queue/host.hpp`); the state is stored
+/// The row types every reference store shares (`thm/store/store.hpp`); the state is stored
 /// as its name (`pending`, ...).
 using thm::ChildTurn;
 using thm::Committed;

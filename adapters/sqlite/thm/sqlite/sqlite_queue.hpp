@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "thm/core.hpp"
+#include "thm/store/store.hpp"
 
 struct sqlite3;
 
 namespace thm::sqlite {
 
-/// The row types every reference store shares (`thm/queue/host.hpp`); the state is stored
+/// The row types every reference store shares (`thm/store/store.hpp`); the state is stored
 /// as its name (`pending`, ...).
 using thm::ChildTurn;
 using thm::Committed;

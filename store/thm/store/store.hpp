@@ -1,8 +1,10 @@
 #pragma once
 /// \file
-/// What a host queue needs beyond the port (SPEC §3.3, §4; queue-conformance.md §5.7, §6):
-/// the canonical idempotency key of a child turn and the named points of the host's
-/// enqueue transaction, where a conformance check may pause or fail it.
+/// `thm::store`: the words every host store shares beyond core's port (SPEC §4;
+/// queue-conformance.md §5, §6; adr/0010). The committed reply a step re-reads, the step's
+/// first checks, the rows of records and child turns, leases on the store's own clock, the
+/// description of a unique index, and the named points of the enqueue transaction where a
+/// conformance check may pause or fail it. Pure values and functions: no I/O, no clock read.
 
 #include <array>
 #include <chrono>
@@ -14,38 +16,11 @@
 #include <string_view>
 #include <vector>
 
-#include "thm/chat/chat.hpp"
+#include "thm/core.hpp"
 #include "thm/detail/enum_names.hpp"
 #include "thm/detail/unreachable.hpp"
-#include "thm/dispatch/types.hpp"
-#include "thm/queue/queue.hpp"
 
 namespace thm {
-
-/// The idempotency scope of a child turn (SPEC §3.3): the canonical conversation and the
-/// trigger sequence. At most one child turn exists per `TurnKey`.
-struct TurnKey {
-  /// `desk_id` is `"General"` for every General spelling (SPEC §1.3); other desk ids are
-  /// exact bytes, case kept; `thread_root` absent is the desk's channel, distinct from
-  /// every thread.
-  DispatchConversation conversation{};
-  Sequence trigger_sequence = 0;
-
-  /// An injective byte string for storing the key in one column or map: equal keys give
-  /// equal strings and different keys different ones, whatever bytes the desk id holds
-  /// (the desk id is length-prefixed; NUL and invalid UTF-8 are kept verbatim). Shape:
-  /// `v1/<desk byte length>:<desk id>/<c | t<root>>/<sequence>`, numbers in decimal, e.g.
-  /// `v1/3:eng/t42/17`. Its length is the desk id's plus at most 48 bytes.
-  [[nodiscard]] std::string encoded() const;
-
-  friend bool operator==(const TurnKey&, const TurnKey&) = default;
-};
-
-/// The key of `conversation` and `key` with the General spellings folded (SPEC §1.3, §3.3),
-/// so a host that forgot `DispatchConversation::from` still keys every alias alike.
-[[nodiscard]] TurnKey turn_key(const DispatchConversation& conversation, DispatchKey key);
-/// The key of the child turn `request` would start: `turn_key(request.conversation, request.key)`.
-[[nodiscard]] TurnKey turn_key(const MentionTurnRequest& request);
 
 /// The first check of a host's enqueue (SPEC §4), before any store is touched: a request
 /// whose content is longer than `max_content_bytes`, or whose source, target or desk id is

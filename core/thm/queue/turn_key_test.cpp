@@ -1,4 +1,4 @@
-#include "thm/queue/host.hpp"
+#include "thm/queue/turn_key.hpp"
 
 #include <gtest/gtest.h>
 
@@ -63,16 +63,6 @@ TEST(TurnKeyTest, OfARequestIsItsConversationAndTrigger) {
   const MentionTurnRequest request{.key = {9},
                                    .conversation = {.desk_id = "MAIN", .thread_root = 3}};
   EXPECT_EQ(turn_key(request), key("General", 3, 9));
-}
-
-TEST(HookPointTest, NamesRoundTripInTransactionOrder) {
-  std::set<std::string_view> names;
-  for (const HookPoint point : kAllHookPoints) {
-    EXPECT_EQ(hook_point_from_name(name(point)), point);
-    names.insert(name(point));
-  }
-  EXPECT_EQ(names.size(), kAllHookPoints.size());
-  EXPECT_EQ(hook_point_from_name("BeforeCommit"), std::nullopt);
 }
 
 }  // namespace
