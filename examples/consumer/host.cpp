@@ -26,14 +26,16 @@ int main() {
           thm::resolve_mentions(reply, std::nullopt, thm::AgentAuthor{"ann"}, roster, desk_set),
       .hop = 0};
 
+  // The store's writes answer a Result like every reference store's; in memory they never
+  // fail, but a host on SQLite or PostgreSQL checks each one the same way.
   thm::memory::MemoryQueue queue;
-  queue.commit_reply({.conversation = input.conversation,
-                      .sequence = 7,
-                      .author_id = "ann",
-                      .content = reply,
-                      .hop = 0});
-  queue.set_policy(policy);
-  queue.set_available("bob", true);
+  const bool stored = queue.commit_reply({.conversation = input.conversation,
+                                          .sequence = 7,
+                                          .author_id = "ann",
+                                          .content = reply,
+                                          .hop = 0}) &&
+                      queue.set_policy(policy) && queue.set_available("bob", true);
+  if (!stored) return 1;
 
   const auto first = thm::dispatch_mention(queue, policy, input, roster);
   const auto again = thm::dispatch_mention(queue, policy, input, roster);
@@ -44,7 +46,7 @@ int main() {
   std::cout << thm::json::encode(*first) << "\n" << thm::json::encode(*again) << "\n";
   const bool once = *first == thm::MentionDispatchOutcome{thm::Enqueued{}} &&
                     *again == thm::MentionDispatchOutcome{thm::Already{}} &&
-                    queue.children().size() == 1;
+                    queue.children()->size() == 1;
   std::cout << (once ? "one child turn for bob" : "FAIL: expected exactly one child") << "\n";
   return once ? 0 : 1;
 }

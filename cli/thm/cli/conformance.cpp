@@ -50,10 +50,9 @@ std::unique_ptr<conformance::Harness> open_queue(const std::string& queue,
     return std::make_unique<conformance::ExecHarness>(queue.substr(5), exec_timeout);
   }
   if (queue.starts_with("sqlite:") && queue.size() > 7) {
-    return sqlite::SqliteHarness::open_scratch(queue.substr(7));
+    return sqlite::open_scratch_harness(queue.substr(7));
   }
-  if (queue.starts_with("postgres:"))
-    return postgres::PostgresHarness::open_scratch(queue.substr(9));
+  if (queue.starts_with("postgres:")) return postgres::open_scratch_harness(queue.substr(9));
   return nullptr;
 }
 

@@ -1,17 +1,26 @@
 #pragma once
 /// \file
-/// Pieces every harness over a store adapter repeats, for adapters shaped like the
-/// reference stores (`thm::sqlite::SqliteQueue`, `thm::postgres::PostgresQueue`): a session
-/// over one queue object, a hook slot shared by every connection, and the inspector's rows.
+/// `StoreHarness<Setup>`: the one conformance harness for every `thm::ReferenceStore`
+/// (adr/0010). A store's harness is a `Setup`, its name, its capabilities and how to open
+/// the store, plus what only that store can do (hold a row, restart a server), and one line
+/// `using MyHarness = conformance::StoreHarness<MySetup>;`. The pieces it is made of (a
+/// session over one store object, a hook slot shared by every connection, the inspector's
+/// rows) are here for harnesses shaped otherwise.
 
+#include <chrono>
+#include <concepts>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "thm/conformance/crash.hpp"
 #include "thm/conformance/harness.hpp"
+#include "thm/store/reference_store.hpp"
 
 namespace thm::conformance {
 
@@ -26,10 +35,8 @@ T value_or_throw(Result<T, QueueError> result, const char* what) {
   return *std::move(result);
 }
 
-/// A session over one queue object, held by `Handle` (a `std::unique_ptr` to a connection of
-/// its own, or a `std::shared_ptr` to a store shared in process), whose queue has
-/// `enqueue_once`, `claim`, `renew`, and `complete`/`fail` returning
-/// `Result<TurnState, LeaseError>`.
+/// A session over one store object, held by `Handle` (a `std::unique_ptr` to a connection of
+/// its own, or a `std::shared_ptr` to a store shared in process) to a `ReferenceStore`.
 template <class Handle>
 class QueueSession final : public Session {
  public:
@@ -59,10 +66,9 @@ class QueueSession final : public Session {
   Handle queue_;
 };
 
-/// Ends child `child_id` the way `how` says on a store whose `settle(id, TurnState)` and
-/// `remove(id)` return `Result<bool, QueueError>` (false: no such child). Throws
-/// `std::invalid_argument` for a missing child and `std::runtime_error` for a store failure.
-template <class Queue>
+/// Ends child `child_id` the way `how` says on `queue`. Throws `std::invalid_argument` for a
+/// missing child and `std::runtime_error` for a store failure.
+template <ReferenceStore Queue>
 void settle_child(Queue& queue, std::uint64_t child_id, Settlement how) {
   const auto settled = [&] {
     switch (how) {
@@ -131,6 +137,153 @@ std::vector<ChildRow> child_rows(Children children) {
                    .lease_expires_at = child.lease_expires_at});
   }
   return out;
+}
+
+/// What `StoreHarness` needs to know of one store (a class the store's harness writes):
+/// - `using Store = …;` a `ReferenceStore`;
+/// - `std::string name() const` and `Capabilities capabilities() const`, for reports;
+/// - `open(TransactionHook hook)`: a new connection to the store (or the one shared store
+///   object) that calls `hook` at every `HookPoint`, as `Result<Handle, QueueError>` where
+///   `Handle` is a `std::unique_ptr<Store>` or `std::shared_ptr<Store>`. It must not throw,
+///   and it may run in a forked child (EQ-23).
+/// Optional members the harness uses when present: `hold_child(id)` (a
+/// `std::unique_ptr<Hold>`, EQ-27), `restart()` (the store's server, after EQ-23's kill),
+/// `advance_store_clock(by)` (an injected clock).
+template <class Setup>
+concept StoreSetup = ReferenceStore<typename Setup::Store> &&
+    requires(Setup& setup, const Setup& view, TransactionHook hook) {
+  { view.name() } -> std::convertible_to<std::string>;
+  { view.capabilities() } -> std::same_as<Capabilities>;
+  { setup.open(hook).has_value() } -> std::same_as<bool>;
+  { *setup.open(hook).value() } -> std::same_as<typename Setup::Store&>;
+};
+
+/// The conformance harness over the store `Setup` opens: the host's writes, lifecycle and
+/// inspector on one connection of its own, a new connection per session, one hook slot
+/// every connection calls. `reopen` and `enqueue_then_kill` work when the setup declares
+/// `persistent`; `unique_key_index` when its store is a `SqlReferenceStore`. Members throw
+/// `std::runtime_error` with the store's error when it fails.
+template <StoreSetup Setup>
+class StoreHarness final : public Harness {
+ public:
+  using Store = typename Setup::Store;
+
+  /// Makes the setup from `args` and opens the harness's own connection.
+  template <class... Args>
+  explicit StoreHarness(Args&&... args) : setup_(std::forward<Args>(args)...), admin_(connect()) {}
+
+  [[nodiscard]] std::string name() const override { return setup_.name(); }
+  [[nodiscard]] Capabilities capabilities() const override { return setup_.capabilities(); }
+  void reset() override {
+    hook_->install({});
+    value_or_throw(admin().clear(), "clearing the tables");
+  }
+  [[nodiscard]] std::unique_ptr<Session> open_session() override {
+    return std::make_unique<QueueSession<Handle>>(connect());
+  }
+  void commit_reply(const CommittedReply& reply) override {
+    value_or_throw(admin().commit_reply(reply), "committing a reply");
+  }
+  void set_policy(MentionDispatchPolicy policy) override {
+    value_or_throw(admin().set_policy(policy), "writing the policy");
+  }
+  void set_authorized(const std::string& source_id, const std::string& target_id,
+                      bool authorized) override {
+    value_or_throw(admin().set_authorized(source_id, target_id, authorized),
+                   "writing authorization");
+  }
+  void set_available(const std::string& agent_id, bool available) override {
+    value_or_throw(admin().set_available(agent_id, available), "writing availability");
+  }
+  void set_hook(TransactionHook hook) override { hook_->install(std::move(hook)); }
+  void settle(std::uint64_t child_id, Settlement how) override {
+    settle_child(admin(), child_id, how);
+  }
+  void run_maintenance() override { (void)value_or_throw(admin().prune(), "pruning"); }
+  void reopen() override {
+    if (!setup_.capabilities().persistent) throw Unsupported("reopen");
+    admin_.reset();
+    admin_ = connect();
+  }
+  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
+      const MentionTurnRequest& request, KillPoint when) override;
+  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
+    if constexpr (requires { setup_.hold_child(child_id); }) {
+      return setup_.hold_child(child_id);
+    } else {
+      throw Unsupported("hold_child");
+    }
+  }
+  [[nodiscard]] StoreTime store_now() override {
+    return value_or_throw(admin().now(), "reading the clock");
+  }
+  void advance_store_clock(std::chrono::milliseconds by) override {
+    if constexpr (requires { setup_.advance_store_clock(by); }) {
+      setup_.advance_store_clock(by);
+    } else {
+      throw Unsupported("advance_store_clock");
+    }
+  }
+  [[nodiscard]] std::vector<RecordRow> records() override {
+    return record_rows(value_or_throw(admin().records(), "reading records"));
+  }
+  [[nodiscard]] std::vector<ChildRow> children() override {
+    return child_rows(value_or_throw(admin().children(), "reading children"));
+  }
+  /// The first unique index the store lists: a reference schema has exactly one.
+  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
+    if constexpr (SqlReferenceStore<Store>) {
+      auto indexes = value_or_throw(admin().idempotency_indexes(), "reading the schema");
+      if (indexes.empty()) return std::nullopt;
+      return std::move(indexes.front());
+    } else {
+      return std::nullopt;
+    }
+  }
+
+  /// The setup, for what only this store offers (a database path, the shared queue).
+  [[nodiscard]] Setup& setup() noexcept { return setup_; }
+
+ private:
+  using Handle = std::remove_cvref_t<decltype(std::declval<Setup&>().open({}).value())>;
+
+  [[nodiscard]] Handle connect() {
+    return value_or_throw(setup_.open(HookSlot::trampoline(hook_)), "opening the store");
+  }
+  // The harness's own connection, opened again first if a failed restart left none.
+  [[nodiscard]] Store& admin() {
+    if (!admin_) admin_ = connect();
+    return *admin_;
+  }
+
+  std::shared_ptr<HookSlot> hook_ = std::make_shared<HookSlot>();
+  Setup setup_;
+  Handle admin_;
+};
+
+template <StoreSetup Setup>
+std::optional<Result<EnqueueOutcome, QueueError>> StoreHarness<Setup>::enqueue_then_kill(
+    const MentionTurnRequest& request, KillPoint when) {
+  using Answer = Result<EnqueueOutcome, QueueError>;
+  if (!setup_.capabilities().persistent) throw Unsupported("enqueue_then_kill");
+  // The harness's own connection closes first: the child must not inherit one in use, and
+  // SQLite's file locks belong to the process, so a lock it held would look like the child's.
+  admin_.reset();
+  std::optional<Answer> answer;
+  try {
+    answer = enqueue_in_killed_child(when, [&](TransactionHook hook) {
+      auto store = setup_.open(std::move(hook));
+      if (!store) return Answer(unexpected{store.error()});
+      return (*store)->enqueue_once(request);
+    });
+  } catch (...) {
+    admin_ = connect();
+    throw;
+  }
+  // A restart that fails leaves no connection; the next member opens one again.
+  if constexpr (requires { setup_.restart(); }) setup_.restart();
+  admin_ = connect();
+  return answer;
 }
 
 }  // namespace thm::conformance

@@ -127,25 +127,31 @@ Result<TurnState, LeaseError> MemoryQueue::fail(const std::string& token) {
   return table_.fail(token, clock_(), limits_.max_attempts);
 }
 
-void MemoryQueue::commit_reply(CommittedReply reply) {
+Result<Committed, QueueError> MemoryQueue::commit_reply(const CommittedReply& reply) {
   const std::unique_lock guard(state_mutex_);
-  state_.commit_reply(std::move(reply));
+  state_.commit_reply(reply);
+  return Committed{};
 }
 
-void MemoryQueue::set_policy(MentionDispatchPolicy policy) {
+Result<Committed, QueueError> MemoryQueue::set_policy(MentionDispatchPolicy policy) {
   const std::unique_lock guard(state_mutex_);
   state_.set_policy(policy);
+  return Committed{};
 }
 
-void MemoryQueue::set_authorized(const std::string& source_id, const std::string& target_id,
-                                 bool authorized) {
+Result<Committed, QueueError> MemoryQueue::set_authorized(const std::string& source_id,
+                                                          const std::string& target_id,
+                                                          bool authorized) {
   const std::unique_lock guard(state_mutex_);
   state_.set_authorized(source_id, target_id, authorized);
+  return Committed{};
 }
 
-void MemoryQueue::set_available(const std::string& agent_id, bool available) {
+Result<Committed, QueueError> MemoryQueue::set_available(const std::string& agent_id,
+                                                         bool available) {
   const std::unique_lock guard(state_mutex_);
   state_.set_available(agent_id, available);
+  return Committed{};
 }
 
 void MemoryQueue::set_hook(TransactionHook hook) {
@@ -155,27 +161,34 @@ void MemoryQueue::set_hook(TransactionHook hook) {
   hook_ = std::move(installed);
 }
 
-bool MemoryQueue::settle(std::uint64_t id, TurnState state) {
+Result<bool, QueueError> MemoryQueue::settle(std::uint64_t id, TurnState state) {
   const std::scoped_lock guard(table_mutex_);
   return table_.settle(id, state);
 }
 
-bool MemoryQueue::remove(std::uint64_t id) {
+Result<bool, QueueError> MemoryQueue::remove(std::uint64_t id) {
   const std::scoped_lock guard(table_mutex_);
   return table_.remove(id);
 }
 
-std::size_t MemoryQueue::prune() {
+Result<std::size_t, QueueError> MemoryQueue::prune() {
   const std::scoped_lock guard(table_mutex_);
   return table_.prune();
 }
 
-std::vector<IdempotencyRecord> MemoryQueue::records() const {
+Result<Committed, QueueError> MemoryQueue::clear() {
+  const std::scoped_lock guard(state_mutex_, table_mutex_);
+  state_ = ReplyState{};
+  table_ = TurnTable{};
+  return Committed{};
+}
+
+Result<std::vector<IdempotencyRecord>, QueueError> MemoryQueue::records() const {
   const std::scoped_lock guard(table_mutex_);
   return table_.records();
 }
 
-std::vector<ChildTurn> MemoryQueue::children() const {
+Result<std::vector<ChildTurn>, QueueError> MemoryQueue::children() const {
   const std::scoped_lock guard(table_mutex_);
   return table_.children();
 }

@@ -73,16 +73,17 @@ class MemoryQueue final : public MentionTurnQueue {
   [[nodiscard]] Result<EnqueueOutcome, QueueError> enqueue_once(
       const MentionTurnRequest& request) noexcept override;
 
-  // ---- the host's own writes ----------------------------------------------------------------
+  // ---- the host's own writes (a `ReferenceStore`'s; they never fail here) -------------------
   /// Stores `reply` under `turn_key(reply.conversation, {reply.sequence})`, replacing an
   /// earlier reply there (an edit). Waits for enqueue steps that have read the old one.
-  void commit_reply(CommittedReply reply);
+  Result<Committed, QueueError> commit_reply(const CommittedReply& reply);
   /// The live dispatch policy every enqueue revalidates.
-  void set_policy(MentionDispatchPolicy policy);
+  Result<Committed, QueueError> set_policy(MentionDispatchPolicy policy);
   /// Allows or forbids `source_id` to hand turns to `target_id`; all pairs start allowed.
-  void set_authorized(const std::string& source_id, const std::string& target_id, bool authorized);
+  Result<Committed, QueueError> set_authorized(const std::string& source_id,
+                                               const std::string& target_id, bool authorized);
   /// Marks `agent_id` available (or not) as a target; all agents start unavailable.
-  void set_available(const std::string& agent_id, bool available);
+  Result<Committed, QueueError> set_available(const std::string& agent_id, bool available);
   /// Installs a test hook (see `TransactionHook`); an empty function removes it.
   void set_hook(TransactionHook hook);
 
@@ -103,24 +104,28 @@ class MemoryQueue final : public MentionTurnQueue {
   /// while attempts remain, else `Failed`. `StaleToken` as for `renew`.
   [[nodiscard]] Result<TurnState, LeaseError> fail(const std::string& token);
   /// The store's current time.
-  [[nodiscard]] StoreTime now() const { return clock_(); }
+  [[nodiscard]] Result<StoreTime, QueueError> now() const { return clock_(); }
 
   // ---- child turn lifecycle -------------------------------------------------------------------
   /// Moves child `id` to `state`; false when no such child exists. The record stays.
-  bool settle(std::uint64_t id, TurnState state);
+  Result<bool, QueueError> settle(std::uint64_t id, TurnState state);
   /// Deletes child `id` (archiving it elsewhere is the host's business); its record stays,
   /// so the key keeps answering `Already`. False when no such child exists.
-  bool remove(std::uint64_t id);
+  Result<bool, QueueError> remove(std::uint64_t id);
   /// Maintenance: deletes every child that is no longer `Pending`. Records are kept for the
   /// store's lifetime (the contract's retention period, for a store that lives in memory).
   /// Returns how many children it deleted.
-  std::size_t prune();
+  Result<std::size_t, QueueError> prune();
+  /// Empties the store as it was made: no replies, records or children (ids start at 1
+  /// again), dispatch disabled, every pair authorized, no agent available. The hook and the
+  /// clock stay. For tests: call it with no enqueue step running.
+  Result<Committed, QueueError> clear();
 
   // ---- inspection (raw rows, in key or id order) -----------------------------------------
   /// Every idempotency record.
-  [[nodiscard]] std::vector<IdempotencyRecord> records() const;
+  [[nodiscard]] Result<std::vector<IdempotencyRecord>, QueueError> records() const;
   /// Every child turn.
-  [[nodiscard]] std::vector<ChildTurn> children() const;
+  [[nodiscard]] Result<std::vector<ChildTurn>, QueueError> children() const;
   /// The child admitted under `key`, if its record exists and the child was not removed.
   [[nodiscard]] std::optional<ChildTurn> child_for(const TurnKey& key) const;
 

@@ -23,9 +23,9 @@ struct Store {
                        .content = "@bob please look",
                        .hop = 0};
   Store() {
-    queue.commit_reply(reply);
-    queue.set_policy({.enabled = true, .max_hops = 3});
-    queue.set_available("bob", true);
+    EXPECT_TRUE(queue.commit_reply(reply));
+    EXPECT_TRUE(queue.set_policy({.enabled = true, .max_hops = 3}));
+    EXPECT_TRUE(queue.set_available("bob", true));
   }
   [[nodiscard]] MentionTurnRequest request() const {
     return {.key = {reply.sequence},
@@ -46,11 +46,11 @@ TEST(MemoryQueueTest, EnqueuesOnceThenAnswersAlready) {
   Store s;
   EXPECT_EQ(s.queue.enqueue_once(s.request()), EnqueueOutcome{Enqueued{}});
   EXPECT_EQ(s.queue.enqueue_once(s.request()), EnqueueOutcome{Already{}});
-  ASSERT_EQ(s.queue.children().size(), 1U);
-  ASSERT_EQ(s.queue.records().size(), 1U);
-  EXPECT_EQ(s.queue.children()[0].request, s.request());
-  EXPECT_EQ(s.queue.records()[0].child_id, s.queue.children()[0].id);
-  EXPECT_EQ(s.queue.child_for(turn_key(s.request()))->id, s.queue.children()[0].id);
+  ASSERT_EQ(s.queue.children().value().size(), 1U);
+  ASSERT_EQ(s.queue.records().value().size(), 1U);
+  EXPECT_EQ(s.queue.children().value()[0].request, s.request());
+  EXPECT_EQ(s.queue.records().value()[0].child_id, s.queue.children().value()[0].id);
+  EXPECT_EQ(s.queue.child_for(turn_key(s.request()))->id, s.queue.children().value()[0].id);
 }
 
 TEST(MemoryQueueTest, MismatchIsAnErrorEvenWhenTheKeyHasARecord) {
@@ -68,36 +68,36 @@ TEST(MemoryQueueTest, MismatchIsAnErrorEvenWhenTheKeyHasARecord) {
   auto elsewhere = s.request();
   elsewhere.conversation.thread_root = 5;
   EXPECT_EQ(kind_of(s.queue.enqueue_once(elsewhere)), QueueErrorKind::TriggerMissing);
-  EXPECT_EQ(s.queue.children().size(), 1U);
-  EXPECT_EQ(s.queue.records().size(), 1U);
+  EXPECT_EQ(s.queue.children().value().size(), 1U);
+  EXPECT_EQ(s.queue.records().value().size(), 1U);
 }
 
 TEST(MemoryQueueTest, RefusalsWriteNothingAndAreDecidedAgain) {
   Store s;
-  s.queue.set_policy({.enabled = false, .max_hops = 3});
+  EXPECT_TRUE(s.queue.set_policy({.enabled = false, .max_hops = 3}));
   EXPECT_EQ(s.queue.enqueue_once(s.request()),
             EnqueueOutcome{Refused{EnqueueRefusal::FeatureDisabled}});
-  s.queue.set_policy({.enabled = true, .max_hops = 0});
+  EXPECT_TRUE(s.queue.set_policy({.enabled = true, .max_hops = 0}));
   EXPECT_EQ(s.queue.enqueue_once(s.request()),
             EnqueueOutcome{Refused{EnqueueRefusal::FeatureDisabled}});
-  s.queue.set_policy({.enabled = true, .max_hops = 1});
-  s.queue.set_authorized("alice", "bob", false);
+  EXPECT_TRUE(s.queue.set_policy({.enabled = true, .max_hops = 1}));
+  EXPECT_TRUE(s.queue.set_authorized("alice", "bob", false));
   EXPECT_EQ(s.queue.enqueue_once(s.request()),
             EnqueueOutcome{Refused{EnqueueRefusal::Unauthorized}});
-  s.queue.set_authorized("alice", "bob", true);
-  s.queue.set_available("bob", false);
+  EXPECT_TRUE(s.queue.set_authorized("alice", "bob", true));
+  EXPECT_TRUE(s.queue.set_available("bob", false));
   EXPECT_EQ(s.queue.enqueue_once(s.request()),
             EnqueueOutcome{Refused{EnqueueRefusal::TargetUnavailable}});
-  EXPECT_TRUE(s.queue.records().empty());
-  EXPECT_TRUE(s.queue.children().empty());
-  s.queue.set_available("bob", true);
+  EXPECT_TRUE(s.queue.records().value().empty());
+  EXPECT_TRUE(s.queue.children().value().empty());
+  EXPECT_TRUE(s.queue.set_available("bob", true));
   EXPECT_EQ(s.queue.enqueue_once(s.request()), EnqueueOutcome{Enqueued{}});
 }
 
 TEST(MemoryQueueTest, GeneralAliasesShareOneKey) {
   Store s;
   s.reply.conversation.desk_id = "main";
-  s.queue.commit_reply(s.reply);
+  EXPECT_TRUE(s.queue.commit_reply(s.reply));
   auto request = s.request();
   EXPECT_EQ(s.queue.enqueue_once(request), EnqueueOutcome{Enqueued{}});
   for (const char* alias : {"General", "", "GENERAL", "Main"}) {
@@ -109,12 +109,12 @@ TEST(MemoryQueueTest, GeneralAliasesShareOneKey) {
 TEST(MemoryQueueTest, RecordOutlivesItsChild) {
   Store s;
   ASSERT_TRUE(s.queue.enqueue_once(s.request()));
-  const std::uint64_t id = s.queue.children()[0].id;
-  EXPECT_TRUE(s.queue.settle(id, TurnState::Completed));
-  EXPECT_EQ(s.queue.prune(), 1U);
-  EXPECT_FALSE(s.queue.remove(id));
-  EXPECT_TRUE(s.queue.children().empty());
-  EXPECT_EQ(s.queue.records().size(), 1U);
+  const std::uint64_t id = s.queue.children().value()[0].id;
+  EXPECT_TRUE(s.queue.settle(id, TurnState::Completed).value());
+  EXPECT_EQ(s.queue.prune().value(), 1U);
+  EXPECT_FALSE(s.queue.remove(id).value());
+  EXPECT_TRUE(s.queue.children().value().empty());
+  EXPECT_EQ(s.queue.records().value().size(), 1U);
   EXPECT_EQ(s.queue.child_for(turn_key(s.request())), std::nullopt);
   EXPECT_EQ(s.queue.enqueue_once(s.request()), EnqueueOutcome{Already{}});
 }
@@ -132,7 +132,7 @@ TEST(MemoryQueueTest, RequestsOverTheLimitsAreInvalidAndWriteNothing) {
   EXPECT_EQ(kind_of(queue.enqueue_once(request)), QueueErrorKind::InvalidRequest);
   request.target_id = "bob";
   EXPECT_EQ(kind_of(queue.enqueue_once(request)), QueueErrorKind::TriggerMissing);
-  EXPECT_TRUE(queue.records().empty());
+  EXPECT_TRUE(queue.records().value().empty());
 }
 
 TEST(MemoryQueueTest, AFailingHookRollsBackAndAfterCommitIsIndeterminate) {
@@ -144,8 +144,8 @@ TEST(MemoryQueueTest, AFailingHookRollsBackAndAfterCommitIsIndeterminate) {
     EXPECT_EQ(kind_of(answer),
               committed ? QueueErrorKind::Indeterminate : QueueErrorKind::Unavailable)
         << name(point);
-    EXPECT_EQ(s.queue.children().size(), committed ? 1U : 0U) << name(point);
-    EXPECT_EQ(s.queue.records().size(), committed ? 1U : 0U) << name(point);
+    EXPECT_EQ(s.queue.children().value().size(), committed ? 1U : 0U) << name(point);
+    EXPECT_EQ(s.queue.records().value().size(), committed ? 1U : 0U) << name(point);
     s.queue.set_hook({});
     EXPECT_EQ(s.queue.enqueue_once(s.request()),
               committed ? EnqueueOutcome{Already{}} : EnqueueOutcome{Enqueued{}});
@@ -157,7 +157,7 @@ TEST(MemoryQueueTest, APausedKeyDoesNotBlockOtherKeys) {
   Store s;
   CommittedReply other = s.reply;
   other.sequence = 18;
-  s.queue.commit_reply(other);
+  EXPECT_TRUE(s.queue.commit_reply(other));
   std::promise<void> paused;
   std::promise<void> release;
   auto released = release.get_future().share();
@@ -196,15 +196,15 @@ struct LeasedStore {
   ManualClock time;
   MemoryQueue queue{Limits{.max_attempts = 2}, time.clock()};
   explicit LeasedStore(int children = 1) {
-    queue.set_policy({.enabled = true, .max_hops = 3});
-    queue.set_available("bob", true);
+    EXPECT_TRUE(queue.set_policy({.enabled = true, .max_hops = 3}));
+    EXPECT_TRUE(queue.set_available("bob", true));
     for (int i = 1; i <= children; ++i) {
       const CommittedReply reply{.conversation = {.desk_id = "eng"},
                                  .sequence = static_cast<Sequence>(i),
                                  .author_id = "alice",
                                  .content = "@bob " + std::to_string(i),
                                  .hop = 0};
-      queue.commit_reply(reply);
+      EXPECT_TRUE(queue.commit_reply(reply));
       EXPECT_EQ(queue.enqueue_once({.key = {reply.sequence},
                                     .source_id = "alice",
                                     .target_id = "bob",
@@ -227,8 +227,8 @@ TEST(MemoryLeasesTest, ClaimCountsTheAttemptAndTakesExpiryFromTheStoreClock) {
   EXPECT_EQ(lease.attempt, 1U);
   EXPECT_EQ(lease.expires_at, s.time.now() + 30s);
   EXPECT_EQ(lease.request.content, "@bob 1");
-  EXPECT_EQ(s.queue.children()[0].attempts, 1U);  // visible on the row
-  EXPECT_EQ(s.queue.children()[0].lease_expires_at, lease.expires_at);
+  EXPECT_EQ(s.queue.children().value()[0].attempts, 1U);  // visible on the row
+  EXPECT_EQ(s.queue.children().value()[0].lease_expires_at, lease.expires_at);
   EXPECT_EQ(s.queue.claim(30s)->has_value(), false);  // held: nothing else to claim
 }
 
@@ -256,7 +256,7 @@ TEST(MemoryLeasesTest, RenewReturnsTheExpiryAsStored) {
   const auto renewed = s.queue.renew(lease.token, 30s);
   ASSERT_TRUE(renewed);
   EXPECT_EQ(*renewed, s.time.now() + 30s);
-  EXPECT_EQ(s.queue.children()[0].lease_expires_at, *renewed);
+  EXPECT_EQ(s.queue.children().value()[0].lease_expires_at, *renewed);
   EXPECT_EQ(s.queue.renew(lease.token, 0ms).error(), LeaseError::InvalidDuration);
   EXPECT_EQ(s.queue.claim(-1ms).error(), LeaseError::InvalidDuration);
 }
@@ -272,7 +272,7 @@ TEST(MemoryLeasesTest, SpentAttemptsMakeAChildDeadOrFailed) {
   s.time.advance(1s);
   const Lease other = s.claim(1s);
   EXPECT_EQ(other.child_id, 2U);
-  EXPECT_EQ(s.queue.children()[0].state, TurnState::Dead);
+  EXPECT_EQ(s.queue.children().value()[0].state, TurnState::Dead);
   // Child 2: failed once (claimable again at once), then failed with no attempts left.
   EXPECT_EQ(s.queue.fail(other.token), TurnState::Pending);
   const Lease last = s.claim(1s);
@@ -280,29 +280,29 @@ TEST(MemoryLeasesTest, SpentAttemptsMakeAChildDeadOrFailed) {
   EXPECT_EQ(s.queue.fail(last.token), TurnState::Failed);
   EXPECT_FALSE(s.queue.claim(1s)->has_value());
   // Records survive every ending.
-  EXPECT_EQ(s.queue.records().size(), 2U);
+  EXPECT_EQ(s.queue.records().value().size(), 2U);
 }
 
 TEST(MemoryLeasesTest, ClaimsFollowSettlementsAndRemovalsInIdOrder) {
   LeasedStore s(4);
-  ASSERT_TRUE(s.queue.settle(1, TurnState::Completed));  // settled: never claimed
-  ASSERT_TRUE(s.queue.remove(2));                        // removed: never claimed
+  ASSERT_TRUE(s.queue.settle(1, TurnState::Completed).value());  // settled: never claimed
+  ASSERT_TRUE(s.queue.remove(2).value());                        // removed: never claimed
   const Lease third = s.claim();
   EXPECT_EQ(third.child_id, 3U);
-  ASSERT_TRUE(s.queue.settle(1, TurnState::Pending));  // a host may put a child back
+  ASSERT_TRUE(s.queue.settle(1, TurnState::Pending).value());  // a host may put a child back
   EXPECT_EQ(s.claim().child_id, 1U);
   EXPECT_EQ(s.claim().child_id, 4U);
   EXPECT_FALSE(s.queue.claim(1s)->has_value());
   EXPECT_EQ(s.queue.complete(third.token), TurnState::Completed);
-  EXPECT_EQ(s.queue.prune(), 1U);  // child 3; 1 and 4 are leased, still pending
-  EXPECT_EQ(s.queue.children().size(), 2U);
+  EXPECT_EQ(s.queue.prune().value(), 1U);  // child 3; 1 and 4 are leased, still pending
+  EXPECT_EQ(s.queue.children().value().size(), 2U);
 }
 
 TEST(MemoryLeasesTest, AnEmptyClockMeansTheSystemClock) {
   MemoryQueue queue(Limits{}, StoreClock{});
   const auto before = system_store_clock();
-  EXPECT_GE(queue.now(), before);
-  EXPECT_LE(queue.now() - before, std::chrono::minutes(1));
+  EXPECT_GE(queue.now().value(), before);
+  EXPECT_LE(queue.now().value() - before, std::chrono::minutes(1));
 }
 
 TEST(MemoryLeasesTest, ConcurrentClaimersOfOneChildGetExactlyOneLease) {
@@ -322,7 +322,7 @@ TEST(MemoryLeasesTest, ConcurrentClaimersOfOneChildGetExactlyOneLease) {
     }
     EXPECT_EQ(std::count_if(got.begin(), got.end(), [](const auto& g) { return g.has_value(); }),
               1);
-    EXPECT_EQ(s.queue.children()[0].attempts, 1U);
+    EXPECT_EQ(s.queue.children().value()[0].attempts, 1U);
   }
 }
 

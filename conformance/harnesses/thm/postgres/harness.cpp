@@ -8,14 +8,8 @@
 #include <string_view>
 #include <utility>
 
-#include "thm/conformance/crash.hpp"
-#include "thm/conformance/store_harness.hpp"
-
 namespace thm::postgres {
 namespace {
-
-using Answer = Result<EnqueueOutcome, QueueError>;
-using conformance::value_or_throw;
 
 std::string environment(const char* variable) {
   const char* value = std::getenv(variable);
@@ -59,12 +53,13 @@ std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conn
   return {foreign, marked};
 }
 
-// Sessions the server has room for beside the connections open now (the harness's own
-// among them). A session holds two connections, the step's and the hook seam's, and
-// kSpareConnections stay free for the harness's reconnects, its run session and EQ-23's
-// killed child. Superuser-reserved slots are not counted on.
+// Sessions the server has room for beside the connections open now and the harness's own
+// two (the step's and the hook seam's), which open next. A session holds two connections
+// too, and kSpareConnections stay free for the harness's reconnects, its run session and
+// EQ-23's killed child. Superuser-reserved slots are not counted on.
 std::size_t free_sessions(const std::string& conninfo) {
   constexpr long kSpareConnections = 6;
+  constexpr long kHarnessConnections = 2;
   PGconn* connection = PQconnectdb(conninfo.c_str());
   PGresult* result = PQexec(
       connection,
@@ -73,7 +68,8 @@ std::size_t free_sessions(const std::string& conninfo) {
       " - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int");
   const bool ok = PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) == 1;
   // This connection closes below, so its slot is free again.
-  const long free = ok ? std::strtol(PQgetvalue(result, 0, 0), nullptr, 10) + 1 : 0;
+  const long free =
+      ok ? std::strtol(PQgetvalue(result, 0, 0), nullptr, 10) + 1 - kHarnessConnections : 0;
   const std::string message = PQerrorMessage(connection);
   PQclear(result);
   PQfinish(connection);
@@ -133,19 +129,18 @@ std::string scratch_database() {
   return environment("THM_POSTGRES");
 }
 
-PostgresHarness::PostgresHarness()
-    : PostgresHarness(scratch_database(), environment("THM_POSTGRES_RESTART")) {}
+static_assert(SqlReferenceStore<PostgresQueue>);
 
-PostgresHarness::PostgresHarness(std::string conninfo, std::string restart_command, Options options)
+PostgresSetup::PostgresSetup()
+    : PostgresSetup(scratch_database(), environment("THM_POSTGRES_RESTART")) {}
+
+PostgresSetup::PostgresSetup(std::string conninfo, std::string restart_command, Options options)
     : conninfo_(std::move(conninfo)),
       restart_command_(std::move(restart_command)),
       options_(std::move(options)),
-      admin_(connect()),
       max_sessions_(free_sessions(conninfo_)) {}
 
-PostgresHarness::~PostgresHarness() = default;
-
-std::unique_ptr<PostgresHarness> PostgresHarness::open_scratch(const std::string& conninfo) {
+std::unique_ptr<PostgresHarness> open_scratch_harness(const std::string& conninfo) {
   const auto [foreign, marked] = foreign_tables(conninfo);
   if (!marked && !foreign.empty()) {
     throw std::runtime_error(
@@ -166,13 +161,13 @@ std::unique_ptr<PostgresHarness> PostgresHarness::open_scratch(const std::string
   return harness;
 }
 
-std::unique_ptr<PostgresQueue> PostgresHarness::connect() const {
+Result<std::unique_ptr<PostgresQueue>, QueueError> PostgresSetup::open(TransactionHook hook) const {
   Options options = options_;
-  options.hook = conformance::HookSlot::trampoline(hook_);
-  return value_or_throw(PostgresQueue::open(conninfo_, std::move(options)), "connecting");
+  options.hook = std::move(hook);
+  return PostgresQueue::open(conninfo_, std::move(options));
 }
 
-conformance::Capabilities PostgresHarness::capabilities() const {
+conformance::Capabilities PostgresSetup::capabilities() const {
   return {.hooks = true,
           .row_locking = true,
           .persistent = true,
@@ -187,85 +182,14 @@ conformance::Capabilities PostgresHarness::capabilities() const {
           .max_sessions = max_sessions_};
 }
 
-void PostgresHarness::reset() {
-  set_hook({});
-  value_or_throw(admin_->clear(), "clearing the tables");
+std::unique_ptr<conformance::Hold> PostgresSetup::hold_child(std::uint64_t child_id) const {
+  return std::make_unique<RowHold>(conninfo_, child_id);
 }
 
-std::unique_ptr<conformance::Session> PostgresHarness::open_session() {
-  return std::make_unique<conformance::QueueSession<std::unique_ptr<PostgresQueue>>>(connect());
-}
-
-void PostgresHarness::commit_reply(const CommittedReply& reply) {
-  value_or_throw(admin_->commit_reply(reply), "committing a reply");
-}
-void PostgresHarness::set_policy(MentionDispatchPolicy policy) {
-  value_or_throw(admin_->set_policy(policy), "writing the policy");
-}
-void PostgresHarness::set_authorized(const std::string& source_id, const std::string& target_id,
-                                     bool authorized) {
-  value_or_throw(admin_->set_authorized(source_id, target_id, authorized), "writing authorization");
-}
-void PostgresHarness::set_available(const std::string& agent_id, bool available) {
-  value_or_throw(admin_->set_available(agent_id, available), "writing availability");
-}
-void PostgresHarness::set_hook(TransactionHook hook) { hook_->install(std::move(hook)); }
-
-void PostgresHarness::settle(std::uint64_t child_id, conformance::Settlement how) {
-  conformance::settle_child(*admin_, child_id, how);
-}
-
-void PostgresHarness::run_maintenance() { (void)value_or_throw(admin_->prune(), "pruning"); }
-
-void PostgresHarness::reopen() {
-  admin_.reset();
-  admin_ = connect();
-}
-
-std::optional<Answer> PostgresHarness::enqueue_then_kill(const MentionTurnRequest& request,
-                                                         conformance::KillPoint when) {
-  admin_.reset();  // the child must not inherit a connection in use
-  std::optional<Answer> answer;
-  try {
-    answer = conformance::enqueue_in_killed_child(when, [&](TransactionHook hook) {
-      Options options = options_;
-      options.hook = std::move(hook);
-      auto queue = PostgresQueue::open(conninfo_, std::move(options));
-      if (!queue) return Answer(unexpected{queue.error()});
-      return (*queue)->enqueue_once(request);
-    });
-  } catch (...) {
-    admin_ = connect();
-    throw;
-  }
+void PostgresSetup::restart() const {
   if (!restart_command_.empty() && std::system(restart_command_.c_str()) != 0) {
     throw std::runtime_error("the restart command failed: " + restart_command_);
   }
-  admin_ = connect();
-  return answer;
-}
-
-StoreTime PostgresHarness::store_now() {
-  return value_or_throw(admin_->now(), "reading the clock");
-}
-
-std::vector<conformance::RecordRow> PostgresHarness::records() {
-  return conformance::record_rows(value_or_throw(admin_->records(), "reading records"));
-}
-
-std::vector<conformance::ChildRow> PostgresHarness::children() {
-  return conformance::child_rows(value_or_throw(admin_->children(), "reading children"));
-}
-
-std::optional<conformance::Harness::UniqueIndex> PostgresHarness::unique_key_index() {
-  auto indexes = value_or_throw(admin_->idempotency_indexes(), "reading the schema");
-  if (indexes.empty()) return std::nullopt;
-  return UniqueIndex{.columns = std::move(indexes.front().columns),
-                     .partial = indexes.front().partial};
-}
-
-std::unique_ptr<conformance::Hold> PostgresHarness::hold_child(std::uint64_t child_id) {
-  return std::make_unique<RowHold>(conninfo_, child_id);
 }
 
 }  // namespace thm::postgres

@@ -1,13 +1,13 @@
 // The PostgreSQL harness's guard for `thm conformance --queue postgres:CONNINFO`: the suite
 // wipes the thm tables, so it runs only on a database with no tables or one it marked.
-#include "thm/postgres/harness.hpp"
-
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+
+#include "thm/postgres/harness.hpp"
 
 namespace thm::postgres {
 namespace {
@@ -28,7 +28,7 @@ TEST(PostgresScratchTest, ADatabaseWithThmTablesButNoMarkIsRefused) {
   run("DROP TABLE IF EXISTS thm_conformance_scratch");
   ASSERT_TRUE(PostgresQueue::open(conninfo()).has_value());  // the thm tables exist
   try {
-    (void)PostgresHarness::open_scratch(conninfo());
+    (void)open_scratch_harness(conninfo());
     FAIL() << "a database holding thm tables without the scratch mark was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("refusing"), std::string::npos) << e.what();
@@ -44,7 +44,7 @@ TEST(PostgresScratchTest, TablesOffTheSearchPathStillCount) {
   ASSERT_TRUE(PostgresQueue::open(conninfo()).has_value());  // tables in the default schema
   run("CREATE SCHEMA IF NOT EXISTS thm_guard_empty");
   try {
-    (void)PostgresHarness::open_scratch(conninfo() + " options='-csearch_path=thm_guard_empty'");
+    (void)open_scratch_harness(conninfo() + " options='-csearch_path=thm_guard_empty'");
     ADD_FAILURE() << "tables outside the search path were not seen";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("refusing"), std::string::npos) << e.what();
@@ -54,7 +54,7 @@ TEST(PostgresScratchTest, TablesOffTheSearchPathStillCount) {
 
 TEST(PostgresScratchTest, AMarkedDatabaseIsReused) {
   run("CREATE TABLE IF NOT EXISTS thm_conformance_scratch (made_by TEXT)");
-  EXPECT_NO_THROW((void)PostgresHarness::open_scratch(conninfo()));
+  EXPECT_NO_THROW((void)open_scratch_harness(conninfo()));
   run("DROP TABLE IF EXISTS thm_conformance_scratch");
 }
 

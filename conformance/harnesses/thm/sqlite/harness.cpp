@@ -9,15 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "thm/conformance/crash.hpp"
-#include "thm/conformance/store_harness.hpp"
-
 namespace thm::sqlite {
 namespace {
-
-using Answer = Result<EnqueueOutcome, QueueError>;
-
-using conformance::value_or_throw;
 
 // The user tables of the database at `path` (read-only), or why it could not be read.
 std::vector<std::string> user_tables(const std::string& path) {
@@ -74,7 +67,7 @@ class WriteHold final : public conformance::Hold {
 
 }  // namespace
 
-std::unique_ptr<SqliteHarness> SqliteHarness::open_scratch(const std::string& path) {
+std::unique_ptr<SqliteHarness> open_scratch_harness(const std::string& path) {
   std::error_code missing;
   const bool fresh =
       !std::filesystem::exists(path, missing) || std::filesystem::file_size(path, missing) == 0;
@@ -101,33 +94,28 @@ std::unique_ptr<SqliteHarness> SqliteHarness::open_scratch(const std::string& pa
   return harness;
 }
 
-SqliteHarness::SqliteHarness() {
+static_assert(SqlReferenceStore<SqliteQueue>);
+
+SqliteSetup::SqliteSetup() {
   std::string pattern = (std::filesystem::temp_directory_path() / "thm-sqlite-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
     throw std::runtime_error("cannot create a temporary directory from " + pattern);
   }
   directory_ = pattern;
   path_ = directory_ + "/queue.db";
-  admin_ = connect(options_);
 }
 
-SqliteHarness::SqliteHarness(std::string path, Options options)
-    : path_(std::move(path)), options_(std::move(options)), admin_(connect(options_)) {}
+SqliteSetup::SqliteSetup(std::string path, Options options)
+    : path_(std::move(path)), options_(std::move(options)) {}
 
-SqliteHarness::~SqliteHarness() {
-  admin_.reset();
+SqliteSetup::~SqliteSetup() {
   if (!directory_.empty()) {
     std::error_code ignored;
     std::filesystem::remove_all(directory_, ignored);
   }
 }
 
-std::unique_ptr<SqliteQueue> SqliteHarness::connect(Options options) const {
-  options.hook = conformance::HookSlot::trampoline(hook_);
-  return value_or_throw(SqliteQueue::open(path_, std::move(options)), "opening the database");
-}
-
-conformance::Capabilities SqliteHarness::capabilities() const {
+conformance::Capabilities SqliteSetup::capabilities() const {
   return {.hooks = true,
           .row_locking = true,
           .persistent = true,
@@ -141,84 +129,13 @@ conformance::Capabilities SqliteHarness::capabilities() const {
           .max_attempts = options_.max_attempts};
 }
 
-void SqliteHarness::reset() {
-  set_hook({});
-  value_or_throw(admin_->clear(), "clearing the tables");
+Result<std::unique_ptr<SqliteQueue>, QueueError> SqliteSetup::open(TransactionHook hook) const {
+  Options options = options_;
+  options.hook = std::move(hook);
+  return SqliteQueue::open(path_, std::move(options));
 }
 
-std::unique_ptr<conformance::Session> SqliteHarness::open_session() {
-  return std::make_unique<conformance::QueueSession<std::unique_ptr<SqliteQueue>>>(
-      connect(options_));
-}
-
-void SqliteHarness::commit_reply(const CommittedReply& reply) {
-  value_or_throw(admin_->commit_reply(reply), "committing a reply");
-}
-void SqliteHarness::set_policy(MentionDispatchPolicy policy) {
-  value_or_throw(admin_->set_policy(policy), "writing the policy");
-}
-void SqliteHarness::set_authorized(const std::string& source_id, const std::string& target_id,
-                                   bool authorized) {
-  value_or_throw(admin_->set_authorized(source_id, target_id, authorized), "writing authorization");
-}
-void SqliteHarness::set_available(const std::string& agent_id, bool available) {
-  value_or_throw(admin_->set_available(agent_id, available), "writing availability");
-}
-
-void SqliteHarness::set_hook(TransactionHook hook) { hook_->install(std::move(hook)); }
-
-void SqliteHarness::settle(std::uint64_t child_id, conformance::Settlement how) {
-  conformance::settle_child(*admin_, child_id, how);
-}
-
-void SqliteHarness::run_maintenance() { (void)value_or_throw(admin_->prune(), "pruning"); }
-
-void SqliteHarness::reopen() {
-  admin_.reset();
-  admin_ = connect(options_);
-}
-
-std::optional<Answer> SqliteHarness::enqueue_then_kill(const MentionTurnRequest& request,
-                                                       conformance::KillPoint when) {
-  // Our own connection closes first: SQLite's file locks belong to the process, so a lock it
-  // held would look like the child's.
-  admin_.reset();
-  std::optional<Answer> answer;
-  try {
-    answer = conformance::enqueue_in_killed_child(when, [&](TransactionHook hook) {
-      Options options = options_;
-      options.hook = std::move(hook);
-      auto queue = SqliteQueue::open(path_, std::move(options));
-      if (!queue) return Answer(unexpected{queue.error()});
-      return (*queue)->enqueue_once(request);
-    });
-  } catch (...) {
-    admin_ = connect(options_);
-    throw;
-  }
-  admin_ = connect(options_);
-  return answer;
-}
-
-StoreTime SqliteHarness::store_now() { return value_or_throw(admin_->now(), "reading the clock"); }
-
-std::vector<conformance::RecordRow> SqliteHarness::records() {
-  return conformance::record_rows(value_or_throw(admin_->records(), "reading records"));
-}
-
-std::vector<conformance::ChildRow> SqliteHarness::children() {
-  return conformance::child_rows(value_or_throw(admin_->children(), "reading children"));
-}
-
-std::optional<conformance::Harness::UniqueIndex> SqliteHarness::unique_key_index() {
-  // The first unique index SQLite lists: the schema has exactly one.
-  auto indexes = value_or_throw(admin_->idempotency_indexes(), "reading the schema");
-  if (indexes.empty()) return std::nullopt;
-  return UniqueIndex{.columns = std::move(indexes.front().columns),
-                     .partial = indexes.front().partial};
-}
-
-std::unique_ptr<conformance::Hold> SqliteHarness::hold_child(std::uint64_t child_id) {
+std::unique_ptr<conformance::Hold> SqliteSetup::hold_child(std::uint64_t child_id) const {
   (void)child_id;
   return std::make_unique<WriteHold>(path_);
 }

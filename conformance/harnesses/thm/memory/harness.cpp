@@ -1,0 +1,32 @@
+#include "thm/memory/harness.hpp"
+
+namespace thm::memory {
+
+static_assert(ReferenceStore<MemoryQueue>);
+
+MemorySetup::MemorySetup(Limits limits)
+    : limits_(limits),
+      store_millis_(std::make_shared<std::atomic<std::int64_t>>(1'893'456'000'000)),
+      queue_(std::make_shared<MemoryQueue>(limits_, [millis = store_millis_] {
+        return StoreTime(std::chrono::milliseconds(millis->load()));
+      })) {}
+
+conformance::Capabilities MemorySetup::capabilities() const {
+  return {.hooks = true,
+          .row_locking = true,
+          .persistent = false,
+          .sql_schema = false,
+          .max_content_bytes = limits_.max_content_bytes,
+          .max_id_bytes = limits_.max_id_bytes,
+          .leases = true,
+          .injected_store_clock = true,
+          .skewable_client_clock = true,  // its only clock is the store's, which the suite owns
+          .max_attempts = limits_.max_attempts};
+}
+
+Result<std::shared_ptr<MemoryQueue>, QueueError> MemorySetup::open(TransactionHook hook) {
+  queue_->set_hook(std::move(hook));
+  return queue_;
+}
+
+}  // namespace thm::memory

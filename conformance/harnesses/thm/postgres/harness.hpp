@@ -1,0 +1,60 @@
+#pragma once
+/// \file
+/// `thm::postgres::PostgresHarness`: the conformance harness over `PostgresQueue`. Every
+/// session is its own connection (its own server backend); the host's writes and the
+/// inspector use one more. EQ-23 kills a forked child process mid-enqueue and, when given a
+/// restart command, restarts the server before reconnecting.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "thm/conformance/store_harness.hpp"
+#include "thm/postgres/postgres_queue.hpp"
+
+namespace thm::postgres {
+
+/// One database on a server. Capabilities: everything but `injected_store_clock` (the
+/// reply is read `FOR SHARE`, policy tables locked in SHARE mode; leases on the server's
+/// real clock), with `Options`' limits, and as `max_sessions` the sessions the server had
+/// room for when the setup was made.
+class PostgresSetup {
+ public:
+  using Store = PostgresQueue;
+  /// `$THM_POSTGRES` as libpq conninfo, a scratch database (unset: throws
+  /// `std::runtime_error`, never falling back to libpq's defaults); EQ-23 restarts the server
+  /// with the shell command `$THM_POSTGRES_RESTART`, if set.
+  PostgresSetup();
+  /// `conninfo`; `restart_command`, if not empty, is a shell command that restarts the
+  /// server (EQ-23). `reset` empties the thm tables: use a scratch database.
+  explicit PostgresSetup(std::string conninfo, std::string restart_command = {},
+                         Options options = {});
+
+  [[nodiscard]] std::string name() const { return "postgres"; }
+  [[nodiscard]] conformance::Capabilities capabilities() const;
+  /// A new connection (two, with the hook seam's) whose steps call `hook`.
+  [[nodiscard]] Result<std::unique_ptr<PostgresQueue>, QueueError> open(TransactionHook hook) const;
+  /// `SELECT … FOR UPDATE` of the child's row on a connection of its own, in a transaction
+  /// that the `Hold` rolls back.
+  [[nodiscard]] std::unique_ptr<conformance::Hold> hold_child(std::uint64_t child_id) const;
+  /// Runs the restart command, if any; throws `std::runtime_error` when it fails.
+  void restart() const;
+
+ private:
+  std::string conninfo_;
+  std::string restart_command_;
+  Options options_;
+  std::size_t max_sessions_ = 0;
+};
+
+/// The harness: `PostgresHarness harness;` or `PostgresHarness harness(conninfo)`.
+using PostgresHarness = conformance::StoreHarness<PostgresSetup>;
+
+/// The harness over a scratch database named by `conninfo`, for a user who names one (`thm
+/// conformance --queue postgres:CONNINFO`): a database with no tables in its schema search
+/// path (thm's included) becomes one (marked with a `thm_conformance_scratch` table); one
+/// already marked is reused; any other is refused with `std::runtime_error` saying why.
+[[nodiscard]] std::unique_ptr<PostgresHarness> open_scratch_harness(const std::string& conninfo);
+
+}  // namespace thm::postgres
