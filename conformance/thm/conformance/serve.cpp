@@ -1,5 +1,7 @@
 #include "thm/conformance/serve.hpp"
 
+#include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <functional>
 #include <istream>
@@ -9,8 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "thm/conformance/protocol.hpp"
@@ -117,114 +121,205 @@ class Server {
     return proceed;
   }
 
+  // One operation of protocol version 1: its name, and the member that returns the `result`
+  // of a request for it (a request already validated against the operation's schema).
+  struct Operation {
+    std::string_view name{};
+    Json (Server::*handler)(const Json& request) = nullptr;
+  };
+
+  // Every operation of protocol version 1, in PROTOCOL.md §4's order: the handshake, the
+  // harness operations, the session operations.
+  static std::span<const Operation> operations() {
+    static constexpr auto kOperations = std::to_array<Operation>({
+        {"hello", &Server::on_hello},
+        {"reset", &Server::on_reset},
+        {"commit_reply", &Server::on_commit_reply},
+        {"set_policy", &Server::on_set_policy},
+        {"set_authorized", &Server::on_set_authorized},
+        {"set_available", &Server::on_set_available},
+        {"set_hook", &Server::on_set_hook},
+        {"settle", &Server::on_settle},
+        {"run_maintenance", &Server::on_run_maintenance},
+        {"records", &Server::on_records},
+        {"children", &Server::on_children},
+        {"unique_key_index", &Server::on_unique_key_index},
+        {"store_now", &Server::on_store_now},
+        {"advance_store_clock", &Server::on_advance_store_clock},
+        {"reopen", &Server::on_reopen},
+        {"restart_store", &Server::on_restart_store},
+        {"open_session", &Server::on_open_session},
+        {"close_session", &Server::on_close_session},
+        {"enqueue_once", &Server::on_enqueue_once},
+        {"claim", &Server::on_claim},
+        {"renew", &Server::on_renew},
+        {"complete", &Server::on_complete},
+        {"fail", &Server::on_fail},
+    });
+    return kOperations;
+  }
+
+  // The `result` of `request`, from the member its op names in `operations()`.
   Json run(const Json& request) {
     const std::string op = request.at("op").get<std::string>();
     if (!protocol::is_operation(op))
       throw Unsupported("no operation '" + op + "' in protocol version 1");
     protocol::validate(request, "request." + op);
-    if (op == "hello") {
-      return {{"protocol", protocol::kVersion},
-              {"name", "thm-" + harness_.name()},
-              {"sessions", "multiplexed"},
-              {"capabilities", protocol::to_json(harness_.capabilities())}};
-    }
-    if (op == "reset") {
-      {
-        const std::lock_guard lock(mutex_);
-        sessions_.clear();
-      }
-      harness_.reset();
-      return Json::object();
-    }
-    if (op == "open_session") {
-      auto session = harness_.open_session();
+    const std::span<const Operation> table = operations();
+    const auto found = std::ranges::find(table, op, &Operation::name);
+    if (found == table.end()) throw protocol::ProtocolError("unknown op '" + op + "'");
+    return (this->*found->handler)(request);
+  }
+
+  // The handshake.
+
+  Json on_hello(const Json& /*request*/) {
+    return {{"protocol", protocol::kVersion},
+            {"name", "thm-" + harness_.name()},
+            {"sessions", "multiplexed"},
+            {"capabilities", protocol::to_json(harness_.capabilities())}};
+  }
+
+  // The harness operations.
+
+  Json on_reset(const Json& /*request*/) {
+    {
       const std::lock_guard lock(mutex_);
-      const std::uint64_t number = next_session_++;
-      sessions_.emplace(number, std::move(session));
-      return {{"session", number}};
+      sessions_.clear();
     }
-    if (op == "close_session") {
-      std::unique_ptr<Session> closing;
-      const std::lock_guard lock(mutex_);
-      if (const auto found = sessions_.find(request.at("session").get<std::uint64_t>());
-          found != sessions_.end()) {
-        closing = std::move(found->second);
-        sessions_.erase(found);
-      }
-      return Json::object();
-    }
-    if (op == "enqueue_once") {
-      current_session = request.at("session").get<std::uint64_t>();
-      const auto answer =
-          session_of(request).enqueue_once(protocol::request_from_json(request.at("request")));
-      current_session.reset();
-      return protocol::enqueue_result(answer);
-    }
-    if (op == "claim") {
-      return protocol::claim_result(session_of(request).claim(
-          std::chrono::milliseconds(request.at("duration").get<std::int64_t>())));
-    }
-    if (op == "renew") {
-      return protocol::renew_result(session_of(request).renew(
-          request.at("token").get<std::string>(),
-          std::chrono::milliseconds(request.at("duration").get<std::int64_t>())));
-    }
-    if (op == "complete") {
-      return protocol::state_result(
-          session_of(request).complete(request.at("token").get<std::string>()));
-    }
-    if (op == "fail") {
-      return protocol::state_result(
-          session_of(request).fail(request.at("token").get<std::string>()));
-    }
-    if (op == "commit_reply") {
-      harness_.commit_reply(protocol::reply_from_json(request.at("reply")));
-    } else if (op == "set_policy") {
-      harness_.set_policy(protocol::policy_from_json(request.at("policy")));
-    } else if (op == "set_authorized") {
-      harness_.set_authorized(protocol::bytes_from_json(request.at("source_id")),
-                              protocol::bytes_from_json(request.at("target_id")),
-                              request.at("authorized").get<bool>());
-    } else if (op == "set_available") {
-      harness_.set_available(protocol::bytes_from_json(request.at("agent_id")),
-                             request.at("available").get<bool>());
-    } else if (op == "set_hook") {
-      if (request.at("installed").get<bool>()) {
-        harness_.set_hook(
-            [this](HookPoint point, const MentionTurnRequest&) { return ask_suite(point); });
-      } else {
-        harness_.set_hook({});
-      }
-    } else if (op == "settle") {
-      const auto how = protocol::settlement_from_name(request.at("how").get<std::string>());
-      harness_.settle(request.at("child_id").get<std::uint64_t>(), *how);
-    } else if (op == "run_maintenance") {
-      harness_.run_maintenance();
-    } else if (op == "records") {
-      Json rows = Json::array();
-      for (const RecordRow& row : harness_.records()) rows.push_back(protocol::to_json(row));
-      return {{"records", std::move(rows)}};
-    } else if (op == "children") {
-      Json rows = Json::array();
-      for (const ChildRow& row : harness_.children()) rows.push_back(protocol::to_json(row));
-      return {{"children", std::move(rows)}};
-    } else if (op == "unique_key_index") {
-      const auto index = harness_.unique_key_index();
-      if (!index) return {{"index", nullptr}};
-      return {{"index", {{"columns", index->columns}, {"partial", index->partial}}}};
-    } else if (op == "store_now") {
-      return {{"now", harness_.store_now().time_since_epoch().count()}};
-    } else if (op == "advance_store_clock") {
-      harness_.advance_store_clock(std::chrono::milliseconds(request.at("by").get<std::int64_t>()));
-    } else if (op == "reopen") {
-      harness_.reopen();
-    } else if (op == "restart_store") {
-      // An in-process store has no server; a persistent one is reopened by `reopen`.
-      if (!harness_.capabilities().persistent) throw Unsupported("restart_store");
+    harness_.reset();
+    return Json::object();
+  }
+
+  Json on_commit_reply(const Json& request) {
+    harness_.commit_reply(protocol::reply_from_json(request.at("reply")));
+    return Json::object();
+  }
+
+  Json on_set_policy(const Json& request) {
+    harness_.set_policy(protocol::policy_from_json(request.at("policy")));
+    return Json::object();
+  }
+
+  Json on_set_authorized(const Json& request) {
+    harness_.set_authorized(protocol::bytes_from_json(request.at("source_id")),
+                            protocol::bytes_from_json(request.at("target_id")),
+                            request.at("authorized").get<bool>());
+    return Json::object();
+  }
+
+  Json on_set_available(const Json& request) {
+    harness_.set_available(protocol::bytes_from_json(request.at("agent_id")),
+                           request.at("available").get<bool>());
+    return Json::object();
+  }
+
+  Json on_set_hook(const Json& request) {
+    if (request.at("installed").get<bool>()) {
+      harness_.set_hook(
+          [this](HookPoint point, const MentionTurnRequest&) { return ask_suite(point); });
     } else {
-      throw protocol::ProtocolError("unknown op '" + op + "'");
+      harness_.set_hook({});
     }
     return Json::object();
+  }
+
+  Json on_settle(const Json& request) {
+    const auto how = protocol::settlement_from_name(request.at("how").get<std::string>());
+    harness_.settle(request.at("child_id").get<std::uint64_t>(), *how);
+    return Json::object();
+  }
+
+  Json on_run_maintenance(const Json& /*request*/) {
+    harness_.run_maintenance();
+    return Json::object();
+  }
+
+  Json on_records(const Json& /*request*/) {
+    Json rows = Json::array();
+    for (const RecordRow& row : harness_.records()) rows.push_back(protocol::to_json(row));
+    return {{"records", std::move(rows)}};
+  }
+
+  Json on_children(const Json& /*request*/) {
+    Json rows = Json::array();
+    for (const ChildRow& row : harness_.children()) rows.push_back(protocol::to_json(row));
+    return {{"children", std::move(rows)}};
+  }
+
+  Json on_unique_key_index(const Json& /*request*/) {
+    const auto index = harness_.unique_key_index();
+    if (!index) return {{"index", nullptr}};
+    return {{"index", {{"columns", index->columns}, {"partial", index->partial}}}};
+  }
+
+  Json on_store_now(const Json& /*request*/) {
+    return {{"now", harness_.store_now().time_since_epoch().count()}};
+  }
+
+  Json on_advance_store_clock(const Json& request) {
+    harness_.advance_store_clock(std::chrono::milliseconds(request.at("by").get<std::int64_t>()));
+    return Json::object();
+  }
+
+  Json on_reopen(const Json& /*request*/) {
+    harness_.reopen();
+    return Json::object();
+  }
+
+  Json on_restart_store(const Json& /*request*/) {
+    // An in-process store has no server; a persistent one is reopened by `reopen`.
+    if (!harness_.capabilities().persistent) throw Unsupported("restart_store");
+    return Json::object();
+  }
+
+  // The session operations.
+
+  Json on_open_session(const Json& /*request*/) {
+    auto session = harness_.open_session();
+    const std::lock_guard lock(mutex_);
+    const std::uint64_t number = next_session_++;
+    sessions_.emplace(number, std::move(session));
+    return {{"session", number}};
+  }
+
+  Json on_close_session(const Json& request) {
+    std::unique_ptr<Session> closing;
+    const std::lock_guard lock(mutex_);
+    if (const auto found = sessions_.find(request.at("session").get<std::uint64_t>());
+        found != sessions_.end()) {
+      closing = std::move(found->second);
+      sessions_.erase(found);
+    }
+    return Json::object();
+  }
+
+  Json on_enqueue_once(const Json& request) {
+    current_session = request.at("session").get<std::uint64_t>();
+    const auto answer =
+        session_of(request).enqueue_once(protocol::request_from_json(request.at("request")));
+    current_session.reset();
+    return protocol::enqueue_result(answer);
+  }
+
+  Json on_claim(const Json& request) {
+    return protocol::claim_result(session_of(request).claim(
+        std::chrono::milliseconds(request.at("duration").get<std::int64_t>())));
+  }
+
+  Json on_renew(const Json& request) {
+    return protocol::renew_result(session_of(request).renew(
+        request.at("token").get<std::string>(),
+        std::chrono::milliseconds(request.at("duration").get<std::int64_t>())));
+  }
+
+  Json on_complete(const Json& request) {
+    return protocol::state_result(
+        session_of(request).complete(request.at("token").get<std::string>()));
+  }
+
+  Json on_fail(const Json& request) {
+    return protocol::state_result(session_of(request).fail(request.at("token").get<std::string>()));
   }
 
   Harness& harness_;
