@@ -270,6 +270,211 @@ int eval(const std::string& op, thm::cli::Implementation impl) {
   return kOk;
 }
 
+// What the options of `thm conformance` hold once the command line is parsed; the request
+// they make is `conformance_request`.
+struct ConformanceArguments {
+  thm::cli::ConformanceRequest suite{};
+  int exec_timeout_seconds = 30;
+  std::string seed_text = std::to_string(suite.seed);
+  std::string required_text{};
+  std::string report_path{};
+  const CLI::Option* report_option = nullptr;
+};
+
+// What each command's options and arguments hold once the command line is parsed.
+struct Arguments {
+  std::string impl_name = "core";      // check, eval: --impl
+  std::vector<std::string> files{};    // check: FILE...
+  std::string op{};                    // eval: OP
+  ConformanceArguments conformance{};  // conformance
+  std::string served = "memory";       // adapter: QUEUE
+};
+
+// The commands of `thm`, made in the order its help lists them.
+struct Commands {
+  CLI::App* check = nullptr;
+  CLI::App* eval = nullptr;
+  CLI::App* conformance = nullptr;
+  CLI::App* adapter = nullptr;
+};
+
+// Why `value` is no --impl: empty when it is one.
+std::string impl_error(const std::string& value) {
+  if (value == "core" || value == "model") return "";
+  return "'" + value + "' is neither core nor model: --impl takes core or model";
+}
+
+// Why `value` is no --seed: empty when it is one.
+std::string seed_error(const std::string& value) {
+  if (decimal_u64(value)) return "";
+  return "'" + value +
+         "' is not a decimal number from 0 to 18446744073709551615: give digits only, "
+         "with no sign";
+}
+
+// Why `value` is no --require: empty when it is one.
+std::string require_error(const std::string& value) {
+  const auto parsed = thm::conformance::parse_requirements(value, "the list");
+  return parsed ? "" : parsed.error();
+}
+
+// --impl, the option `check` and `eval` share.
+void add_impl_option(CLI::App* command, std::string& impl_name) {
+  command
+      ->add_option("--impl", impl_name,
+                   "Who answers: core (the library) or model (the reference model); default: "
+                   "core")
+      ->type_name("core|model")
+      ->check(CLI::Validator(impl_error, ""));
+}
+
+CLI::App* add_check_command(CLI::App& app, Arguments& arguments) {
+  CLI::App* command =
+      app.add_subcommand("check", "Run case files (spec/cases.md); ends with 'N passed, N failed'");
+  command
+      ->add_option("FILE", arguments.files,
+                   "Case files, run in order (at least one): each a JSON array of cases "
+                   "{\"name\", \"op\", \"input\", \"expected\"}")
+      ->required();
+  add_impl_option(command, arguments.impl_name);
+  command->footer(check_footer());
+  return command;
+}
+
+CLI::App* add_eval_command(CLI::App& app, Arguments& arguments) {
+  CLI::App* command = app.add_subcommand(
+      "eval", "Read one input object on stdin, print the result of OP on stdout");
+  command->add_option("OP", arguments.op, "The operation to run: one of those listed below")
+      ->required();
+  add_impl_option(command, arguments.impl_name);
+  command->footer(eval_footer());
+  return command;
+}
+
+// The options of `thm conformance` that say which queue, and how long its adapter may take.
+void add_queue_options(CLI::App* command, ConformanceArguments& arguments) {
+  command
+      ->add_option("--queue", arguments.suite.queue,
+                   "The queue under test: memory (the in-memory reference); sqlite:PATH (a new "
+                   "or empty SQLite file, or one an earlier run made); postgres:CONNINFO (libpq "
+                   "conninfo of a database with no tables, or one an earlier run made; empty "
+                   "CONNINFO means the PG* variables); exec:COMMAND (an adapter program in any "
+                   "language speaking conformance/PROTOCOL.md, run with /bin/sh -c). The suite "
+                   "wipes the thm tables")
+      ->capture_default_str();
+  command
+      ->add_option("--exec-timeout", arguments.exec_timeout_seconds,
+                   "Seconds an exec: adapter may take to answer one request (not counting the "
+                   "time a check holds one of its hooks)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86'400));
+}
+
+// The options of `thm conformance` that say how often, and how hard, the suite runs.
+void add_run_options(CLI::App* command, ConformanceArguments& arguments) {
+  command
+      ->add_option("--seed", arguments.seed_text,
+                   "Seed of the first run, a decimal number from 0 to 18446744073709551615; run "
+                   "k uses seed + k")
+      ->capture_default_str()
+      ->type_name("UINT64")
+      ->check(CLI::Validator(seed_error, ""));
+  command
+      ->add_option("--repeat", arguments.suite.repeat,
+                   "How often each race repeats within a run (1 or more)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000));
+  command
+      ->add_option("--runs", arguments.suite.runs,
+                   "How many times the whole suite runs, each with its own seed (1 or more)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000));
+  command->add_flag("--short", arguments.suite.short_mode,
+                    "Smaller races and schedules, for a quick look; default: off");
+}
+
+// The options of `thm conformance` that say which checks run, what they must prove, and
+// where the report goes.
+void add_check_and_report_options(CLI::App* command, ConformanceArguments& arguments) {
+  command->add_option(
+      "--check", arguments.suite.only,
+      "Run only this check (repeatable), e.g. --check EQ-01; default: every check (listed below)");
+  command
+      ->add_option("--require", arguments.required_text,
+                   "Capabilities the queue must prove, comma-separated (e.g. hooks,leases): the "
+                   "run fails when the queue does not declare one, and a check skipped or passed "
+                   "only in part for one of them fails; default: none")
+      ->type_name("CAPS")
+      ->check(CLI::Validator(require_error, ""));
+  arguments.report_option = command->add_option(
+      "--report", arguments.report_path,
+      "Also write the report as JSON to this file; --report - writes it to stdout instead of "
+      "the table, which then goes to stderr; default: none");
+}
+
+CLI::App* add_conformance_command(CLI::App& app, ConformanceArguments& arguments) {
+  CLI::App* command =
+      app.add_subcommand("conformance",
+                         "Run the host queue conformance suite against a queue; a table by EQ id, "
+                         "exit 1 on any failure");
+  add_queue_options(command, arguments);
+  add_run_options(command, arguments);
+  add_check_and_report_options(command, arguments);
+  command->footer(conformance_footer());
+  return command;
+}
+
+CLI::App* add_adapter_command(CLI::App& app, Arguments& arguments) {
+  CLI::App* command = app.add_subcommand(
+      "adapter",
+      "Serve a queue over the conformance adapter protocol on stdin and stdout, for "
+      "thm conformance --queue 'exec:thm adapter memory'");
+  command
+      ->add_option("QUEUE", arguments.served,
+                   "The queue to serve: memory (the in-memory reference)")
+      ->check(CLI::IsMember({"memory"}))
+      ->capture_default_str();
+  command->footer(
+      "Speaks conformance/PROTOCOL.md version 1 in multiplexed mode: one request per line on\n"
+      "stdin, one answer per line on stdout, until stdin ends. The queue lives in this process\n"
+      "and starts empty; the suite drives it. This proves the protocol and the exec: harness\n"
+      "against the reference queue, and is an example of an adapter.\n\n" +
+      exit_codes("stdin ended; a line that is not JSON or has no id was logged on stderr and\n"
+                 "     ignored, as PROTOCOL.md says",
+                 "", "a line broke the protocol (reported on stderr), or bad usage"));
+  return command;
+}
+
+// The request the options of `thm conformance` make; their validators accepted them.
+thm::cli::ConformanceRequest conformance_request(const ConformanceArguments& arguments) {
+  thm::cli::ConformanceRequest suite = arguments.suite;
+  suite.seed = *decimal_u64(arguments.seed_text);
+  suite.require = *thm::conformance::parse_requirements(arguments.required_text, "--require");
+  if (arguments.report_option->count() > 0) suite.report_path = arguments.report_path;
+  suite.exec_timeout = std::chrono::seconds(arguments.exec_timeout_seconds);
+  return suite;
+}
+
+// `thm adapter memory`: serves the in-memory reference queue on stdin and stdout.
+int serve_memory_queue() {
+  thm::memory::MemoryHarness harness;
+  return thm::conformance::serve(harness, std::cin, std::cout, std::cerr) == 0 ? kOk : kUsage;
+}
+
+// Runs the command the parsed command line names; its exit code.
+int run_command(const Commands& commands, const Arguments& arguments) {
+  const auto impl = arguments.impl_name == "model" ? thm::cli::Implementation::Model
+                                                   : thm::cli::Implementation::Core;
+  if (commands.check->parsed()) return flushed("check", check(arguments.files, impl));
+  if (commands.adapter->parsed()) return flushed("adapter", serve_memory_queue());
+  if (commands.conformance->parsed()) {
+    return flushed("conformance",
+                   thm::cli::run_conformance(conformance_request(arguments.conformance), std::cout,
+                                             std::cerr));
+  }
+  return flushed("eval", eval(arguments.op, impl));
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"thm: decide who answers a message, and whether a reply may start one more turn",
                "thm"};
@@ -278,127 +483,12 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.failure_message(failure_message);
 
-  std::string impl_name = "core";
-  const auto add_impl = [&](CLI::App* command) {
-    command
-        ->add_option("--impl", impl_name,
-                     "Who answers: core (the library) or model (the reference model); default: "
-                     "core")
-        ->type_name("core|model")
-        ->check(CLI::Validator(
-            [](const std::string& value) -> std::string {
-              if (value == "core" || value == "model") return "";
-              return "'" + value + "' is neither core nor model: --impl takes core or model";
-            },
-            ""));
-  };
-
-  std::vector<std::string> files;
-  CLI::App* check_command =
-      app.add_subcommand("check", "Run case files (spec/cases.md); ends with 'N passed, N failed'");
-  check_command
-      ->add_option("FILE", files,
-                   "Case files, run in order (at least one): each a JSON array of cases "
-                   "{\"name\", \"op\", \"input\", \"expected\"}")
-      ->required();
-  add_impl(check_command);
-  check_command->footer(check_footer());
-
-  std::string op;
-  CLI::App* eval_command = app.add_subcommand(
-      "eval", "Read one input object on stdin, print the result of OP on stdout");
-  eval_command->add_option("OP", op, "The operation to run: one of those listed below")->required();
-  add_impl(eval_command);
-  eval_command->footer(eval_footer());
-
-  thm::cli::ConformanceRequest suite;
-  std::string report_path;
-  CLI::App* conformance_command =
-      app.add_subcommand("conformance",
-                         "Run the host queue conformance suite against a queue; a table by EQ id, "
-                         "exit 1 on any failure");
-  conformance_command
-      ->add_option("--queue", suite.queue,
-                   "The queue under test: memory (the in-memory reference); sqlite:PATH (a new "
-                   "or empty SQLite file, or one an earlier run made); postgres:CONNINFO (libpq "
-                   "conninfo of a database with no tables, or one an earlier run made; empty "
-                   "CONNINFO means the PG* variables); exec:COMMAND (an adapter program in any "
-                   "language speaking conformance/PROTOCOL.md, run with /bin/sh -c). The suite "
-                   "wipes the thm tables")
-      ->capture_default_str();
-  int exec_timeout_seconds = 30;
-  conformance_command
-      ->add_option("--exec-timeout", exec_timeout_seconds,
-                   "Seconds an exec: adapter may take to answer one request (not counting the "
-                   "time a check holds one of its hooks)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 86'400));
-  std::string seed_text = std::to_string(suite.seed);
-  conformance_command
-      ->add_option("--seed", seed_text,
-                   "Seed of the first run, a decimal number from 0 to 18446744073709551615; run "
-                   "k uses seed + k")
-      ->capture_default_str()
-      ->type_name("UINT64")
-      ->check(CLI::Validator(
-          [](const std::string& value) -> std::string {
-            if (decimal_u64(value)) return "";
-            return "'" + value +
-                   "' is not a decimal number from 0 to 18446744073709551615: give digits only, "
-                   "with no sign";
-          },
-          ""));
-  conformance_command
-      ->add_option("--repeat", suite.repeat, "How often each race repeats within a run (1 or more)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1'000'000));
-  conformance_command
-      ->add_option("--runs", suite.runs,
-                   "How many times the whole suite runs, each with its own seed (1 or more)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1'000'000));
-  conformance_command->add_flag("--short", suite.short_mode,
-                                "Smaller races and schedules, for a quick look; default: off");
-  conformance_command->add_option(
-      "--check", suite.only,
-      "Run only this check (repeatable), e.g. --check EQ-01; default: every check (listed below)");
-  std::string required_text;
-  conformance_command
-      ->add_option("--require", required_text,
-                   "Capabilities the queue must prove, comma-separated (e.g. hooks,leases): the "
-                   "run fails when the queue does not declare one, and a check skipped or passed "
-                   "only in part for one of them fails; default: none")
-      ->type_name("CAPS")
-      ->check(CLI::Validator(
-          [](const std::string& value) -> std::string {
-            const auto parsed = thm::conformance::parse_requirements(value, "the list");
-            return parsed ? "" : parsed.error();
-          },
-          ""));
-  const CLI::Option* report_option = conformance_command->add_option(
-      "--report", report_path,
-      "Also write the report as JSON to this file; --report - writes it to stdout instead of "
-      "the table, which then goes to stderr; default: none");
-  conformance_command->footer(conformance_footer());
-
-  std::string served = "memory";
-  CLI::App* adapter_command = app.add_subcommand(
-      "adapter",
-      "Serve a queue over the conformance adapter protocol on stdin and stdout, for "
-      "thm conformance --queue 'exec:thm adapter memory'");
-  adapter_command
-      ->add_option("QUEUE", served, "The queue to serve: memory (the in-memory reference)")
-      ->check(CLI::IsMember({"memory"}))
-      ->capture_default_str();
-  adapter_command->footer(
-      "Speaks conformance/PROTOCOL.md version 1 in multiplexed mode: one request per line on\n"
-      "stdin, one answer per line on stdout, until stdin ends. The queue lives in this process\n"
-      "and starts empty; the suite drives it. This proves the protocol and the exec: harness\n"
-      "against the reference queue, and is an example of an adapter.\n\n" +
-      exit_codes("stdin ended; a line that is not JSON or has no id was logged on stderr and\n"
-                 "     ignored, as PROTOCOL.md says",
-                 "", "a line broke the protocol (reported on stderr), or bad usage"));
-
+  Arguments arguments;
+  // The elements of a braced list are made in order, so the help lists the commands so.
+  const Commands commands{.check = add_check_command(app, arguments),
+                          .eval = add_eval_command(app, arguments),
+                          .conformance = add_conformance_command(app, arguments.conformance),
+                          .adapter = add_adapter_command(app, arguments)};
   // Set last: a subcommand copies its parent's footer when it is made.
   app.footer(main_footer());
 
@@ -408,23 +498,7 @@ int run(int argc, char** argv) {
     const int code = app.exit(error);  // --help and --version print here, to stdout
     return code == 0 ? flushed("", kOk) : kUsage;
   }
-  const auto impl =
-      impl_name == "model" ? thm::cli::Implementation::Model : thm::cli::Implementation::Core;
-  if (check_command->parsed()) return flushed("check", check(files, impl));
-  if (adapter_command->parsed()) {
-    thm::memory::MemoryHarness harness;
-    return flushed("adapter", thm::conformance::serve(harness, std::cin, std::cout, std::cerr) == 0
-                                  ? kOk
-                                  : kUsage);
-  }
-  if (conformance_command->parsed()) {
-    suite.seed = *decimal_u64(seed_text);  // the validators accepted these two
-    suite.require = *thm::conformance::parse_requirements(required_text, "--require");
-    if (report_option->count() > 0) suite.report_path = report_path;
-    suite.exec_timeout = std::chrono::seconds(exec_timeout_seconds);
-    return flushed("conformance", thm::cli::run_conformance(suite, std::cout, std::cerr));
-  }
-  return flushed("eval", eval(op, impl));
+  return run_command(commands, arguments);
 }
 
 }  // namespace
