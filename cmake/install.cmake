@@ -1,7 +1,7 @@
 # What `cmake --install` puts under the prefix (issue 10, adr/0007): the headers, the static
 # libraries, the `thm` tool, the CMake package `thm` and the pkg-config file `thm.pc`.
 #
-#   find_package(thm 0.1 CONFIG REQUIRED)                 thm::core, thm::json, thm::queue
+#   find_package(thm 0.1 CONFIG REQUIRED)       thm::core, thm::json, thm::store, thm::memory
 #   find_package(thm 0.1 CONFIG REQUIRED COMPONENTS sqlite postgres conformance)
 #
 # Each component is its own export set, so only a component asked for looks for its
@@ -11,38 +11,43 @@ include(CMakePackageConfigHelpers)
 
 set(THM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/thm)
 
-# Headers: every public include starts with thm/, so each include root installs as is.
-# Tests and the memory queue's conformance harness (test code) stay behind.
-foreach(root core store adapters/json adapters/memory adapters/sqlite adapters/postgres
-             conformance model)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${root}/thm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-          COMPONENT thm_development
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "harness.hpp" EXCLUDE
-          PATTERN "adapter_process.hpp" EXCLUDE)
-endforeach()
-# The SQL queues' harnesses are left out above with the memory queue's; the conformance
-# suite's own harness.hpp (the interface a host implements) is not.
-install(FILES ${PROJECT_SOURCE_DIR}/conformance/thm/conformance/harness.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/thm/conformance COMPONENT thm_development)
-
-# Libraries, one export set per package component.
-install(TARGETS thm_core thm_store thm_json thm_queue EXPORT thmTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
-install(TARGETS thm_sqlite EXPORT thmSqliteTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
-install(TARGETS thm_postgres EXPORT thmPostgresTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
-install(TARGETS thm_conformance thm_model EXPORT thmConformanceTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development)
-foreach(set thmTargets thmSqliteTargets thmPostgresTargets thmConformanceTargets)
+# Libraries with their header sets (each target lists its public headers: FILE_SET HEADERS),
+# one export set per package component; a component that is not built is not installed.
+set(thm_header_destination FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+    COMPONENT thm_development)
+install(TARGETS thm_core thm_store thm_json thm_memory EXPORT thmTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development
+        ${thm_header_destination})
+set(thm_export_sets thmTargets)
+if(THM_WITH_SQLITE)
+  install(TARGETS thm_sqlite EXPORT thmSqliteTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development
+          ${thm_header_destination})
+  list(APPEND thm_export_sets thmSqliteTargets)
+endif()
+if(THM_WITH_POSTGRES)
+  install(TARGETS thm_postgres EXPORT thmPostgresTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development
+          ${thm_header_destination})
+  list(APPEND thm_export_sets thmPostgresTargets)
+endif()
+if(THM_WITH_CONFORMANCE)
+  install(TARGETS thm_conformance thm_model EXPORT thmConformanceTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development
+          ${thm_header_destination})
+  list(APPEND thm_export_sets thmConformanceTargets)
+endif()
+foreach(set IN LISTS thm_export_sets)
   install(EXPORT ${set} NAMESPACE thm:: DESTINATION ${THM_INSTALL_CMAKEDIR}
           COMPONENT thm_development)
 endforeach()
 
 # The adapter protocol, for adapter programs in other languages (conformance/PROTOCOL.md).
+if(THM_WITH_CONFORMANCE)
 install(FILES ${PROJECT_SOURCE_DIR}/conformance/PROTOCOL.md
               ${PROJECT_SOURCE_DIR}/conformance/protocol/v1.schema.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/protocol COMPONENT thm_development)
+endif()
 
 # The specification the headers and the tool cite: the behaviour, the case format and the
 # host queue contract.
@@ -52,11 +57,15 @@ install(FILES ${PROJECT_SOURCE_DIR}/spec/SPEC.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/spec COMPONENT thm_development)
 
 # The PostgreSQL migration (tables and functions), for hosts in any language.
-install(FILES ${PROJECT_SOURCE_DIR}/adapters/postgres/thm_queue.sql
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/postgres COMPONENT thm_development)
+if(THM_WITH_POSTGRES)
+  install(FILES ${PROJECT_SOURCE_DIR}/adapters/postgres/thm_queue.sql
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/postgres COMPONENT thm_development)
+endif()
 
 # The tool.
-install(TARGETS thm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT thm_runtime)
+if(THM_WITH_CLI)
+  install(TARGETS thm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT thm_runtime)
+endif()
 
 # The package: its config, and the one version (project(thm VERSION ...)). 0.x releases
 # promise nothing across minor versions, so only the same minor version is compatible.

@@ -1,5 +1,5 @@
 // A host built against the installed package: one agent reply through `dispatch_mention`
-// into the in-memory queue (thm::queue), the outcome in its wire form (thm::json).
+// into the in-memory queue (thm::memory), the outcome in its wire form (thm::json).
 #include <iostream>
 #include <string>
 
