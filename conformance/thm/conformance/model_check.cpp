@@ -201,9 +201,13 @@ std::string join(const std::set<std::string>& tokens) {
   return out;
 }
 
-[[noreturn]] void disagree(const std::string& what) {
-  throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure, what);
-}
+// The store and the model disagree: the trial fails (and RapidCheck shrinks it) through
+// `RC_FAIL` in `check_against_model`'s guard, so this file throws nothing of RapidCheck's.
+struct Disagreement {
+  std::string what;
+};
+
+[[noreturn]] void disagree(const std::string& what) { throw Disagreement{what}; }
 
 // ---- one trial: a fresh store and the model, driven by the same commands -----------------
 
@@ -747,9 +751,22 @@ rc::Gen<Command> command_gen(rc::Gen<Op> ops, bool real_clock) {
       rc::gen::set(&Command::real_clock, rc::gen::just(real_clock)));
 }
 
-// RapidCheck reports nothing itself: the check's report says it all. (Its default listener
-// and reproduce map would load RapidCheck's global configuration, which prints a random
-// seed the check does not use.)
+// ---- running a property: the one place that uses RapidCheck's internals -----------------
+// RapidCheck's public entry point, `rc::check`, reads its seed and sizes once per process
+// from the RC_PARAMS environment variable, reports through a listener that prints (and
+// loads a global configuration that prints a random seed the check does not use), and
+// answers only a bool. The suite needs a seed and sizes per run, silence, and the failure's
+// description and shrunk counterexample as data for its report; only `rc::detail`'s
+// `checkProperty` gives them, so every use of `rc::detail` is in this section.
+
+// How one property run ended.
+struct PropertyRun {
+  enum class Ending : std::uint8_t { Passed, Failed, GaveUp, Error };
+  Ending ending = Ending::Passed;
+  std::string description{};  // for Failed: with the passing trials and the counterexample
+};
+
+// RapidCheck reports nothing itself: the check's report says it all.
 class Silent final : public rc::detail::TestListener {
  public:
   void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
@@ -757,19 +774,34 @@ class Silent final : public rc::detail::TestListener {
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
 
-rc::detail::TestMetadata metadata(const std::string& name) {
-  rc::detail::TestMetadata out;
-  out.id = name;
-  out.description = name;
-  return out;
-}
-
-std::string failure_reason(const rc::detail::FailureResult& failure, const std::string& phase) {
-  std::string out = phase + ", after " + std::to_string(failure.numSuccess) +
-                    " passing trials: " + failure.description + "; shrunk counterexample:";
-  for (const auto& [type, value] : failure.counterExample) out += " " + value;
-  std::replace(out.begin(), out.end(), '\n', ' ');
-  return out;
+// Runs `property` (a callable that draws with `*gen` and fails with `RC_FAIL`) up to
+// `max_success` times at sizes up to `max_size`, from `seed`, shrinking a failure.
+template <class Property>
+PropertyRun run_property(const std::string& name, std::uint64_t seed, int max_success, int max_size,
+                         Property property) {
+  rc::detail::TestParams params;
+  params.seed = seed;
+  params.maxSuccess = max_success;
+  params.maxSize = max_size;
+  rc::detail::TestMetadata metadata;
+  metadata.id = name;
+  metadata.description = name;
+  Silent silent;
+  const auto result = rc::detail::checkProperty(rc::detail::toProperty(std::move(property)),
+                                                metadata, params, silent, {});
+  rc::detail::FailureResult failure;
+  if (result.match(failure)) {
+    std::string out = "after " + std::to_string(failure.numSuccess) +
+                      " passing trials: " + failure.description + "; shrunk counterexample:";
+    for (const auto& [type, value] : failure.counterExample) out += " " + value;
+    std::replace(out.begin(), out.end(), '\n', ' ');
+    return {PropertyRun::Ending::Failed, out};
+  }
+  rc::detail::GaveUpResult gave_up;
+  if (result.match(gave_up)) return {PropertyRun::Ending::GaveUp, gave_up.description};
+  rc::detail::Error error("");
+  if (result.match(error)) return {PropertyRun::Ending::Error, error.description};
+  return {};
 }
 
 }  // namespace
@@ -777,10 +809,6 @@ std::string failure_reason(const rc::detail::FailureResult& failure, const std::
 ModelCheckOutcome check_against_model(Harness& harness, const Options& options) {
   ModelCheckOutcome outcome;
   const Capabilities caps = harness.capabilities();
-  Silent silent;
-  rc::detail::TestParams params;
-  params.seed = options.seed;
-  params.maxSize = options.short_mode ? 15 : 40;
 
   // A harness that throws ends the check as a harness error, neither judged nor shrunk as a
   // disagreement: the trials after it pass without running.
@@ -789,8 +817,8 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
     if (harness_error) return;
     try {
       body();
-    } catch (const rc::detail::CaseResult&) {
-      throw;
+    } catch (const Disagreement& disagreement) {
+      RC_FAIL(disagreement.what);
     } catch (const std::exception& e) {
       harness_error = e.what();
     } catch (...) {
@@ -799,35 +827,32 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
   };
 
   // Sequential: one session, every command.
-  params.maxSuccess = (options.short_mode ? 2 : 4) * options.repeat;
   const auto ops = op_gen(caps);
   const bool real_clock = !caps.injected_store_clock;
-  const auto sequential = rc::detail::checkProperty(
-      rc::detail::toProperty([&] {
-        const auto commands =
-            *rc::gen::container<std::vector<Command>>(command_gen(ops, real_clock));
-        guarded([&] {
-          Trial trial(harness, caps, outcome.counts);
-          trial.run(commands);
-        });
-      }),
-      metadata("EQ-25 sequential"), params, silent, {});
+  const PropertyRun sequential =
+      run_property("EQ-25 sequential", options.seed, (options.short_mode ? 2 : 4) * options.repeat,
+                   options.short_mode ? 15 : 40, [&] {
+                     const auto commands =
+                         *rc::gen::container<std::vector<Command>>(command_gen(ops, real_clock));
+                     guarded([&] {
+                       Trial trial(harness, caps, outcome.counts);
+                       trial.run(commands);
+                     });
+                   });
   const auto harness_failed = [&] {
     if (harness_error) outcome.failed = "harness error: " + *harness_error;
     return harness_error.has_value();
   };
   if (harness_failed()) return outcome;
-  rc::detail::FailureResult failure;
-  if (sequential.match(failure)) {
-    outcome.failed = failure_reason(failure, "sequential");
+  if (sequential.ending == PropertyRun::Ending::Failed) {
+    outcome.failed = "sequential, " + sequential.description;
     return outcome;
   }
 
   // Parallel: a sequential prefix, then 2–4 branches of enqueues racing on the same keys.
-  params.maxSuccess = std::max(1, options.repeat / (options.short_mode ? 4 : 1));
-  params.maxSize = options.short_mode ? 6 : 12;
-  const auto parallel = rc::detail::checkProperty(
-      rc::detail::toProperty([&] {
+  const PropertyRun parallel = run_property(
+      "EQ-25 parallel", options.seed, std::max(1, options.repeat / (options.short_mode ? 4 : 1)),
+      options.short_mode ? 6 : 12, [&] {
         const auto prefix = *rc::gen::container<std::vector<Command>>(command_gen(ops, real_clock));
         const auto branches = *rc::gen::mapcat(rc::gen::inRange(2, 5), [real_clock](int n) {
           return rc::gen::container<std::vector<std::vector<Command>>>(
@@ -843,20 +868,22 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
           trial.run(prefix);
           trial.run_parallel(branches);
         });
-      }),
-      metadata("EQ-25 parallel"), params, silent, {});
+      });
   if (harness_failed()) return outcome;
-  if (parallel.match(failure)) {
-    outcome.failed = failure_reason(failure, "parallel");
+  if (parallel.ending == PropertyRun::Ending::Failed) {
+    outcome.failed = "parallel, " + parallel.description;
     return outcome;
   }
-  rc::detail::GaveUpResult gave_up;
-  if (sequential.match(gave_up) || parallel.match(gave_up)) {
-    outcome.failed = "RapidCheck gave up: " + gave_up.description;
-  }
-  rc::detail::Error error("");
-  if (sequential.match(error) || parallel.match(error)) {
-    outcome.failed = "RapidCheck failed: " + error.description;
+  // The first run that gave up, overridden by the first that failed inside RapidCheck.
+  for (const auto& [ending, prefix] :
+       {std::pair{PropertyRun::Ending::GaveUp, "RapidCheck gave up: "},
+        std::pair{PropertyRun::Ending::Error, "RapidCheck failed: "}}) {
+    for (const PropertyRun* run : {&sequential, &parallel}) {
+      if (run->ending == ending) {
+        outcome.failed = prefix + run->description;
+        break;
+      }
+    }
   }
   std::vector<std::string> notes;
   if (!caps.leases) notes.emplace_back("no claims in the sequences: no `leases`");
