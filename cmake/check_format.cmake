@@ -5,7 +5,7 @@
 if(NOT CLANG_FORMAT OR NOT EXISTS "${CLANG_FORMAT}")
   message(FATAL_ERROR "no clang-format: install the Debian package clang-format-14 (scripts/setup)")
 endif()
-set(folders adapters bench cli conformance core examples fuzz model properties)
+set(folders adapters bench cli conformance core examples fuzz model properties testing)
 set(files "")
 foreach(folder IN LISTS folders)
   file(GLOB_RECURSE found "${SOURCE}/${folder}/*.cpp" "${SOURCE}/${folder}/*.hpp")
