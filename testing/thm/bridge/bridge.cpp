@@ -1,8 +1,9 @@
 #include "thm/bridge/bridge.hpp"
 
-#include <nlohmann/json.hpp>
-
-#include "thm/json/json.hpp"
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace thm::bridge {
 namespace {
@@ -25,14 +26,11 @@ E token(std::optional<E> value) {
   return *value;
 }
 
-// The error's fields as the wire shows them (every field but "variant" and "message").
-model::Error from_error_value(const json::Value& value) {
-  model::Error out{value["variant"].get<std::string>(), {}};
-  for (const auto& [key, field] : value.items()) {
-    if (key != "variant" && key != "message")
-      out.fields.emplace_back(key, field.get<std::string>());
-  }
-  return out;
+// A core error as the model shows it: its variant name and its fields in the order the
+// case files write them (cases.md; `json::error_value` without `message`).
+model::Error error_with(std::string_view variant,
+                        std::vector<std::pair<std::string, std::string>> fields = {}) {
+  return {std::string(variant), std::move(fields)};
 }
 
 }  // namespace
@@ -259,13 +257,76 @@ MentionDispatchOutcome to_core_outcome(const model::DispatchResult& result) {
 }
 
 model::Error to_model_error(const RosterError& error) {
-  return from_error_value(json::error_value(error));
+  const std::string_view variant = name(error);
+  return std::visit(overloaded{
+                        [&](const EmptyRosterMemberId&) { return error_with(variant); },
+                        [&](const DuplicateRosterMemberId& e) {
+                          return error_with(variant, {{"member_id", e.member_id}});
+                        },
+                        [&](const EmptyPersonId&) { return error_with(variant); },
+                        [&](const DuplicatePersonId& e) {
+                          return error_with(variant, {{"person_id", e.person_id}});
+                        },
+                    },
+                    error);
 }
+
 model::Error to_model_error(const DeskError& error) {
-  return from_error_value(json::error_value(error));
+  const std::string_view variant = name(error);
+  return std::visit(
+      overloaded{
+          [&](const EmptyDeskId&) { return error_with(variant); },
+          [&](const EmptyDeskName& e) {
+            return error_with(variant, {{"desk_id", e.desk_id}});
+          },
+          [&](const DuplicateDeskId& e) {
+            return error_with(variant, {{"desk_id", e.desk_id}});
+          },
+          [&](const ReservedDeskIdentity& e) {
+            return error_with(variant, {{"identity", e.identity}});
+          },
+          [&](const UnknownMemberDesk& e) {
+            return error_with(variant, {{"desk_id", e.desk_id}});
+          },
+          [&](const UnknownOrderDesk& e) {
+            return error_with(variant, {{"desk_id", e.desk_id}});
+          },
+          [&](const DuplicateDeskOrder& e) {
+            return error_with(variant, {{"desk_id", e.desk_id}});
+          },
+          [&](const DuplicateOrderMember& e) {
+            return error_with(variant, {{"desk_id", e.desk_id}, {"agent_id", e.agent_id}});
+          },
+          [&](const UnknownOrderMember& e) {
+            return error_with(variant, {{"desk_id", e.desk_id}, {"agent_id", e.agent_id}});
+          },
+          [&](const IncompleteOrder& e) {
+            return error_with(variant,
+                              {{"desk_id", e.desk_id}, {"missing_agent_id", e.missing_agent_id}});
+          },
+          [&](const UnknownDesk& e) {
+            return error_with(variant, {{"identity", e.identity}});
+          },
+          [&](const AmbiguousDesk& e) {
+            return error_with(variant, {{"identity", e.identity}});
+          },
+      },
+      error);
 }
+
 model::Error to_model_error(const ResponderError& error) {
-  return from_error_value(json::error_value(error));
+  const std::string_view variant = name(error);
+  return std::visit(overloaded{
+                        [](const RosterError& e) { return to_model_error(e); },
+                        [](const DeskError& e) { return to_model_error(e); },
+                        [&](const DuplicateSelectorCandidate& e) {
+                          return error_with(variant, {{"agent_id", e.agent_id}});
+                        },
+                        [&](const NoActiveResponder& e) {
+                          return error_with(variant, {{"agent_id", e.agent_id}});
+                        },
+                    },
+                    error);
 }
 
 }  // namespace thm::bridge

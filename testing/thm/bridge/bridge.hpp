@@ -59,7 +59,9 @@ class ScriptedQueue final : public MentionTurnQueue {
   int calls_ = 0;
 };
 
-/// The case-file name of a core error and its fields, in the model's error shape.
+/// The case-file name of a core error and its fields, in the model's error shape: the
+/// variant's `name`, then its fields in the order the case files write them (cases.md;
+/// `thm::json::error_value` without `message`). Converted directly, not through JSON.
 model::Error to_model_error(const RosterError& error);
 model::Error to_model_error(const DeskError& error);
 model::Error to_model_error(const ResponderError& error);
