@@ -5,13 +5,10 @@
 if(NOT CLANG_FORMAT OR NOT EXISTS "${CLANG_FORMAT}")
   message(FATAL_ERROR "no clang-format: install the Debian package clang-format-14 (scripts/setup)")
 endif()
-set(folders adapters bench cli conformance core examples fuzz model properties testing)
-set(files "")
-foreach(folder IN LISTS folders)
-  file(GLOB_RECURSE found "${SOURCE}/${folder}/*.cpp" "${SOURCE}/${folder}/*.hpp")
-  list(FILTER found EXCLUDE REGEX "/node_modules/")
-  list(APPEND files ${found})
-endforeach()
+# Every folder of the checkout, so a new one cannot be left out (store/ once was): all but
+# build trees, npm's packages and hidden folders.
+file(GLOB_RECURSE files "${SOURCE}/*.cpp" "${SOURCE}/*.hpp")
+list(FILTER files EXCLUDE REGEX "^${SOURCE}/build/|/node_modules/|/\\.")
 list(LENGTH files count)
 if(count EQUAL 0)
   message(FATAL_ERROR "no C++ files found under ${SOURCE}")
