@@ -19,9 +19,9 @@
 #include "thm/cli/cases.hpp"
 #include "thm/cli/conformance.hpp"
 #include "thm/conformance/requirements.hpp"
-#include "thm/conformance/serve.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
+#include "thm/protocol/serve.hpp"
 
 namespace {
 
@@ -359,7 +359,7 @@ void add_queue_options(CLI::App* command, ConformanceArguments& arguments) {
                    "or empty SQLite file, or one an earlier run made); postgres:CONNINFO (libpq "
                    "conninfo of a database with no tables, or one an earlier run made; empty "
                    "CONNINFO means the PG* variables); exec:COMMAND (an adapter program in any "
-                   "language speaking conformance/PROTOCOL.md, run with /bin/sh -c). The suite "
+                   "language speaking protocol/PROTOCOL.md, run with /bin/sh -c). The suite "
                    "wipes the thm tables")
       ->capture_default_str();
   command
@@ -435,7 +435,7 @@ CLI::App* add_adapter_command(CLI::App& app, Arguments& arguments) {
       ->check(CLI::IsMember({"memory"}))
       ->capture_default_str();
   command->footer(
-      "Speaks conformance/PROTOCOL.md version 1 in multiplexed mode: one request per line on\n"
+      "Speaks protocol/PROTOCOL.md version 1 in multiplexed mode: one request per line on\n"
       "stdin, one answer per line on stdout, until stdin ends. The queue lives in this process\n"
       "and starts empty; the suite drives it. This proves the protocol and the exec: harness\n"
       "against the reference queue, and is an example of an adapter.\n\n" +
@@ -458,7 +458,7 @@ thm::cli::ConformanceRequest conformance_request(const ConformanceArguments& arg
 // `thm adapter memory`: serves the in-memory reference queue on stdin and stdout.
 int serve_memory_queue() {
   thm::memory::MemoryHarness harness;
-  return thm::conformance::serve(harness, std::cin, std::cout, std::cerr) == 0 ? kOk : kUsage;
+  return thm::protocol::serve(harness, std::cin, std::cout, std::cerr) == 0 ? kOk : kUsage;
 }
 
 // Runs the command the parsed command line names; its exit code.

@@ -32,7 +32,7 @@ if(THM_WITH_POSTGRES)
   list(APPEND thm_export_sets thmPostgresTargets)
 endif()
 if(THM_WITH_CONFORMANCE)
-  install(TARGETS thm_conformance thm_model EXPORT thmConformanceTargets
+  install(TARGETS thm_conformance thm_protocol thm_model EXPORT thmConformanceTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT thm_development
           ${thm_header_destination})
   list(APPEND thm_export_sets thmConformanceTargets)
@@ -42,10 +42,10 @@ foreach(set IN LISTS thm_export_sets)
           COMPONENT thm_development)
 endforeach()
 
-# The adapter protocol, for adapter programs in other languages (conformance/PROTOCOL.md).
+# The adapter protocol, for adapter programs in other languages (protocol/PROTOCOL.md).
 if(THM_WITH_CONFORMANCE)
-install(FILES ${PROJECT_SOURCE_DIR}/conformance/PROTOCOL.md
-              ${PROJECT_SOURCE_DIR}/conformance/protocol/v1.schema.json
+install(FILES ${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md
+              ${PROJECT_SOURCE_DIR}/protocol/v1.schema.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/thm/protocol COMPONENT thm_development)
 endif()
 

@@ -26,12 +26,12 @@
 #include <system_error>
 #include <thread>
 
-#include "thm/conformance/exec_harness.hpp"
 #include "thm/conformance/report.hpp"
 #include "thm/conformance/requirements.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
 #include "thm/postgres/harness.hpp"
+#include "thm/protocol/exec_harness.hpp"
 #include "thm/sqlite/harness.hpp"
 
 namespace thm::cli {
@@ -47,7 +47,7 @@ std::unique_ptr<conformance::Harness> open_queue(const std::string& queue,
                                                  std::chrono::milliseconds exec_timeout) {
   if (queue == "memory") return std::make_unique<memory::MemoryHarness>();
   if (queue.starts_with("exec:") && queue.size() > 5) {
-    return std::make_unique<conformance::ExecHarness>(queue.substr(5), exec_timeout);
+    return std::make_unique<protocol::ExecHarness>(queue.substr(5), exec_timeout);
   }
   if (queue.starts_with("sqlite:") && queue.size() > 7) {
     return sqlite::open_scratch_harness(queue.substr(7));
@@ -144,7 +144,7 @@ class Interruption {
       const int got = ::sigtimedwait(&signals_, nullptr, &tick);
       if (got <= 0) continue;
       if (signal_.exchange(got) != 0) std::_Exit(128 + got);  // the second one
-      conformance::interrupt_adapters();
+      protocol::interrupt_adapters();
       // Said at once: an in-process queue's check cannot be cut short, and may run a while.
       constexpr std::string_view kStopping =
           "thm conformance: stopping: the run ends when the check in progress does (an exec: "

@@ -1,11 +1,11 @@
-#include "thm/conformance/protocol.hpp"
+#include "thm/protocol/protocol.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace thm::conformance::protocol {
+namespace thm::protocol {
 namespace {
 
 TEST(ProtocolTest, BytesAreAStringWhenUtf8AndBase64Otherwise) {
@@ -122,4 +122,4 @@ TEST(ProtocolTest, EveryDefinitionCompilesAndEveryRequestHasAResult) {
 }
 
 }  // namespace
-}  // namespace thm::conformance::protocol
+}  // namespace thm::protocol

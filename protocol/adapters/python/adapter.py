@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python reference adapter of the conformance protocol, version 1 (conformance/PROTOCOL.md).
+"""The Python reference adapter of the conformance protocol, version 1 (protocol/PROTOCOL.md).
 
     python3 adapter.py DATABASE_PATH
 

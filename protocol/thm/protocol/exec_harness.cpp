@@ -1,4 +1,4 @@
-#include "thm/conformance/exec_harness.hpp"
+#include "thm/protocol/exec_harness.hpp"
 
 #include <unistd.h>
 
@@ -12,10 +12,10 @@
 #include <stdexcept>
 #include <utility>
 
-#include "thm/conformance/adapter_process.hpp"
-#include "thm/conformance/protocol.hpp"
+#include "thm/protocol/adapter_process.hpp"
+#include "thm/protocol/protocol.hpp"
 
-namespace thm::conformance {
+namespace thm::protocol {
 
 using protocol::Json;
 
@@ -426,4 +426,4 @@ std::optional<UniqueIndex> ExecHarness::unique_key_index() {
                      .partial = index.at("partial").get<bool>()};
 }
 
-}  // namespace thm::conformance
+}  // namespace thm::protocol

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// One running adapter program (conformance/PROTOCOL.md §1–§3): started with `/bin/sh -c`,
+/// One running adapter program (protocol/PROTOCOL.md §1–§3): started with `/bin/sh -c`,
 /// spoken to over its stdin and stdout one JSON line at a time, its stderr kept for reports.
 /// Internal to `ExecHarness`.
 
@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "thm/conformance/protocol.hpp"
+#include "thm/protocol/protocol.hpp"
 
-namespace thm::conformance::detail {
+namespace thm::protocol::detail {
 
 /// The longest line an adapter may write on stdout (PROTOCOL.md §1), 128 MiB: about three
 /// times the largest legitimate one (EQ-21's `children` answer, two contents of up to
@@ -124,4 +124,4 @@ class AdapterProcess {
   std::jthread stderr_reader_;
 };
 
-}  // namespace thm::conformance::detail
+}  // namespace thm::protocol::detail

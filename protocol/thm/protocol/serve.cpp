@@ -1,4 +1,4 @@
-#include "thm/conformance/serve.hpp"
+#include "thm/protocol/serve.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,9 +17,9 @@
 #include <string_view>
 #include <thread>
 
-#include "thm/conformance/protocol.hpp"
+#include "thm/protocol/protocol.hpp"
 
-namespace thm::conformance {
+namespace thm::protocol {
 
 namespace {
 
@@ -378,4 +378,4 @@ int serve(Harness& harness, std::istream& in, std::ostream& out, std::ostream& l
   return status;
 }
 
-}  // namespace thm::conformance
+}  // namespace thm::protocol

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The Node.js reference adapter of the conformance protocol, version 1 (conformance/PROTOCOL.md).
+// The Node.js reference adapter of the conformance protocol, version 1 (protocol/PROTOCOL.md).
 //
 //   node adapter.mjs [CONNECTION_STRING]      (default: the PG* environment variables)
 //

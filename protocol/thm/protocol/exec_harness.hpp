@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// `ExecHarness`: the conformance harness over an adapter program in any language, driven
-/// through the JSON-lines protocol of conformance/PROTOCOL.md. `thm conformance --queue
+/// through the JSON-lines protocol of protocol/PROTOCOL.md. `thm conformance --queue
 /// 'exec:COMMAND ARGS'` runs the suite with it.
 
 #include <chrono>
@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "thm/conformance/harness.hpp"
+#include "thm/protocol/protocol.hpp"
 
-namespace thm::conformance {
+namespace thm::protocol {
 
 namespace detail {
 class AdapterProcess;
@@ -109,4 +110,4 @@ class ExecHarness final : public Harness {
 /// handler; calling it again does nothing more.
 void interrupt_adapters() noexcept;
 
-}  // namespace thm::conformance
+}  // namespace thm::protocol

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The adapter protocol, version 1 (conformance/PROTOCOL.md): the JSON forms of the values
+/// The adapter protocol, version 1 (protocol/PROTOCOL.md): the JSON forms of the values
 /// the suite and an adapter program exchange, and the check of every message against
 /// `protocol/v1.schema.json`. Used on both sides: by `ExecHarness`, which drives an adapter
 /// program, and by `thm adapter memory`, which is one.
@@ -16,7 +16,19 @@
 #include "thm/core.hpp"
 #include "thm/store/store.hpp"
 
-namespace thm::conformance::protocol {
+namespace thm::protocol {
+
+// The protocol carries the suite's words (thm/conformance/harness.hpp): an adapter program
+// is a `Harness` in another process.
+using conformance::Capabilities;
+using conformance::ChildRow;
+using conformance::Harness;
+using conformance::Hold;
+using conformance::KillPoint;
+using conformance::RecordRow;
+using conformance::Session;
+using conformance::Settlement;
+using conformance::Unsupported;
 
 /// The protocol version this build speaks (PROTOCOL.md §7).
 inline constexpr int kVersion = 1;
@@ -86,4 +98,4 @@ void validate(const Json& message, std::string_view definition);
 /// The text of `protocol/v1.schema.json`, as compiled into this library.
 [[nodiscard]] std::string_view schema_text() noexcept;
 
-}  // namespace thm::conformance::protocol
+}  // namespace thm::protocol

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The adapter side of conformance/PROTOCOL.md for a harness in this process: `serve` reads
+/// The adapter side of protocol/PROTOCOL.md for a harness in this process: `serve` reads
 /// requests from `in`, runs each on `harness` and writes the answers to `out`, in
 /// `multiplexed` mode. `thm adapter memory` serves the in-memory reference queue this way,
 /// so that `thm conformance --queue 'exec:thm adapter memory'` proves the protocol (and
@@ -9,8 +9,9 @@
 #include <iosfwd>
 
 #include "thm/conformance/harness.hpp"
+#include "thm/protocol/protocol.hpp"
 
-namespace thm::conformance {
+namespace thm::protocol {
 
 /// Serves `harness` until `in` ends; returns 0, or 1 after a line that broke the protocol
 /// (a hook reply to no hook call in flight; reported on `log`). A line that is not JSON or
@@ -22,4 +23,4 @@ namespace thm::conformance {
 /// that throw `Unsupported` are answered `unsupported`; any other exception `failure`.
 int serve(Harness& harness, std::istream& in, std::ostream& out, std::ostream& log);
 
-}  // namespace thm::conformance
+}  // namespace thm::protocol

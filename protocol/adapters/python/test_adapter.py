@@ -1,10 +1,10 @@
 """Protocol-level smoke tests of the Python reference adapter, without the C++ suite.
 
-    python3 -m unittest conformance/adapters/python/test_adapter.py -v
+    python3 -m unittest protocol/adapters/python/test_adapter.py -v
 
 Each test starts the adapter as a subprocess over a fresh temporary database and talks
 protocol v1 to it. Every message the adapter writes (and every request the test sends) is
-validated against conformance/protocol/v1.schema.json when `jsonschema` is importable.
+validated against protocol/v1.schema.json when `jsonschema` is importable.
 """
 import base64
 import json

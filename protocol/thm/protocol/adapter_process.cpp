@@ -1,4 +1,4 @@
-#include "thm/conformance/adapter_process.hpp"
+#include "thm/protocol/adapter_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +19,7 @@
 
 extern char** environ;
 
-namespace thm::conformance::detail {
+namespace thm::protocol::detail {
 
 using namespace std::chrono_literals;
 
@@ -601,4 +601,4 @@ std::string AdapterProcess::with_stderr(const std::string& message) const {
   return out;
 }
 
-}  // namespace thm::conformance::detail
+}  // namespace thm::protocol::detail

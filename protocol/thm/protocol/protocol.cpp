@@ -1,4 +1,4 @@
-#include "thm/conformance/protocol.hpp"
+#include "thm/protocol/protocol.hpp"
 
 #include <array>
 #include <limits>
@@ -12,10 +12,10 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
-#include "thm/conformance/protocol_schema.hpp"  // generated from protocol/v1.schema.json
 #include "thm/detail/unicode.hpp"
+#include "thm/protocol/protocol_schema.hpp"  // generated from protocol/v1.schema.json
 
-namespace thm::conformance::protocol {
+namespace thm::protocol {
 
 namespace {
 
@@ -461,4 +461,4 @@ bool is_operation(std::string_view op) { return schemas().defines("request." + s
 
 std::string_view schema_text() noexcept { return kSchemaJson; }
 
-}  // namespace thm::conformance::protocol
+}  // namespace thm::protocol

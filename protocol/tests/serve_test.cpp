@@ -1,5 +1,5 @@
 // serve(): the adapter side of the protocol, over the in-memory reference harness.
-#include "thm/conformance/serve.hpp"
+#include "thm/protocol/serve.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "thm/memory/harness.hpp"
 
-namespace thm::conformance {
+namespace thm::protocol {
 namespace {
 
 using Json = nlohmann::json;
@@ -98,4 +98,4 @@ TEST(ServeTest, AHookReplyToNoHookBreaksTheProtocol) {
 }
 
 }  // namespace
-}  // namespace thm::conformance
+}  // namespace thm::protocol

@@ -1,7 +1,7 @@
 // ExecHarness against adapters that break the protocol: each failure is reported with what
 // the adapter did, never as a hang. (A correct adapter is proven end to end by the CTest
 // `exec.memory`: the whole suite through `thm adapter memory`.)
-#include "thm/conformance/exec_harness.hpp"
+#include "thm/protocol/exec_harness.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace thm::conformance {
+namespace thm::protocol {
 namespace {
 
 using namespace std::chrono_literals;
@@ -165,4 +165,4 @@ TEST(ExecHarnessTest, ACommandThatCannotRunIsReported) {
 }
 
 }  // namespace
-}  // namespace thm::conformance
+}  // namespace thm::protocol
