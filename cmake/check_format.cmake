@@ -7,8 +7,9 @@ if(NOT CLANG_FORMAT OR NOT EXISTS "${CLANG_FORMAT}")
 endif()
 # Every folder of the checkout, so a new one cannot be left out (store/ once was): all but
 # build trees, npm's packages and hidden folders.
-file(GLOB_RECURSE files "${SOURCE}/*.cpp" "${SOURCE}/*.hpp")
-list(FILTER files EXCLUDE REGEX "^${SOURCE}/build/|/node_modules/|/\\.")
+file(GLOB_RECURSE files RELATIVE "${SOURCE}" "${SOURCE}/*.cpp" "${SOURCE}/*.hpp")
+list(FILTER files EXCLUDE REGEX "^build/|^build-[^/]*/|/node_modules/|^node_modules/|(^|/)\\.")
+list(TRANSFORM files PREPEND "${SOURCE}/")
 list(LENGTH files count)
 if(count EQUAL 0)
   message(FATAL_ERROR "no C++ files found under ${SOURCE}")

@@ -76,7 +76,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/thmConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/thmConfig.cmake ${PROJECT_BINARY_DIR}/thmConfigVersion.cmake
         DESTINATION ${THM_INSTALL_CMAKEDIR} COMPONENT thm_development)
 
-# pkg-config: the default targets (core, json, queue), relocatable through ${pcfiledir}.
+# pkg-config: the default targets (core, json, store, memory), relocatable through ${pcfiledir}.
 file(RELATIVE_PATH THM_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 configure_file(${PROJECT_SOURCE_DIR}/cmake/thm.pc.in ${PROJECT_BINARY_DIR}/thm.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/thm.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig

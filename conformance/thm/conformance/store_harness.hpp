@@ -148,7 +148,9 @@ std::vector<ChildRow> child_rows(Children children) {
 ///   and it may run in a forked child (EQ-23).
 /// Optional members the harness uses when present: `hold_child(id)` (a
 /// `std::unique_ptr<Hold>`, EQ-27), `restart()` (the store's server, after EQ-23's kill),
-/// `advance_store_clock(by)` (an injected clock).
+/// `advance_store_clock(by)` (an injected clock), and `set_hook(hook)` for a store that
+/// installs hooks on itself (an empty hook removes it; `open` is then given none), where a
+/// store without it takes the harness's hook slot at `open`.
 template <class Setup>
 concept StoreSetup = ReferenceStore<typename Setup::Store> &&
     requires(Setup& setup, const Setup& view, TransactionHook hook) {
@@ -166,16 +168,18 @@ concept StoreSetup = ReferenceStore<typename Setup::Store> &&
 template <StoreSetup Setup>
 class StoreHarness final : public Harness {
  public:
+  /// The `ReferenceStore` the setup opens.
   using Store = typename Setup::Store;
 
   /// Makes the setup from `args` and opens the harness's own connection.
   template <class... Args>
+  requires std::constructible_from<Setup, Args...>
   explicit StoreHarness(Args&&... args) : setup_(std::forward<Args>(args)...), admin_(connect()) {}
 
   [[nodiscard]] std::string name() const override { return setup_.name(); }
   [[nodiscard]] Capabilities capabilities() const override { return setup_.capabilities(); }
   void reset() override {
-    hook_->install({});
+    set_hook({});
     value_or_throw(admin().clear(), "clearing the tables");
   }
   [[nodiscard]] std::unique_ptr<Session> open_session() override {
@@ -195,7 +199,13 @@ class StoreHarness final : public Harness {
   void set_available(const std::string& agent_id, bool available) override {
     value_or_throw(admin().set_available(agent_id, available), "writing availability");
   }
-  void set_hook(TransactionHook hook) override { hook_->install(std::move(hook)); }
+  void set_hook(TransactionHook hook) override {
+    if constexpr (kHooksItself) {
+      setup_.set_hook(std::move(hook));
+    } else {
+      hook_->install(std::move(hook));
+    }
+  }
   void settle(std::uint64_t child_id, Settlement how) override {
     settle_child(admin(), child_id, how);
   }
@@ -247,8 +257,12 @@ class StoreHarness final : public Harness {
  private:
   using Handle = std::remove_cvref_t<decltype(std::declval<Setup&>().open({}).value())>;
 
+  static constexpr bool kHooksItself = requires(Setup & setup) { setup.set_hook({}); };
+
   [[nodiscard]] Handle connect() {
-    return value_or_throw(setup_.open(HookSlot::trampoline(hook_)), "opening the store");
+    TransactionHook hook;
+    if constexpr (!kHooksItself) hook = HookSlot::trampoline(hook_);
+    return value_or_throw(setup_.open(std::move(hook)), "opening the store");
   }
   // The harness's own connection, opened again first if a failed restart left none.
   [[nodiscard]] Store& admin() {

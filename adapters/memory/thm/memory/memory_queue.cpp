@@ -6,7 +6,13 @@
 #include <memory>
 #include <string>
 
+#include "thm/store/reference_store.hpp"
+
 namespace thm::memory {
+
+// The one interface every reference store has (adr/0010): checked here, where it is kept.
+static_assert(ReferenceStore<MemoryQueue>);
+
 namespace {
 
 QueueError error(QueueErrorKind kind, std::string message) {

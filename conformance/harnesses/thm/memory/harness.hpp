@@ -20,13 +20,21 @@ namespace thm::memory {
 /// persistent; the store's `Limits` (sizes, `max_attempts`) are declared.
 class MemorySetup {
  public:
+  /// The store every session shares.
   using Store = MemoryQueue;
+  /// A queue with `limits`, on a fake store clock at 2030-01-01T00:00:00Z.
   explicit MemorySetup(Limits limits = {});
 
+  /// `memory`.
   [[nodiscard]] std::string name() const { return "memory"; }
+  /// As the class says.
   [[nodiscard]] conformance::Capabilities capabilities() const;
-  /// The one queue, calling `hook` from now on; never fails.
-  [[nodiscard]] Result<std::shared_ptr<MemoryQueue>, QueueError> open(TransactionHook hook);
+  /// The one queue; never fails. Hooks reach it through `set_hook`, so `hook` is empty.
+  [[nodiscard]] Result<std::shared_ptr<MemoryQueue>, QueueError> open(
+      const TransactionHook& hook) const;
+  /// Installs `hook` on the queue itself (an empty one removes it), so a step without a
+  /// hook takes no hook lock at all, as a host's would.
+  void set_hook(TransactionHook hook) { queue_->set_hook(std::move(hook)); }
   /// Moves the fake store clock forward.
   void advance_store_clock(std::chrono::milliseconds by) { *store_millis_ += by.count(); }
 
