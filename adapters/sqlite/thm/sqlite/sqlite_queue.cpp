@@ -1,15 +1,13 @@
 // The SQLite host queue: SPEC §4's transaction over the tables of schema.sql, through the
-// sqlite3 C API. Every statement is prepared once per connection and reset after use.
+// SQLite client (client.hpp). Every statement is prepared once per connection and reset
+// after use.
 #include "thm/sqlite/sqlite_queue.hpp"
 
-#include <sqlite3.h>
-
-#include <array>
-#include <limits>
-#include <map>
-#include <string_view>
+#include <optional>
+#include <string>
 #include <utility>
 
+#include "thm/sqlite/client.hpp"
 #include "thm/sqlite/schema_sql.hpp"
 
 namespace thm::sqlite {
@@ -31,166 +29,36 @@ QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::
 
 }  // namespace
 
-// ---- connection and statements ---------------------------------------------------------------
+// ---- the connection -----------------------------------------------------------------------
 
+// The connection (with the statements prepared on it) and the options it was opened with.
 class SqliteQueue::Impl {
  public:
-  Impl(sqlite3* db, Options options) : db_(db), options_(std::move(options)) {}
-  ~Impl() {
-    for (auto& [sql, statement] : cache_) sqlite3_finalize(statement);
-    sqlite3_close_v2(db_);
-  }
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
+  Impl(client::Connection connection, Options opened)
+      : db(std::move(connection)), options(std::move(opened)) {}
 
-  // A cached prepared statement, reset and unbound when the handle goes away.
-  class Statement {
-   public:
-    Statement(Impl& impl, sqlite3_stmt* statement) : impl_(impl), statement_(statement) {}
-    ~Statement() {
-      if (statement_ != nullptr) {
-        sqlite3_reset(statement_);
-        sqlite3_clear_bindings(statement_);
-      }
-    }
-    Statement(const Statement&) = delete;
-    Statement& operator=(const Statement&) = delete;
-
-    // Ids, keys and content: bytes, compared byte for byte.
-    Statement& bind(int index, std::string_view bytes) {
-      static constexpr char kEmpty[] = "";
-      sqlite3_bind_blob64(statement_, index, bytes.empty() ? kEmpty : bytes.data(), bytes.size(),
-                          SQLITE_TRANSIENT);
-      return *this;
-    }
-    Statement& bind_text(int index, std::string_view text) {
-      static constexpr char kEmpty[] = "";
-      sqlite3_bind_text64(statement_, index, text.empty() ? kEmpty : text.data(), text.size(),
-                          SQLITE_TRANSIENT, SQLITE_UTF8);
-      return *this;
-    }
-    int parameters() const { return sqlite3_bind_parameter_count(statement_); }
-    Statement& bind(int index, std::int64_t value) {
-      sqlite3_bind_int64(statement_, index, value);
-      return *this;
-    }
-    Statement& bind_null(int index) {
-      sqlite3_bind_null(statement_, index);
-      return *this;
-    }
-    // SQLITE_ROW, SQLITE_DONE, or an error code.
-    int step() { return sqlite3_step(statement_); }
-    std::string bytes(int column) const {
-      const auto* data = static_cast<const char*>(sqlite3_column_blob(statement_, column));
-      const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement_, column));
-      return data == nullptr ? std::string() : std::string(data, size);
-    }
-    std::int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
-    bool null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
-
-   private:
-    Impl& impl_;
-    sqlite3_stmt* statement_;
-  };
-
-  // The statement for `sql` (a string literal: the cache keys on its address).
-  Result<std::unique_ptr<Statement>, QueueError> prepare(const char* sql) {
-    auto found = cache_.find(sql);
-    if (found == cache_.end()) {
-      sqlite3_stmt* statement = nullptr;
-      const int rc =
-          sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
-      if (rc != SQLITE_OK) return unexpected{failure(rc, "preparing a statement")};
-      found = cache_.emplace(sql, statement).first;
-    }
-    return std::make_unique<Statement>(*this, found->second);
-  }
-
-  // Runs `sql` to completion, ignoring rows.
-  Result<Committed, QueueError> run(const char* sql) {
-    auto statement = prepare(sql);
-    if (!statement) return unexpected{statement.error()};
-    int rc = SQLITE_ROW;
-    while (rc == SQLITE_ROW) rc = (*statement)->step();
-    if (rc != SQLITE_DONE) return unexpected{failure(rc, sql)};
-    return Committed{};
-  }
-
-  // The error for SQLite result code `rc` while doing `what`.
-  QueueError failure(int rc, std::string_view what) const {
-    const int primary = rc & 0xff;
-    if (primary == SQLITE_BUSY) {
-      return error(QueueErrorKind::Unavailable,
-                   "the database stayed locked by another connection for longer than "
-                   "busy_timeout (" +
-                       std::to_string(options_.busy_timeout.count()) + " ms) while " +
-                       std::string(what));
-    }
-    if (primary == SQLITE_LOCKED) {
-      return error(QueueErrorKind::Unavailable,
-                   "a table was locked by another statement on the same connection while " +
-                       std::string(what));
-    }
-    return error(QueueErrorKind::Internal, "SQLite error while " + std::string(what) + ": " +
-                                               sqlite3_errstr(rc) + " (" + sqlite3_errmsg(db_) +
-                                               ")");
-  }
-
+  // Whether the step may go on at `point`: the hook says so, or there is none.
   bool pass(HookPoint point, const MentionTurnRequest& request) const {
-    return !options_.hook || options_.hook(point, request);
+    return !options.hook || options.hook(point, request);
   }
 
-  sqlite3* db() const { return db_; }
-  const Options& options() const { return options_; }
-
- private:
-  sqlite3* db_;
-  Options options_;
-  std::map<const char*, sqlite3_stmt*> cache_;
+  client::Connection db;
+  const Options options;
 };
 
 namespace {
 
-using Statement = SqliteQueue::Impl::Statement;
-
-// Rolls an open transaction back unless `commit` was reached.
-class Transaction {
- public:
-  explicit Transaction(SqliteQueue::Impl& impl) : impl_(impl) {}
-  ~Transaction() {
-    if (open_) (void)impl_.run("ROLLBACK");
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-
-  Result<Committed, QueueError> begin() {
-    // A transaction an earlier failure left open (a ROLLBACK that failed) ends here.
-    if (sqlite3_get_autocommit(impl_.db()) == 0) (void)impl_.run("ROLLBACK");
-    auto begun = impl_.run("BEGIN IMMEDIATE");
-    open_ = begun.has_value();
-    return begun;
-  }
-  Result<Committed, QueueError> commit() {
-    auto committed = impl_.run("COMMIT");
-    // A failed COMMIT leaves the transaction open (busy) or already rolled back; the
-    // destructor's ROLLBACK settles either.
-    open_ = !committed.has_value() && sqlite3_get_autocommit(impl_.db()) == 0;
-    return committed;
-  }
-
- private:
-  SqliteQueue::Impl& impl_;
-  bool open_ = false;
-};
+using client::Statement;
+using client::Transaction;
 
 // One statement run in its own transaction (the host's writes).
 template <class Bind>
-Result<Committed, QueueError> write(SqliteQueue::Impl& impl, const char* sql, Bind&& bind) {
-  auto statement = impl.prepare(sql);
+Result<Committed, QueueError> write(client::Connection& db, const char* sql, Bind&& bind) {
+  auto statement = db.prepared(sql);
   if (!statement) return unexpected{statement.error()};
-  bind(**statement);
-  const int rc = (*statement)->step();
-  if (rc != SQLITE_DONE) return unexpected{impl.failure(rc, "writing")};
+  bind(*statement);
+  const int rc = statement->step();
+  if (rc != client::kDone) return unexpected{db.failure(rc, "writing")};
   return Committed{};
 }
 
@@ -217,50 +85,37 @@ SqliteQueue::~SqliteQueue() = default;
 
 Result<std::unique_ptr<SqliteQueue>, QueueError> SqliteQueue::open(const std::string& path,
                                                                    Options options) {
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(
-      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string message = "cannot open SQLite database '" + path +
-                          "': " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-    sqlite3_close_v2(db);
-    return unexpected{error(QueueErrorKind::Unavailable, std::move(message))};
-  }
-  const auto timeout = static_cast<int>(
-      std::min<std::int64_t>(options.busy_timeout.count(), std::numeric_limits<int>::max()));
-  sqlite3_busy_timeout(db, timeout);
-  sqlite3_extended_result_codes(db, 1);
-  auto impl = std::make_unique<Impl>(db, std::move(options));
+  auto opened =
+      client::Connection::open(path, client::Access::ReadWriteCreate, options.busy_timeout);
+  if (!opened) return unexpected{opened.error()};
+  auto impl = std::make_unique<Impl>(*std::move(opened), std::move(options));
+  client::Connection& db = impl->db;
 
-  char* message = nullptr;
   const auto exec = [&](const char* sql) -> std::optional<QueueError> {
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return std::nullopt;
-    QueueError failed = error(QueueErrorKind::Unavailable,
-                              "cannot set up SQLite database '" + path +
-                                  "': " + (message != nullptr ? message : "unknown error"));
-    sqlite3_free(message);
-    message = nullptr;
-    return failed;
+    auto done = db.execute(sql);
+    if (done) return std::nullopt;
+    return error(QueueErrorKind::Unavailable,
+                 "cannot set up SQLite database '" + path + "': " + done.error().message);
   };
   // WAL, so readers never wait for the writer; FULL, so a commit survives power loss too
   // (set here rather than trusted to the build's default).
   {
-    auto mode = impl->prepare("PRAGMA journal_mode=WAL");
+    auto mode = db.prepared("PRAGMA journal_mode=WAL");
     if (!mode) return unexpected{mode.error()};
-    if ((*mode)->step() != SQLITE_ROW || (*mode)->bytes(0) != "wal") {
+    if (mode->step() != client::kRow || mode->bytes(0) != "wal") {
       return unexpected{error(QueueErrorKind::Unavailable,
                               "SQLite database '" + path + "' cannot use WAL mode (it reports '" +
-                                  (*mode)->bytes(0) + "')")};
+                                  mode->bytes(0) + "')")};
     }
   }
   if (auto failed = exec("PRAGMA synchronous=FULL")) return unexpected{*failed};
   if (auto failed = exec("BEGIN IMMEDIATE")) return unexpected{*failed};
   {
-    auto version = impl->prepare("PRAGMA user_version");
+    auto version = db.prepared("PRAGMA user_version");
     if (!version) return unexpected{version.error()};
-    if ((*version)->step() != SQLITE_ROW)
+    if (version->step() != client::kRow)
       return unexpected{error(QueueErrorKind::Internal, "no user_version")};
-    const auto found = (*version)->integer(0);
+    const auto found = version->integer(0);
     if (found > kSchemaVersion) {
       (void)exec("ROLLBACK");
       return unexpected{error(QueueErrorKind::Internal,
@@ -283,8 +138,9 @@ Result<std::unique_ptr<SqliteQueue>, QueueError> SqliteQueue::open(const std::st
 Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
     const MentionTurnRequest& request) noexcept {
   const std::scoped_lock guard(mutex_);
-  Impl& db = *impl_;
-  const Options& limits = db.options();
+  Impl& impl = *impl_;
+  client::Connection& db = impl.db;
+  const Options& limits = impl.options;
   if (auto over = exceeds_limits(request, limits.max_content_bytes, limits.max_id_bytes)) {
     return unexpected{*std::move(over)};
   }
@@ -297,68 +153,66 @@ Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
 
   Transaction transaction(db);
   if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
-  if (!db.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+  if (!impl.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
 
   {  // the committed reply, read inside the transaction that will insert
-    auto reply = db.prepare("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = ?1");
+    auto reply = db.prepared("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = ?1");
     if (!reply) return unexpected{reply.error()};
-    (*reply)->bind(1, key);
-    const int rc = (*reply)->step();
-    if (rc == SQLITE_DONE) {
+    reply->bind(1, key);
+    const int rc = reply->step();
+    if (rc == client::kDone) {
       return unexpected{
           error(QueueErrorKind::TriggerMissing, "no committed reply under key " + key)};
     }
-    if (rc != SQLITE_ROW) return unexpected{db.failure(rc, "reading the committed reply")};
-    if (auto differs = trigger_mismatch(request, (*reply)->bytes(0), (*reply)->bytes(1),
-                                        (*reply)->integer(2), key)) {
+    if (rc != client::kRow) return unexpected{db.failure(rc, "reading the committed reply")};
+    if (auto differs =
+            trigger_mismatch(request, reply->bytes(0), reply->bytes(1), reply->integer(2), key)) {
       return unexpected{*std::move(differs)};
     }
   }
   {  // live policy, the pair's authorization, the target's availability
-    auto policy = db.prepare(
+    auto policy = db.prepared(
         "SELECT (SELECT enabled AND ?1 <= max_hops FROM thm_policy WHERE id = 1),"
         " EXISTS (SELECT 1 FROM thm_forbidden_pair WHERE source_id = ?2 AND target_id = ?3),"
         " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = ?3)");
     if (!policy) return unexpected{policy.error()};
-    (*policy)
-        ->bind(1, std::int64_t{request.child_hop})
+    policy->bind(1, std::int64_t{request.child_hop})
         .bind(2, request.source_id)
         .bind(3, request.target_id);
-    const int rc = (*policy)->step();
-    if (rc != SQLITE_ROW) return unexpected{db.failure(rc, "reading the policy")};
-    if ((*policy)->null(0) || (*policy)->integer(0) == 0)
-      return Refused{EnqueueRefusal::FeatureDisabled};
-    if ((*policy)->integer(1) != 0) return Refused{EnqueueRefusal::Unauthorized};
-    if ((*policy)->integer(2) == 0) return Refused{EnqueueRefusal::TargetUnavailable};
+    const int rc = policy->step();
+    if (rc != client::kRow) return unexpected{db.failure(rc, "reading the policy")};
+    if (policy->null(0) || policy->integer(0) == 0) return Refused{EnqueueRefusal::FeatureDisabled};
+    if (policy->integer(1) != 0) return Refused{EnqueueRefusal::Unauthorized};
+    if (policy->integer(2) == 0) return Refused{EnqueueRefusal::TargetUnavailable};
   }
-  if (!db.pass(HookPoint::AfterValidateReads, request)) {
+  if (!impl.pass(HookPoint::AfterValidateReads, request)) {
     return rolled_back(HookPoint::AfterValidateReads);
   }
 
   std::int64_t id = 0;
   {  // the decision: one conditional insert on the unique key
-    auto record = db.prepare(
+    auto record = db.prepared(
         "INSERT INTO thm_idempotency (turn_key) VALUES (?1)"
         " ON CONFLICT (turn_key) DO NOTHING RETURNING id");
     if (!record) return unexpected{record.error()};
-    (*record)->bind(1, key);
-    const int rc = (*record)->step();
-    if (rc == SQLITE_DONE) return Already{};
-    if (rc != SQLITE_ROW) return unexpected{db.failure(rc, "inserting the idempotency record")};
-    id = (*record)->integer(0);
-    if ((*record)->step() != SQLITE_DONE) {
-      return unexpected{db.failure(SQLITE_ERROR, "finishing the idempotency insert")};
+    record->bind(1, key);
+    const int rc = record->step();
+    if (rc == client::kDone) return Already{};
+    if (rc != client::kRow) return unexpected{db.failure(rc, "inserting the idempotency record")};
+    id = record->integer(0);
+    if (record->step() != client::kDone) {
+      return unexpected{db.failure(client::kError, "finishing the idempotency insert")};
     }
   }
-  if (!db.pass(HookPoint::AfterIdempotencyStatement, request)) {
+  if (!impl.pass(HookPoint::AfterIdempotencyStatement, request)) {
     return rolled_back(HookPoint::AfterIdempotencyStatement);
   }
   {
-    auto child = db.prepare(
+    auto child = db.prepared(
         "INSERT INTO thm_child_turn (id, turn_key, desk_id, thread_root, trigger_sequence,"
         " source_id, target_id, content, child_hop) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     if (!child) return unexpected{child.error()};
-    Statement& insert = **child;
+    Statement& insert = *child;
     insert.bind(1, id).bind(2, key).bind(3, request.conversation.desk_id);
     if (request.conversation.thread_root) {
       insert.bind(4, to_column(*request.conversation.thread_root));
@@ -371,17 +225,17 @@ Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
         .bind(8, request.content)
         .bind(9, std::int64_t{request.child_hop});
     const int rc = insert.step();
-    if (rc != SQLITE_DONE) return unexpected{db.failure(rc, "inserting the child turn")};
+    if (rc != client::kDone) return unexpected{db.failure(rc, "inserting the child turn")};
   }
-  if (!db.pass(HookPoint::AfterChildInsert, request))
+  if (!impl.pass(HookPoint::AfterChildInsert, request))
     return rolled_back(HookPoint::AfterChildInsert);
-  if (!db.pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
+  if (!impl.pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
   if (auto committed = transaction.commit(); !committed) {
     QueueError failed = committed.error();
     if (failed.kind != QueueErrorKind::Unavailable) failed.kind = QueueErrorKind::Indeterminate;
     return unexpected{std::move(failed)};
   }
-  if (!db.pass(HookPoint::AfterCommitBeforeReturn, request)) {
+  if (!impl.pass(HookPoint::AfterCommitBeforeReturn, request)) {
     return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
   }
   return Enqueued{};
@@ -392,7 +246,7 @@ Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
 Result<Committed, QueueError> SqliteQueue::commit_reply(const CommittedReply& reply) {
   const std::scoped_lock guard(mutex_);
   const std::string key = turn_key(reply.conversation, {reply.sequence}).encoded();
-  return write(*impl_,
+  return write(impl_->db,
                "INSERT INTO thm_reply (turn_key, author_id, content, hop) VALUES (?1, ?2, ?3, ?4)"
                " ON CONFLICT (turn_key) DO UPDATE SET author_id = excluded.author_id,"
                " content = excluded.content, hop = excluded.hop",
@@ -407,7 +261,7 @@ Result<Committed, QueueError> SqliteQueue::commit_reply(const CommittedReply& re
 Result<Committed, QueueError> SqliteQueue::set_policy(MentionDispatchPolicy policy) {
   const std::scoped_lock guard(mutex_);
   return write(
-      *impl_,
+      impl_->db,
       "INSERT INTO thm_policy (id, enabled, max_hops) VALUES (1, ?1, ?2)"
       " ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled,"
       " max_hops = excluded.max_hops",
@@ -424,7 +278,7 @@ Result<Committed, QueueError> SqliteQueue::set_authorized(const std::string& sou
       authorized
           ? "DELETE FROM thm_forbidden_pair WHERE source_id = ?1 AND target_id = ?2"
           : "INSERT OR IGNORE INTO thm_forbidden_pair (source_id, target_id) VALUES (?1, ?2)";
-  return write(*impl_, sql, [&](Statement& s) { s.bind(1, source_id).bind(2, target_id); });
+  return write(impl_->db, sql, [&](Statement& s) { s.bind(1, source_id).bind(2, target_id); });
 }
 
 Result<Committed, QueueError> SqliteQueue::set_available(const std::string& agent_id,
@@ -432,7 +286,7 @@ Result<Committed, QueueError> SqliteQueue::set_available(const std::string& agen
   const std::scoped_lock guard(mutex_);
   const char* sql = available ? "INSERT OR IGNORE INTO thm_available_agent (agent_id) VALUES (?1)"
                               : "DELETE FROM thm_available_agent WHERE agent_id = ?1";
-  return write(*impl_, sql, [&](Statement& s) { s.bind(1, agent_id); });
+  return write(impl_->db, sql, [&](Statement& s) { s.bind(1, agent_id); });
 }
 
 // ---- leases -------------------------------------------------------------------------------------
@@ -440,22 +294,22 @@ Result<Committed, QueueError> SqliteQueue::set_available(const std::string& agen
 Result<std::optional<Lease>, LeaseError> SqliteQueue::claim(std::chrono::milliseconds duration) {
   if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
   const std::scoped_lock guard(mutex_);
-  Impl& db = *impl_;
-  const auto max_attempts = std::int64_t{db.options().max_attempts};
+  client::Connection& db = impl_->db;
+  const auto max_attempts = std::int64_t{impl_->options.max_attempts};
   // Store time is read by each statement itself; the write lock makes the two one step.
   Transaction transaction(db);
   if (!transaction.begin()) return unexpected{LeaseError::Unavailable};
   {
-    auto dead = db.prepare(
+    auto dead = db.prepared(
         "UPDATE thm_child_turn SET state = 'dead' WHERE state = 'pending' AND attempts >= ?1"
         " AND (lease_expires_at IS NULL OR lease_expires_at <= " THM_SQLITE_NOW ")");
     if (!dead) return unexpected{LeaseError::Unavailable};
-    (*dead)->bind(1, max_attempts);
-    if ((*dead)->step() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+    dead->bind(1, max_attempts);
+    if (dead->step() != client::kDone) return unexpected{LeaseError::Unavailable};
   }
   std::optional<Lease> lease;
   {
-    auto taken = db.prepare(
+    auto taken = db.prepared(
         "UPDATE thm_child_turn SET attempts = attempts + 1,"
         " lease_token = lower(hex(randomblob(16))),"
         " lease_expires_at = " THM_SQLITE_NOW
@@ -467,17 +321,17 @@ Result<std::optional<Lease>, LeaseError> SqliteQueue::claim(std::chrono::millise
         " RETURNING id, lease_token, lease_expires_at, attempts, desk_id, thread_root,"
         " trigger_sequence, source_id, target_id, content, child_hop");
     if (!taken) return unexpected{LeaseError::Unavailable};
-    (*taken)->bind(1, std::int64_t{duration.count()}).bind(2, max_attempts);
-    const int rc = (*taken)->step();
-    if (rc == SQLITE_ROW) {
-      const Statement& row = **taken;
+    taken->bind(1, std::int64_t{duration.count()}).bind(2, max_attempts);
+    const int rc = taken->step();
+    if (rc == client::kRow) {
+      const Statement& row = *taken;
       lease = Lease{.child_id = static_cast<std::uint64_t>(row.integer(0)),
                     .token = row.bytes(1),
                     .expires_at = store_time(row.integer(2)),
                     .attempt = static_cast<std::uint32_t>(row.integer(3)),
                     .request = request_from(row, 4)};
-      if ((*taken)->step() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
-    } else if (rc != SQLITE_DONE) {
+      if (taken->step() != client::kDone) return unexpected{LeaseError::Unavailable};
+    } else if (rc != client::kDone) {
       return unexpected{LeaseError::Unavailable};
     }
   }
@@ -489,18 +343,18 @@ Result<StoreTime, LeaseError> SqliteQueue::renew(const std::string& token,
                                                  std::chrono::milliseconds duration) {
   if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
   const std::scoped_lock guard(mutex_);
-  auto renewed = impl_->prepare(
+  auto renewed = impl_->db.prepared(
       "UPDATE thm_child_turn SET lease_expires_at = " THM_SQLITE_NOW
       " + ?2"
       " WHERE lease_token = ?1 AND state = 'pending' AND lease_expires_at > " THM_SQLITE_NOW
       " RETURNING lease_expires_at");
   if (!renewed) return unexpected{LeaseError::Unavailable};
-  (*renewed)->bind_text(1, token).bind(2, std::int64_t{duration.count()});
-  const int rc = (*renewed)->step();
-  if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
-  if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
-  const StoreTime expires_at = store_time((*renewed)->integer(0));
-  if ((*renewed)->step() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+  renewed->bind_text(1, token).bind(2, std::int64_t{duration.count()});
+  const int rc = renewed->step();
+  if (rc == client::kDone) return unexpected{LeaseError::StaleToken};
+  if (rc != client::kRow) return unexpected{LeaseError::Unavailable};
+  const StoreTime expires_at = store_time(renewed->integer(0));
+  if (renewed->step() != client::kDone) return unexpected{LeaseError::Unavailable};
   return expires_at;
 }
 
@@ -508,17 +362,17 @@ namespace {
 
 // Ends the live lease `token` with one statement (`sql` binds the token as ?1 and, if it
 // has a second parameter, the attempt limit as ?2, and returns the new state).
-Result<TurnState, LeaseError> settle_lease(SqliteQueue::Impl& db, const char* sql,
+Result<TurnState, LeaseError> settle_lease(SqliteQueue::Impl& impl, const char* sql,
                                            const std::string& token) {
-  auto settled = db.prepare(sql);
+  auto settled = impl.db.prepared(sql);
   if (!settled) return unexpected{LeaseError::Unavailable};
-  (*settled)->bind_text(1, token);
-  if ((*settled)->parameters() >= 2) (*settled)->bind(2, std::int64_t{db.options().max_attempts});
-  const int rc = (*settled)->step();
-  if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
-  if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
-  const auto state = turn_state_from_name((*settled)->bytes(0));
-  if ((*settled)->step() != SQLITE_DONE || !state) return unexpected{LeaseError::Unavailable};
+  settled->bind_text(1, token);
+  if (settled->parameters() >= 2) settled->bind(2, std::int64_t{impl.options.max_attempts});
+  const int rc = settled->step();
+  if (rc == client::kDone) return unexpected{LeaseError::StaleToken};
+  if (rc != client::kRow) return unexpected{LeaseError::Unavailable};
+  const auto state = turn_state_from_name(settled->bytes(0));
+  if (settled->step() != client::kDone || !state) return unexpected{LeaseError::Unavailable};
   return *state;
 }
 
@@ -545,11 +399,11 @@ Result<TurnState, LeaseError> SqliteQueue::fail(const std::string& token) {
 
 Result<StoreTime, QueueError> SqliteQueue::now() {
   const std::scoped_lock guard(mutex_);
-  auto now = impl_->prepare("SELECT " THM_SQLITE_NOW);
+  auto now = impl_->db.prepared("SELECT " THM_SQLITE_NOW);
   if (!now) return unexpected{now.error()};
-  const int rc = (*now)->step();
-  if (rc != SQLITE_ROW) return unexpected{impl_->failure(rc, "reading the store's clock")};
-  return store_time((*now)->integer(0));
+  const int rc = now->step();
+  if (rc != client::kRow) return unexpected{impl_->db.failure(rc, "reading the store's clock")};
+  return store_time(now->integer(0));
 }
 
 // ---- lifecycle ----------------------------------------------------------------------------------
@@ -557,35 +411,35 @@ Result<StoreTime, QueueError> SqliteQueue::now() {
 Result<bool, QueueError> SqliteQueue::settle(std::uint64_t id, TurnState state) {
   const std::scoped_lock guard(mutex_);
   auto written =
-      write(*impl_, "UPDATE thm_child_turn SET state = ?2, lease_token = NULL WHERE id = ?1",
+      write(impl_->db, "UPDATE thm_child_turn SET state = ?2, lease_token = NULL WHERE id = ?1",
             [&](Statement& s) { s.bind(1, to_column(id)).bind_text(2, name(state)); });
   if (!written) return unexpected{written.error()};
-  return sqlite3_changes(impl_->db()) > 0;
+  return impl_->db.changes() > 0;
 }
 
 Result<bool, QueueError> SqliteQueue::remove(std::uint64_t id) {
   const std::scoped_lock guard(mutex_);
-  auto written = write(*impl_, "DELETE FROM thm_child_turn WHERE id = ?1",
+  auto written = write(impl_->db, "DELETE FROM thm_child_turn WHERE id = ?1",
                        [&](Statement& s) { s.bind(1, to_column(id)); });
   if (!written) return unexpected{written.error()};
-  return sqlite3_changes(impl_->db()) > 0;
+  return impl_->db.changes() > 0;
 }
 
 Result<std::size_t, QueueError> SqliteQueue::prune() {
   const std::scoped_lock guard(mutex_);
-  auto written = impl_->run("DELETE FROM thm_child_turn WHERE state <> 'pending'");
+  auto written = impl_->db.run("DELETE FROM thm_child_turn WHERE state <> 'pending'");
   if (!written) return unexpected{written.error()};
-  return static_cast<std::size_t>(sqlite3_changes(impl_->db()));
+  return static_cast<std::size_t>(impl_->db.changes());
 }
 
 Result<Committed, QueueError> SqliteQueue::clear() {
   const std::scoped_lock guard(mutex_);
-  Transaction transaction(*impl_);
+  Transaction transaction(impl_->db);
   if (auto begun = transaction.begin(); !begun) return begun;
   for (const char* sql : {"DELETE FROM thm_reply", "DELETE FROM thm_policy",
                           "DELETE FROM thm_forbidden_pair", "DELETE FROM thm_available_agent",
                           "DELETE FROM thm_idempotency", "DELETE FROM thm_child_turn"}) {
-    if (auto done = impl_->run(sql); !done) return done;
+    if (auto done = impl_->db.run(sql); !done) return done;
   }
   return transaction.commit();
 }
@@ -594,28 +448,28 @@ Result<Committed, QueueError> SqliteQueue::clear() {
 
 Result<std::vector<IdempotencyRecord>, QueueError> SqliteQueue::records() {
   const std::scoped_lock guard(mutex_);
-  auto rows = impl_->prepare("SELECT turn_key, id FROM thm_idempotency ORDER BY id");
+  auto rows = impl_->db.prepared("SELECT turn_key, id FROM thm_idempotency ORDER BY id");
   if (!rows) return unexpected{rows.error()};
   std::vector<IdempotencyRecord> out;
-  int rc = SQLITE_ROW;
-  while ((rc = (*rows)->step()) == SQLITE_ROW) {
-    out.push_back({(*rows)->bytes(0), static_cast<std::uint64_t>((*rows)->integer(1))});
+  int rc = client::kRow;
+  while ((rc = rows->step()) == client::kRow) {
+    out.push_back({rows->bytes(0), static_cast<std::uint64_t>(rows->integer(1))});
   }
-  if (rc != SQLITE_DONE) return unexpected{impl_->failure(rc, "reading idempotency records")};
+  if (rc != client::kDone) return unexpected{impl_->db.failure(rc, "reading idempotency records")};
   return out;
 }
 
 Result<std::vector<ChildTurn>, QueueError> SqliteQueue::children() {
   const std::scoped_lock guard(mutex_);
-  auto rows = impl_->prepare(
+  auto rows = impl_->db.prepared(
       "SELECT id, turn_key, state, attempts, lease_expires_at, desk_id, thread_root,"
       " trigger_sequence, source_id, target_id, content, child_hop, lease_token"
       " FROM thm_child_turn ORDER BY id");
   if (!rows) return unexpected{rows.error()};
   std::vector<ChildTurn> out;
-  int rc = SQLITE_ROW;
-  while ((rc = (*rows)->step()) == SQLITE_ROW) {
-    const Statement& row = **rows;
+  int rc = client::kRow;
+  while ((rc = rows->step()) == client::kRow) {
+    const Statement& row = *rows;
     const auto state = turn_state_from_name(row.bytes(2));
     if (!state) {
       return unexpected{
@@ -631,30 +485,30 @@ Result<std::vector<ChildTurn>, QueueError> SqliteQueue::children() {
                    .lease_expires_at =
                        row.null(4) ? std::nullopt : std::optional(store_time(row.integer(4)))});
   }
-  if (rc != SQLITE_DONE) return unexpected{impl_->failure(rc, "reading child turns")};
+  if (rc != client::kDone) return unexpected{impl_->db.failure(rc, "reading child turns")};
   return out;
 }
 
 Result<std::vector<UniqueIndex>, QueueError> SqliteQueue::idempotency_indexes() {
   const std::scoped_lock guard(mutex_);
   // PRAGMA index_list: seq, name, unique, origin, partial.
-  auto list =
-      impl_->prepare("SELECT name, \"unique\", partial FROM pragma_index_list('thm_idempotency')");
+  auto list = impl_->db.prepared(
+      "SELECT name, \"unique\", partial FROM pragma_index_list('thm_idempotency')");
   if (!list) return unexpected{list.error()};
   std::vector<std::pair<std::string, bool>> unique;
-  int rc = SQLITE_ROW;
-  while ((rc = (*list)->step()) == SQLITE_ROW) {
-    if ((*list)->integer(1) != 0) unique.emplace_back((*list)->bytes(0), (*list)->integer(2) != 0);
+  int rc = client::kRow;
+  while ((rc = list->step()) == client::kRow) {
+    if (list->integer(1) != 0) unique.emplace_back(list->bytes(0), list->integer(2) != 0);
   }
-  if (rc != SQLITE_DONE) return unexpected{impl_->failure(rc, "listing indexes")};
+  if (rc != client::kDone) return unexpected{impl_->db.failure(rc, "listing indexes")};
   std::vector<UniqueIndex> out;
   for (const auto& [index, partial] : unique) {
-    auto info = impl_->prepare("SELECT name FROM pragma_index_info(?1) ORDER BY seqno");
+    auto info = impl_->db.prepared("SELECT name FROM pragma_index_info(?1) ORDER BY seqno");
     if (!info) return unexpected{info.error()};
-    (*info)->bind_text(1, index);
+    info->bind_text(1, index);
     UniqueIndex described{.columns = {}, .partial = partial};
-    while ((rc = (*info)->step()) == SQLITE_ROW) described.columns.push_back((*info)->bytes(0));
-    if (rc != SQLITE_DONE) return unexpected{impl_->failure(rc, "describing an index")};
+    while ((rc = info->step()) == client::kRow) described.columns.push_back(info->bytes(0));
+    if (rc != client::kDone) return unexpected{impl_->db.failure(rc, "describing an index")};
     out.push_back(std::move(described));
   }
   return out;
