@@ -5,7 +5,6 @@
 // mutant's name.
 #include "broken_sqlite.hpp"
 
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,9 +22,12 @@
 #include <vector>
 
 #include "thm/conformance/crash.hpp"
+#include "thm/sqlite/client.hpp"
 
 namespace thm::conformance::sqlite_mutants {
 namespace {
+
+namespace client = thm::sqlite::client;
 
 using Answer = Result<EnqueueOutcome, QueueError>;
 
@@ -110,128 +112,21 @@ std::string record_table(SqlFlaw flaw) {
   return flaw == SqlFlaw::LiveStateDedup ? "thm_child_turn" : "thm_idempotency";
 }
 
-// ---- the sqlite3 C API, thinly wrapped ----------------------------------------------------------
+// ---- the store, through the SQLite client (thm/sqlite/client.hpp) ---------------------------
 
-// One prepared statement. A failed prepare or bind is remembered and returned by `step`.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql) {
-    rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &statement_, nullptr);
-  }
-  ~Statement() { sqlite3_finalize(statement_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
+using client::Statement;
+using client::Transaction;
 
-  // Bytes, compared byte for byte.
-  Statement& bind(const char* name, std::string_view bytes) {
-    if (const int i = index(name); i > 0) {
-      rc_ = sqlite3_bind_blob64(statement_, i, non_null(bytes), bytes.size(), SQLITE_TRANSIENT);
-    }
-    return *this;
-  }
-  // Text (lease tokens, which SQLite makes as text).
-  Statement& bind_text(const char* name, std::string_view text) {
-    if (const int i = index(name); i > 0) {
-      rc_ = sqlite3_bind_text64(statement_, i, non_null(text), text.size(), SQLITE_TRANSIENT,
-                                SQLITE_UTF8);
-    }
-    return *this;
-  }
-  Statement& bind(const char* name, std::optional<std::int64_t> value) {
-    if (const int i = index(name); i > 0) {
-      rc_ = value ? sqlite3_bind_int64(statement_, i, *value) : sqlite3_bind_null(statement_, i);
-    }
-    return *this;
-  }
-  // SQLITE_ROW, SQLITE_DONE, or the first error.
-  int step() { return rc_ == SQLITE_OK ? sqlite3_step(statement_) : rc_; }
-  // Runs to the end: SQLITE_DONE or an error.
-  int finish() {
-    int rc = SQLITE_ROW;
-    while (rc == SQLITE_ROW) rc = step();
-    return rc;
-  }
-  [[nodiscard]] std::string bytes(int column) const {
-    const auto* data = static_cast<const char*>(sqlite3_column_blob(statement_, column));
-    return data == nullptr
-               ? std::string()
-               : std::string(data,
-                             static_cast<std::size_t>(sqlite3_column_bytes(statement_, column)));
-  }
-  [[nodiscard]] std::int64_t integer(int column) const {
-    return sqlite3_column_int64(statement_, column);
-  }
-  [[nodiscard]] bool null(int column) const {
-    return sqlite3_column_type(statement_, column) == SQLITE_NULL;
-  }
-
- private:
-  // The parameter's index, or 0 when the statement lacks it (or an error is pending).
-  int index(const char* name) const {
-    return rc_ == SQLITE_OK ? sqlite3_bind_parameter_index(statement_, name) : 0;
-  }
-  // Empty bytes as a non-null pointer: a null one would bind NULL, not "".
-  static const char* non_null(std::string_view bytes) {
-    return bytes.data() != nullptr ? bytes.data() : "";
-  }
-  sqlite3_stmt* statement_ = nullptr;
-  int rc_ = SQLITE_OK;
-};
-
-// One connection to the database file, closed with the object.
-class Connection {
- public:
-  // Throws `std::runtime_error` when the file cannot be opened.
-  Connection(const std::string& path, bool limit_length) {
-    const int rc =
-        sqlite3_open_v2(path.c_str(), &db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    if (rc != SQLITE_OK) {
-      const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
-      sqlite3_close_v2(db_);
-      throw std::runtime_error("cannot open '" + path + "': " + message);
-    }
-    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
-    sqlite3_extended_result_codes(db_, 1);
-    if (limit_length) sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, kLengthLimitBytes);  // M11
-  }
-  ~Connection() { sqlite3_close_v2(db_); }
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-
-  [[nodiscard]] sqlite3* get() const { return db_; }
-  int exec(const char* sql) const { return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr); }
-  [[nodiscard]] std::string message() const { return sqlite3_errmsg(db_); }
-
- private:
-  sqlite3* db_ = nullptr;
-};
-
-// A write transaction on one connection (BEGIN IMMEDIATE), rolled back unless committed.
-class Transaction {
- public:
-  explicit Transaction(const Connection& db) : db_(db) {}
-  ~Transaction() {
-    if (open_) db_.exec("ROLLBACK");
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-
-  int begin() {
-    const int rc = db_.exec("BEGIN IMMEDIATE");
-    open_ = rc == SQLITE_OK;
-    return rc;
-  }
-  int commit() {
-    const int rc = db_.exec("COMMIT");
-    open_ = rc != SQLITE_OK && sqlite3_get_autocommit(db_.get()) == 0;
-    return rc;
-  }
-
- private:
-  const Connection& db_;
-  bool open_ = false;
-};
+// A connection to the database file, opened as the reference queue opens one (a busy
+// timeout, extended result codes); M11's connections cap strings and BLOBs at 64 KiB.
+// Throws `std::runtime_error` when the file cannot be opened.
+client::Connection connect(const std::string& path, bool limit_length) {
+  auto db = client::Connection::open(path, client::Access::ReadWriteCreate,
+                                     std::chrono::milliseconds(kBusyTimeoutMs));
+  if (!db) throw std::runtime_error(db.error().message);
+  if (limit_length) db->limit_length(kLengthLimitBytes);  // M11
+  return *std::move(db);
+}
 
 // Sequences are u64, SQLite integers i64: the two's-complement cast is injective.
 std::int64_t to_column(std::uint64_t value) { return static_cast<std::int64_t>(value); }
@@ -278,7 +173,7 @@ class BrokenQueue final : public Session {
   explicit BrokenQueue(std::shared_ptr<Shared> shared)
       : shared_(std::move(shared)),
         flaw_(shared_->flaw),
-        db_(shared_->path, flaw_ == SqlFlaw::TruncatedKey) {}
+        db_(connect(shared_->path, flaw_ == SqlFlaw::TruncatedKey)) {}
 
   Answer enqueue_once(const MentionTurnRequest& request) noexcept override;
   Result<std::optional<Lease>, LeaseError> claim(
@@ -298,14 +193,7 @@ class BrokenQueue final : public Session {
  private:
   // The error for SQLite result `rc` while doing `what`: a lock wait is `Unavailable`,
   // anything else a raw `Internal` error with SQLite's words.
-  QueueError failure(int rc, const std::string& what) const {
-    const int primary = rc & 0xff;
-    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
-      return error(QueueErrorKind::Unavailable, "the database stayed locked while " + what);
-    }
-    return error(QueueErrorKind::Internal, "SQLite error while " + what + ": " +
-                                               sqlite3_errstr(rc) + " (" + db_.message() + ")");
-  }
+  QueueError failure(int rc, const std::string& what) const { return db_.failure(rc, what); }
   bool pass(HookPoint point, const MentionTurnRequest& request) const {
     std::shared_ptr<const TransactionHook> hook;
     {
@@ -356,7 +244,7 @@ class BrokenQueue final : public Session {
 
   std::shared_ptr<Shared> shared_;
   SqlFlaw flaw_;
-  Connection db_;
+  client::Connection db_;
 };
 
 Answer BrokenQueue::enqueue_once(const MentionTurnRequest& request) noexcept {
@@ -384,25 +272,22 @@ Answer BrokenQueue::enqueue_once(const MentionTurnRequest& request) noexcept {
   // Its answer is stale by the time the transaction below inserts.
   bool seen = false;
   if (flaw_ == SqlFlaw::CheckThenInsert || flaw_ == SqlFlaw::CatchUniqueViolation) {
-    Statement lookup(db_.get(), "SELECT 1 FROM thm_idempotency WHERE turn_key = :key");
+    Statement lookup = db_.statement("SELECT 1 FROM thm_idempotency WHERE turn_key = :key");
     const int rc = lookup.bind(":key", key).step();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return unexpected{failure(rc, "looking up the key")};
-    seen = rc == SQLITE_ROW;
+    if (rc != client::kRow && rc != client::kDone)
+      return unexpected{failure(rc, "looking up the key")};
+    seen = rc == client::kRow;
   }
 
   Transaction transaction(db_);
-  if (const int rc = transaction.begin(); rc != SQLITE_OK) {
-    return unexpected{failure(rc, "beginning the step")};
-  }
+  if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
   if (!pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
   if (auto early = revalidate(request, reply_key)) return *std::move(early);
   if (!pass(HookPoint::AfterValidateReads, request)) {
     return rolled_back(HookPoint::AfterValidateReads);
   }
   if (flaw_ == SqlFlaw::AutocommitRecord) {  // M4: the reads commit; the record goes alone
-    if (const int rc = transaction.commit(); rc != SQLITE_OK) {
-      return unexpected{failure(rc, "committing the reads")};
-    }
+    if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
   }
 
   auto decided = decide(request, key, seen);
@@ -413,9 +298,7 @@ Answer BrokenQueue::enqueue_once(const MentionTurnRequest& request) noexcept {
     return rolled_back(HookPoint::AfterIdempotencyStatement);
   }
   if (flaw_ == SqlFlaw::AutocommitRecord) {  // M4: the child's own transaction
-    if (const int rc = transaction.begin(); rc != SQLITE_OK) {
-      return unexpected{failure(rc, "beginning the child's transaction")};
-    }
+    if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
   }
   if (flaw_ != SqlFlaw::LiveStateDedup) {  // M14 inserted the child as its record
     if (auto inserted = insert_child(request, key, id); !inserted) {
@@ -426,8 +309,8 @@ Answer BrokenQueue::enqueue_once(const MentionTurnRequest& request) noexcept {
     return rolled_back(HookPoint::AfterChildInsert);
   }
   if (!pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
-  if (const int rc = transaction.commit(); rc != SQLITE_OK) {
-    QueueError failed = failure(rc, "committing");
+  if (auto committed = transaction.commit(); !committed) {
+    QueueError failed = committed.error();
     if (failed.kind != QueueErrorKind::Unavailable) failed.kind = QueueErrorKind::Indeterminate;
     return unexpected{std::move(failed)};
   }
@@ -440,13 +323,13 @@ Answer BrokenQueue::enqueue_once(const MentionTurnRequest& request) noexcept {
 std::optional<Answer> BrokenQueue::revalidate(const MentionTurnRequest& request,
                                               const std::string& key) {
   {
-    Statement reply(db_.get(),
-                    "SELECT author_id, content, hop FROM thm_reply WHERE turn_key = :key");
+    Statement reply =
+        db_.statement("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = :key");
     const int rc = reply.bind(":key", key).step();
-    if (rc == SQLITE_DONE) {
+    if (rc == client::kDone) {
       return unexpected{error(QueueErrorKind::TriggerMissing, "no committed reply under " + key)};
     }
-    if (rc != SQLITE_ROW) return unexpected{failure(rc, "reading the committed reply")};
+    if (rc != client::kRow) return unexpected{failure(rc, "reading the committed reply")};
     const std::int64_t hop = reply.integer(2);
     const char* differs = reply.bytes(0) != request.source_id ? "source"
                           : reply.bytes(1) != request.content ? "content"
@@ -460,16 +343,16 @@ std::optional<Answer> BrokenQueue::revalidate(const MentionTurnRequest& request,
                                   " differs from the committed reply under " + key)};
     }
   }
-  Statement policy(db_.get(),
-                   "SELECT coalesce((SELECT enabled = 1 AND :hop <= max_hops FROM thm_policy), 0),"
-                   " EXISTS (SELECT 1 FROM thm_forbidden_pair"
-                   "         WHERE source_id = :source AND target_id = :target),"
-                   " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = :target)");
+  Statement policy = db_.statement(
+      "SELECT coalesce((SELECT enabled = 1 AND :hop <= max_hops FROM thm_policy), 0),"
+      " EXISTS (SELECT 1 FROM thm_forbidden_pair"
+      "         WHERE source_id = :source AND target_id = :target),"
+      " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = :target)");
   const int rc = policy.bind(":hop", std::int64_t{request.child_hop})
                      .bind(":source", request.source_id)
                      .bind(":target", request.target_id)
                      .step();
-  if (rc != SQLITE_ROW) return unexpected{failure(rc, "reading the policy")};
+  if (rc != client::kRow) return unexpected{failure(rc, "reading the policy")};
   if (policy.integer(0) == 0) return Refused{EnqueueRefusal::FeatureDisabled};
   if (policy.integer(1) != 0) return Refused{EnqueueRefusal::Unauthorized};
   if (policy.integer(2) == 0) return Refused{EnqueueRefusal::TargetUnavailable};
@@ -482,20 +365,20 @@ Result<std::optional<std::int64_t>, QueueError> BrokenQueue::decide(
   const bool plain_insert =
       flaw_ == SqlFlaw::CheckThenInsert || flaw_ == SqlFlaw::CatchUniqueViolation;
   if (plain_insert && seen) return std::optional<std::int64_t>();  // M1, M2: the stale look
-  Statement record(
-      db_.get(), plain_insert ? "INSERT INTO thm_idempotency (turn_key) VALUES (:key) RETURNING id"
-                              : "INSERT INTO thm_idempotency (turn_key) VALUES (:key)"
-                                " ON CONFLICT (turn_key) DO NOTHING RETURNING id");
+  Statement record = db_.statement(
+      plain_insert ? "INSERT INTO thm_idempotency (turn_key) VALUES (:key) RETURNING id"
+                   : "INSERT INTO thm_idempotency (turn_key) VALUES (:key)"
+                     " ON CONFLICT (turn_key) DO NOTHING RETURNING id");
   const int rc = record.bind(":key", key).step();
-  if (rc == SQLITE_DONE) return std::optional<std::int64_t>();
-  if (flaw_ == SqlFlaw::CatchUniqueViolation && rc == SQLITE_CONSTRAINT_UNIQUE) {
+  if (rc == client::kDone) return std::optional<std::int64_t>();
+  if (flaw_ == SqlFlaw::CatchUniqueViolation && rc == client::kConstraintUnique) {
     // M2: the violation is caught and handed to the caller as an error, not `Already`.
     return unexpected{error(QueueErrorKind::Internal,
                             "the key was taken by a concurrent step (" + db_.message() + ")")};
   }
-  if (rc != SQLITE_ROW) return unexpected{failure(rc, "inserting the idempotency record")};
+  if (rc != client::kRow) return unexpected{failure(rc, "inserting the idempotency record")};
   const std::int64_t id = record.integer(0);
-  if (const int end = record.finish(); end != SQLITE_DONE) {
+  if (const int end = record.finish(); end != client::kDone) {
     return unexpected{failure(end, "inserting the idempotency record")};
   }
   return std::optional(id);
@@ -504,11 +387,11 @@ Result<std::optional<std::int64_t>, QueueError> BrokenQueue::decide(
 Result<std::optional<std::int64_t>, QueueError> BrokenQueue::insert_child(
     const MentionTurnRequest& request, const std::string& key, std::optional<std::int64_t> id) {
   // Without an id (M14) the row is its own record: the partial index decides, as an upsert.
-  Statement child(db_.get(), std::string("INSERT INTO thm_child_turn (id, turn_key, ") +
-                                 kRequestColumns +
-                                 ") VALUES (:id, :key, :desk, :root, :sequence, :source,"
-                                 " :target, :content, :hop)" +
-                                 (id ? "" : " ON CONFLICT DO NOTHING RETURNING id"));
+  Statement child =
+      db_.statement(std::string("INSERT INTO thm_child_turn (id, turn_key, ") + kRequestColumns +
+                    ") VALUES (:id, :key, :desk, :root, :sequence, :source,"
+                    " :target, :content, :hop)" +
+                    (id ? "" : " ON CONFLICT DO NOTHING RETURNING id"));
   const auto& root = request.conversation.thread_root;
   int rc = child.bind(":id", id)
                .bind(":key", key)
@@ -520,12 +403,12 @@ Result<std::optional<std::int64_t>, QueueError> BrokenQueue::insert_child(
                .bind(":content", request.content)
                .bind(":hop", std::int64_t{request.child_hop})
                .step();
-  if (!id && rc == SQLITE_DONE) return std::optional<std::int64_t>();  // M14: Already
-  if (!id && rc == SQLITE_ROW) {
+  if (!id && rc == client::kDone) return std::optional<std::int64_t>();  // M14: Already
+  if (!id && rc == client::kRow) {
     id = child.integer(0);
     rc = child.finish();
   }
-  if (rc != SQLITE_DONE) return unexpected{failure(rc, "inserting the child turn")};
+  if (rc != client::kDone) return unexpected{failure(rc, "inserting the child turn")};
   return id;
 }
 
@@ -549,60 +432,59 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   // M18 picks its child in autocommit, before the write lock, and then leases it by id alone.
   std::optional<std::int64_t> picked;
   if (flaw_ == SqlFlaw::ClaimWithoutRowLock) {
-    Statement pick(db_.get(), claimable);
+    Statement pick = db_.statement(claimable);
     const int rc = pick.bind(":max", std::int64_t{kMaxAttempts}).bind(":client", *client).step();
-    if (rc == SQLITE_DONE) return std::optional<Lease>();
-    if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+    if (rc == client::kDone) return std::optional<Lease>();
+    if (rc != client::kRow) return unexpected{LeaseError::Unavailable};
     picked = pick.integer(0);
   }
 
   Transaction transaction(db_);
-  if (transaction.begin() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
-  Statement spent(db_.get(),
-                  "UPDATE thm_child_turn SET state = 'dead'"
-                  " WHERE state = 'pending' AND attempts >= :max AND " +
-                      free);
+  if (!transaction.begin()) return unexpected{LeaseError::Unavailable};
+  Statement spent = db_.statement(
+      "UPDATE thm_child_turn SET state = 'dead'"
+      " WHERE state = 'pending' AND attempts >= :max AND " +
+      free);
   if (spent.bind(":max", std::int64_t{kMaxAttempts}).bind(":client", *client).finish() !=
-      SQLITE_DONE) {
+      client::kDone) {
     return unexpected{LeaseError::Unavailable};
   }
   for (;;) {
-    Statement taken(db_.get(),
-                    "UPDATE thm_child_turn SET " + count + "lease_token = " + token +
-                        ", lease_expires_at = " + stamped_from +
-                        " + :duration WHERE id = " + (picked ? ":picked" : "(" + claimable + ")") +
-                        " RETURNING id, lease_token, lease_expires_at, attempts, " +
-                        kRequestColumns);
+    Statement taken =
+        db_.statement("UPDATE thm_child_turn SET " + count + "lease_token = " + token +
+                      ", lease_expires_at = " + stamped_from +
+                      " + :duration WHERE id = " + (picked ? ":picked" : "(" + claimable + ")") +
+                      " RETURNING id, lease_token, lease_expires_at, attempts, " + kRequestColumns);
     const int rc = taken.bind(":duration", std::int64_t{duration.count()})
                        .bind(":max", std::int64_t{kMaxAttempts})
                        .bind(":client", *client)
                        .bind(":picked", picked)
                        .step();
-    if (rc == SQLITE_DONE) {
-      if (transaction.commit() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
+    if (rc == client::kDone) {
+      if (!transaction.commit()) return unexpected{LeaseError::Unavailable};
       return std::optional<Lease>();
     }
-    if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+    if (rc != client::kRow) return unexpected{LeaseError::Unavailable};
     Lease lease{.child_id = static_cast<std::uint64_t>(taken.integer(0)),
                 .token = taken.bytes(1),
                 .expires_at = store_time(taken.integer(2)),
                 .attempt = static_cast<std::uint32_t>(taken.integer(3)),
                 .request = request_from(taken, 4)};
-    if (taken.finish() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+    if (taken.finish() != client::kDone) return unexpected{LeaseError::Unavailable};
     if (flaw_ == SqlFlaw::HiddenAttempts) {  // M9: the count lives here, not on the row
       const std::scoped_lock guard(shared_->mutex);
       const auto id = static_cast<std::int64_t>(lease.child_id);
       std::uint32_t& attempts = shared_->hidden_attempts[id];
       if (attempts >= kMaxAttempts) {
-        Statement dead(db_.get(), "UPDATE thm_child_turn SET state = 'dead' WHERE id = :id");
-        if (dead.bind(":id", id).finish() != SQLITE_DONE) {
+        Statement dead = db_.statement("UPDATE thm_child_turn SET state = 'dead' WHERE id = :id");
+        if (dead.bind(":id", id).finish() != client::kDone) {
           return unexpected{LeaseError::Unavailable};
         }
         continue;
       }
       lease.attempt = ++attempts;
     }
-    if (transaction.commit() != SQLITE_OK) return unexpected{LeaseError::Unavailable};
+    if (!transaction.commit()) return unexpected{LeaseError::Unavailable};
     return std::optional(std::move(lease));
   }
 }
@@ -613,30 +495,31 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
   const auto client = client_millis();
   if (!client) return unexpected{LeaseError::Unavailable};
   const std::string stamped_from = flaw_ == SqlFlaw::ClientClockExpiry ? ":client" : kStoreNow;
-  Statement renewed(db_.get(), "UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
-                                   " + :duration WHERE lease_token = :token AND state = 'pending'" +
-                                   unexpired() + " RETURNING lease_expires_at");
+  Statement renewed =
+      db_.statement("UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
+                    " + :duration WHERE lease_token = :token AND state = 'pending'" + unexpired() +
+                    " RETURNING lease_expires_at");
   const int rc = renewed.bind_text(":token", token)
                      .bind(":duration", std::int64_t{duration.count()})
                      .bind(":client", *client)
                      .step();
-  if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
-  if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+  if (rc == client::kDone) return unexpected{LeaseError::StaleToken};
+  if (rc != client::kRow) return unexpected{LeaseError::Unavailable};
   const StoreTime expires_at = store_time(renewed.integer(0));
-  if (renewed.finish() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+  if (renewed.finish() != client::kDone) return unexpected{LeaseError::Unavailable};
   return expires_at;
 }
 
 Result<std::string, LeaseError> BrokenQueue::settle_lease(const std::string& set,
                                                           const std::string& token) {
-  Statement settled(db_.get(), "UPDATE thm_child_turn SET " + set +
-                                   " WHERE lease_token = :token AND state = 'pending'" +
-                                   unexpired() + " RETURNING state");
+  Statement settled = db_.statement("UPDATE thm_child_turn SET " + set +
+                                    " WHERE lease_token = :token AND state = 'pending'" +
+                                    unexpired() + " RETURNING state");
   const int rc = settled.bind_text(":token", token).bind(":max", std::int64_t{kMaxAttempts}).step();
-  if (rc == SQLITE_DONE) return unexpected{LeaseError::StaleToken};
-  if (rc != SQLITE_ROW) return unexpected{LeaseError::Unavailable};
+  if (rc == client::kDone) return unexpected{LeaseError::StaleToken};
+  if (rc != client::kRow) return unexpected{LeaseError::Unavailable};
   std::string state = settled.bytes(0);
-  if (settled.finish() != SQLITE_DONE) return unexpected{LeaseError::Unavailable};
+  if (settled.finish() != client::kDone) return unexpected{LeaseError::Unavailable};
   return state;
 }
 
@@ -654,12 +537,11 @@ class BrokenSqliteHarness final : public Harness {
     shared_->flaw = flaw;
     shared_->path = directory_ + "/queue.db";
     try {
-      admin_ = std::make_unique<Connection>(shared_->path, false);
+      admin_ = std::make_unique<client::Connection>(connect(shared_->path, false));
       const std::string schema = std::string("BEGIN;") + kTables + record_schema(flaw) + "COMMIT;";
-      if (admin_->exec("PRAGMA journal_mode=WAL") != SQLITE_OK ||
-          admin_->exec(schema.c_str()) != SQLITE_OK) {
-        throw std::runtime_error("cannot create the schema: " + admin_->message());
-      }
+      auto made = admin_->execute("PRAGMA journal_mode=WAL");
+      if (made) made = admin_->execute(schema.c_str());
+      if (!made) throw std::runtime_error("cannot create the schema: " + made.error().message);
     } catch (...) {
       admin_.reset();
       remove_directory();
@@ -705,10 +587,9 @@ class BrokenSqliteHarness final : public Harness {
     }
     clear += "COMMIT;";
     const std::scoped_lock guard(admin_mutex_);
-    if (admin_->exec(clear.c_str()) != SQLITE_OK) {
-      const std::string message = admin_->message();
-      admin_->exec("ROLLBACK");
-      throw std::runtime_error("clearing the tables: " + message);
+    if (auto cleared = admin_->execute(clear.c_str()); !cleared) {
+      (void)admin_->execute("ROLLBACK");
+      throw std::runtime_error("clearing the tables: " + cleared.error().message);
     }
   }
   [[nodiscard]] std::unique_ptr<Session> open_session() override {
@@ -786,7 +667,7 @@ class BrokenSqliteHarness final : public Harness {
   void reopen() override {
     const std::scoped_lock guard(admin_mutex_);
     admin_.reset();
-    admin_ = std::make_unique<Connection>(shared_->path, false);
+    admin_ = std::make_unique<client::Connection>(connect(shared_->path, false));
   }
   std::optional<Answer> enqueue_then_kill(const MentionTurnRequest& request,
                                           KillPoint when) override {
@@ -848,14 +729,14 @@ class BrokenSqliteHarness final : public Harness {
   [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
     class WriteHold final : public Hold {
      public:
-      explicit WriteHold(const std::string& path) : db_(path, false), transaction_(db_) {
-        if (transaction_.begin() != SQLITE_OK) {
-          throw std::runtime_error("cannot take the write lock: " + db_.message());
+      explicit WriteHold(const std::string& path) : db_(connect(path, false)), transaction_(db_) {
+        if (auto begun = transaction_.begin(); !begun) {
+          throw std::runtime_error("cannot take the write lock: " + begun.error().message);
         }
       }
 
      private:
-      Connection db_;
+      client::Connection db_;
       Transaction transaction_;  // rolled back when the hold ends
     };
     (void)child_id;
@@ -887,25 +768,21 @@ class BrokenSqliteHarness final : public Harness {
   template <class Bind>
   int write(const char* sql, const Bind& bind, const char* what) {
     const std::scoped_lock guard(admin_mutex_);
-    Statement statement(admin_->get(), sql);
+    Statement statement = admin_->statement(sql);
     bind(statement);
-    if (const int rc = statement.finish(); rc != SQLITE_DONE) {
-      throw std::runtime_error(std::string(what) + ": " + sqlite3_errstr(rc) + " (" +
-                               admin_->message() + ")");
+    if (const int rc = statement.finish(); rc != client::kDone) {
+      throw std::runtime_error(admin_->failure(rc, what).message);
     }
-    return sqlite3_changes(admin_->get());
+    return static_cast<int>(admin_->changes());
   }
   // A query on the admin connection, `row` called for each row. Throws.
   template <class Row>
   void read(const std::string& sql, const Row& row, const char* what) {
     const std::scoped_lock guard(admin_mutex_);
-    Statement statement(admin_->get(), sql);
-    int rc = SQLITE_ROW;
-    while ((rc = statement.step()) == SQLITE_ROW) row(statement);
-    if (rc != SQLITE_DONE) {
-      throw std::runtime_error(std::string(what) + ": " + sqlite3_errstr(rc) + " (" +
-                               admin_->message() + ")");
-    }
+    Statement statement = admin_->statement(sql);
+    int rc = client::kRow;
+    while ((rc = statement.step()) == client::kRow) row(statement);
+    if (rc != client::kDone) throw std::runtime_error(admin_->failure(rc, what).message);
   }
   void remove_directory() const {
     std::error_code ignored;
@@ -916,7 +793,7 @@ class BrokenSqliteHarness final : public Harness {
   std::string directory_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::mutex admin_mutex_;
-  std::unique_ptr<Connection> admin_;
+  std::unique_ptr<client::Connection> admin_;
 };
 
 }  // namespace

@@ -2,9 +2,10 @@
 /// \file
 /// Deliberately broken SQLite host queues: the SQL mutants of queue-conformance.md §7, each a
 /// conformance `Harness` over its own scratch database. One compact queue, written against the
-/// sqlite3 C API, follows the reference SQLite queue's transaction (`adapters/sqlite`) and
-/// departs from it only where its `SqlFlaw` says, so the project's own tests can assert that
-/// the suite rejects each one. Test code only: never link a mutant into a host.
+/// SQLite client the reference queue uses (`thm/sqlite/client.hpp`), follows the reference
+/// SQLite queue's transaction (`adapters/sqlite`) and departs from it only where its `SqlFlaw`
+/// says, so the project's own tests can assert that the suite rejects each one. Test code
+/// only: never link a mutant into a host.
 
 #include <cstdint>
 #include <memory>
