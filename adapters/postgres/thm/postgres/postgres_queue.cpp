@@ -1,38 +1,34 @@
-// The PostgreSQL host queue through libpq. SPEC §4's steps are the functions of
-// thm_queue.sql, the same ones a host in any language calls; this file calls them. Every
-// statement is prepared once per connection; parameters and results travel in binary (u64s
-// as decimal text), so ids and content keep every byte.
+// The PostgreSQL host queue through libpq, by way of the PostgreSQL client (client.hpp).
+// SPEC §4's steps are the functions of thm_queue.sql, the same ones a host in any language
+// calls; this file calls them. Every statement is prepared once per connection; parameters
+// and results travel in binary (u64s as decimal text), so ids and content keep every byte.
 #include "thm/postgres/postgres_queue.hpp"
 
-#include <libpq-fe.h>
-
-#include <set>
+#include <optional>
+#include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 
+#include "thm/postgres/client.hpp"
 #include "thm/postgres/thm_queue_sql.hpp"
 
 namespace thm::postgres {
 namespace {
 
+using client::Connection;
+using client::kBool;
+using client::kBytea;
+using client::kInt4;
+using client::kInt8;
+using client::kNumeric;
+using client::kText;
+using client::Params;
+using client::Rows;
+using client::Sql;
+using client::Transaction;
+
 // The version thm_queue.sql stamps; version 1 (the tables alone) is upgraded by applying it.
 constexpr int kSchemaVersion = 2;
-
-// Type OIDs from pg_type, for prepared statements' parameters.
-constexpr Oid kBool = 16;
-constexpr Oid kBytea = 17;
-constexpr Oid kInt4 = 23;
-constexpr Oid kInt8 = 20;
-constexpr Oid kText = 25;
-constexpr Oid kNumeric = 1700;
-
-// A statement, prepared on first use under `name`.
-struct Sql {
-  const char* name;
-  const char* text;
-  std::vector<Oid> types;
-};
 
 // ---- the functions of thm_queue.sql: what a host in any language calls ----------------------
 
@@ -121,104 +117,6 @@ QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::
 
 StoreTime store_time(std::int64_t millis) { return StoreTime(std::chrono::milliseconds(millis)); }
 
-// A signed integer as PostgreSQL's binary format sends it: two's complement, big-endian.
-template <class Signed>
-std::string big_endian(Signed value) {
-  std::string out(sizeof(Signed), '\0');
-  auto bits = static_cast<std::make_unsigned_t<Signed>>(value);
-  for (std::size_t i = sizeof(Signed); i-- > 0; bits = static_cast<decltype(bits)>(bits >> 8)) {
-    out[i] = static_cast<char>(bits & 0xff);
-  }
-  return out;
-}
-
-// Parameters for one statement: binary, except u64s, which travel as decimal text (NUMERIC).
-class Params {
- public:
-  Params& bytes(std::string_view value) { return add(std::string(value), kBinaryFormat); }
-  Params& integer(std::int64_t value) { return add(big_endian(value), kBinaryFormat); }
-  Params& int4(std::int32_t value) { return add(big_endian(value), kBinaryFormat); }
-  Params& u64(std::uint64_t value) { return add(std::to_string(value), kTextFormat); }
-  // A u64 or SQL NULL.
-  Params& u64(std::optional<std::uint64_t> value) { return value ? u64(*value) : null(); }
-  Params& boolean(bool value) { return add(std::string(1, value ? '\1' : '\0'), kBinaryFormat); }
-  Params& null() {
-    values_.emplace_back();
-    null_.push_back(true);
-    formats_.push_back(kBinaryFormat);
-    return *this;
-  }
-
-  int size() const { return static_cast<int>(values_.size()); }
-  // Pointers, lengths and formats for libpq; valid while this object lives unchanged.
-  void lay_out(std::vector<const char*>& pointers, std::vector<int>& lengths,
-               std::vector<int>& formats) const {
-    for (std::size_t i = 0; i < values_.size(); ++i) {
-      pointers.push_back(null_[i] ? nullptr : values_[i].c_str());
-      lengths.push_back(static_cast<int>(values_[i].size()));
-      formats.push_back(formats_[i]);
-    }
-  }
-
- private:
-  static constexpr int kTextFormat = 0;
-  static constexpr int kBinaryFormat = 1;
-  Params& add(std::string value, int format) {
-    values_.push_back(std::move(value));
-    null_.push_back(false);
-    formats_.push_back(format);
-    return *this;
-  }
-
-  std::vector<std::string> values_;
-  std::vector<bool> null_;
-  std::vector<int> formats_;
-};
-
-// A result in binary format; freed with the object.
-class Rows {
- public:
-  explicit Rows(PGresult* result) : result_(result) {}
-  ~Rows() { PQclear(result_); }
-  Rows(Rows&& other) noexcept : result_(std::exchange(other.result_, nullptr)) {}
-  Rows(const Rows&) = delete;
-  Rows& operator=(const Rows&) = delete;
-  Rows& operator=(Rows&&) = delete;
-
-  // Whether the statement succeeded (with or without rows).
-  bool ok() const {
-    const ExecStatusType status = PQresultStatus(result_);
-    return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
-  }
-  // The SQLSTATE of a failure, or empty.
-  std::string sqlstate() const {
-    const char* state =
-        result_ == nullptr ? nullptr : PQresultErrorField(result_, PG_DIAG_SQLSTATE);
-    return state == nullptr ? std::string() : std::string(state);
-  }
-  int size() const { return PQntuples(result_); }
-  bool null(int row, int column) const { return PQgetisnull(result_, row, column) != 0; }
-  std::string bytes(int row, int column) const {
-    return {PQgetvalue(result_, row, column),
-            static_cast<std::size_t>(PQgetlength(result_, row, column))};
-  }
-  std::int64_t integer(int row, int column) const {
-    const auto* data = reinterpret_cast<const unsigned char*>(PQgetvalue(result_, row, column));
-    std::uint64_t bits = 0;
-    for (int i = 0; i < 8; ++i) bits = (bits << 8) | data[i];
-    return static_cast<std::int64_t>(bits);
-  }
-  bool boolean(int row, int column) const { return PQgetvalue(result_, row, column)[0] != 0; }
-  // The number of rows a command changed.
-  std::size_t changed() const {
-    const char* tuples = PQcmdTuples(result_);
-    return tuples[0] == '\0' ? 0 : std::stoul(tuples);
-  }
-
- private:
-  PGresult* result_;
-};
-
 MentionTurnRequest request_from(const Rows& rows, int row, int first) {
   MentionTurnRequest request;
   request.conversation.desk_id = rows.bytes(row, first);
@@ -231,109 +129,6 @@ MentionTurnRequest request_from(const Rows& rows, int row, int first) {
   request.content = rows.bytes(row, first + 5);
   request.child_hop = static_cast<std::uint32_t>(rows.integer(row, first + 6));
   return request;
-}
-
-// One libpq connection and the statements prepared on it.
-class Connection {
- public:
-  explicit Connection(PGconn* connection) : conn_(connection) {}
-  ~Connection() { PQfinish(conn_); }
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-
-  PGconn* get() const { return conn_; }
-  bool alive() const { return PQstatus(conn_) == CONNECTION_OK; }
-  // The server process serving this connection (what pg_backend_pid() says there).
-  std::int32_t backend() const { return PQbackendPID(conn_); }
-
-  // Whether the connection works; a broken one (a restarted server) is re-established, and
-  // its prepared statements go with it. A transaction some earlier failure left open is
-  // rolled back first. `reconnected` tells the caller to configure the session again.
-  std::optional<QueueError> usable(bool& reconnected) {
-    reconnected = false;
-    if (alive()) {
-      if (PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)command("ROLLBACK");
-      return std::nullopt;
-    }
-    PQreset(conn_);
-    prepared_.clear();
-    if (alive()) {
-      reconnected = true;
-      return std::nullopt;
-    }
-    return error(
-        QueueErrorKind::Unavailable,
-        "the PostgreSQL connection is lost and could not be re-established: " + last_message());
-  }
-
-  // Runs `sql` with `params`; a failure becomes the error for doing `what`.
-  Result<Rows, QueueError> run(const Sql& sql, const Params& params, std::string_view what) {
-    if (!prepared_.contains(&sql)) {
-      Rows prepared(PQprepare(conn_, sql.name, sql.text, static_cast<int>(sql.types.size()),
-                              sql.types.data()));
-      if (!prepared.ok()) return unexpected{failure(prepared, what)};
-      prepared_.insert(&sql);
-    }
-    std::vector<const char*> pointers;
-    std::vector<int> lengths;
-    std::vector<int> formats;
-    params.lay_out(pointers, lengths, formats);
-    Rows rows(PQexecPrepared(conn_, sql.name, params.size(), pointers.data(), lengths.data(),
-                             formats.data(), 1));
-    if (!rows.ok() && rows.sqlstate() == "26000" && prepared_.erase(&sql) > 0) {
-      // The server forgot the statement (DISCARD ALL, a pooler): prepare it again, once.
-      return run(sql, params, what);
-    }
-    if (!rows.ok()) return unexpected{failure(rows, what)};
-    return rows;
-  }
-
-  // A command without parameters (BEGIN, COMMIT, SET, a script).
-  Result<Committed, QueueError> command(const char* text) {
-    Rows rows(PQexec(conn_, text));
-    if (!rows.ok()) return unexpected{failure(rows, text)};
-    return Committed{};
-  }
-
-  // The error for a failed result: `Unavailable` when retrying may succeed (a lost
-  // connection, a shut-down server, a serialization failure or deadlock, a lock wait past
-  // lock_timeout, too many connections); `Internal` otherwise.
-  QueueError failure(const Rows& rows, std::string_view what) const {
-    const std::string state = rows.sqlstate();
-    const bool transient = !alive() || state.starts_with("08") || state.starts_with("57P") ||
-                           state.starts_with("53") || state == "40001" || state == "40P01" ||
-                           state == "55P03";
-    return error(transient ? QueueErrorKind::Unavailable : QueueErrorKind::Internal,
-                 "PostgreSQL error while " + std::string(what) +
-                     (state.empty() ? "" : " (SQLSTATE " + state + ")") + ": " + last_message());
-  }
-
-  std::string last_message() const {
-    std::string message = PQerrorMessage(conn_);
-    while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
-      message.pop_back();
-    return message;
-  }
-
- private:
-  PGconn* conn_;
-  std::set<const Sql*> prepared_;
-};
-
-// Connects with `conninfo`; notices ("relation already exists, skipping") are dropped
-// unless a receiver is installed later.
-Result<std::unique_ptr<Connection>, QueueError> connect(const std::string& conninfo) {
-  PGconn* raw = PQconnectdb(conninfo.c_str());
-  if (raw == nullptr)
-    return unexpected{error(QueueErrorKind::Unavailable, "libpq is out of memory")};
-  auto connection = std::make_unique<Connection>(raw);
-  PQsetNoticeProcessor(
-      raw, [](void*, const char*) {}, nullptr);
-  if (!connection->alive()) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "cannot connect to PostgreSQL: " + connection->last_message())};
-  }
-  return connection;
 }
 
 }  // namespace
@@ -349,23 +144,25 @@ class PostgresQueue::Impl {
  public:
   Impl(std::unique_ptr<Connection> main, std::unique_ptr<Connection> hooks, Options options)
       : main_(std::move(main)), hooks_(std::move(hooks)), options_(std::move(options)) {
-    if (hooks_) PQsetNoticeReceiver(main_->get(), &Impl::on_notice, this);
+    if (hooks_) main_->on_notice(&Impl::on_notice, this);
   }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
   const Options& options() const { return options_; }
   bool alive() const { return main_->alive(); }
+  // The step's connection.
+  Connection& main() { return *main_; }
 
   // Both connections work, re-established and configured again if they were lost.
   std::optional<QueueError> connected() {
-    bool reconnected = false;
-    if (auto lost = main_->usable(reconnected)) return lost;
-    if (reconnected) {
+    const auto reconnected = main_->usable();
+    if (!reconnected) return reconnected.error();
+    if (*reconnected) {
       if (auto failed = configure()) return failed;
     }
     if (hooks_) {
-      if (auto lost = hooks_->usable(reconnected)) return lost;
+      if (auto lost = hooks_->usable(); !lost) return lost.error();
     }
     return std::nullopt;
   }
@@ -423,11 +220,11 @@ class PostgresQueue::Impl {
   Result<Committed, QueueError> apply_schema();
 
  private:
-  // libpq calls this for every notice on the step's connection, from inside the call that
-  // is running the statement.
-  static void on_notice(void* self, const PGresult* notice) noexcept {
+  // Called with every notice on the step's connection, from inside the libpq call that is
+  // running the statement.
+  static void on_notice(void* self, const char* message) noexcept {
     try {
-      static_cast<Impl*>(self)->answer(PQresultErrorField(notice, PG_DIAG_MESSAGE_PRIMARY));
+      static_cast<Impl*>(self)->answer(message);
     } catch (...) {  // nothing may unwind through libpq; lock_timeout ends a step left waiting
     }
   }
@@ -466,36 +263,6 @@ namespace {
 
 using Impl = PostgresQueue::Impl;
 
-// Rolls an open transaction back unless `commit` was reached.
-class Transaction {
- public:
-  explicit Transaction(Impl& impl) : impl_(impl) {}
-  ~Transaction() {
-    if (open_) (void)impl_.command("ROLLBACK");
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-
-  Result<Committed, QueueError> begin() {
-    auto begun = impl_.command("BEGIN");
-    open_ = begun.has_value();
-    return begun;
-  }
-  // A COMMIT that fails on a live connection rolled back; on a lost one, nobody knows.
-  Result<Committed, QueueError> commit() {
-    open_ = false;
-    auto committed = impl_.command("COMMIT");
-    if (committed) return committed;
-    QueueError failed = committed.error();
-    failed.kind = impl_.alive() ? QueueErrorKind::Unavailable : QueueErrorKind::Indeterminate;
-    return unexpected{std::move(failed)};
-  }
-
- private:
-  Impl& impl_;
-  bool open_ = false;
-};
-
 }  // namespace
 
 Result<Committed, QueueError> PostgresQueue::Impl::apply_schema() {
@@ -504,12 +271,12 @@ Result<Committed, QueueError> PostgresQueue::Impl::apply_schema() {
   Connection& db = *main_;
   const auto version = [&db]() -> Result<int, QueueError> {
     // Two statements: a missing table fails a query that names it even in a branch not taken.
-    Rows exists(PQexec(db.get(), "SELECT to_regclass('thm_schema') IS NOT NULL"));
+    const Rows exists = db.script("SELECT to_regclass('thm_schema') IS NOT NULL");
     if (!exists.ok() || exists.size() != 1) {
       return unexpected{db.failure(exists, "looking for the thm schema")};
     }
     if (exists.bytes(0, 0) != "t") return 0;
-    Rows found(PQexec(db.get(), "SELECT coalesce(max(version), 0)::text FROM thm_schema"));
+    const Rows found = db.script("SELECT coalesce(max(version), 0)::text FROM thm_schema");
     if (!found.ok() || found.size() != 1) {
       return unexpected{db.failure(found, "reading the schema version")};
     }
@@ -527,7 +294,7 @@ Result<Committed, QueueError> PostgresQueue::Impl::apply_schema() {
   if (auto unknown = newer(*before)) return unexpected{*unknown};
   if (*before == kSchemaVersion) return Committed{};
 
-  Transaction transaction(*this);
+  Transaction transaction(*main_);
   if (auto begun = transaction.begin(); !begun) return begun;
   // One opener at a time applies the migration; a constant key for thm's schema.
   if (auto locked = command("SELECT pg_advisory_xact_lock(7411262)"); !locked) return locked;
@@ -545,11 +312,11 @@ PostgresQueue::~PostgresQueue() = default;
 
 Result<std::unique_ptr<PostgresQueue>, QueueError> PostgresQueue::open(const std::string& conninfo,
                                                                        Options options) {
-  auto main = connect(conninfo);
+  auto main = Connection::connect(conninfo);
   if (!main) return unexpected{main.error()};
   std::unique_ptr<Connection> hooks;
   if (options.hook) {
-    auto second = connect(conninfo);
+    auto second = Connection::connect(conninfo);
     if (!second) return unexpected{second.error()};
     hooks = *std::move(second);
   }
@@ -576,7 +343,7 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
                             "the step was rolled back at " + std::string(name(point)))};
   };
 
-  Transaction transaction(db);
+  Transaction transaction(db.main());
   if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
   if (!db.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
   std::optional<HookPoint> refused_at;
