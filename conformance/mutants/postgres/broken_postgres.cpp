@@ -6,8 +6,6 @@
 // with its mutant's name. Every harness lives in a PostgreSQL schema of its own.
 #include "broken_postgres.hpp"
 
-#include <libpq-fe.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -25,9 +23,12 @@
 
 #include "thm/conformance/crash.hpp"
 #include "thm/conformance/store_harness.hpp"
+#include "thm/postgres/client.hpp"
 
 namespace thm::conformance::postgres_mutants {
 namespace {
+
+namespace client = thm::postgres::client;
 
 using Answer = Result<EnqueueOutcome, QueueError>;
 
@@ -134,216 +135,22 @@ std::string record_table(PgFlaw flaw) {
   return flaw == PgFlaw::LiveStateDedup ? "thm_child_turn" : "thm_idempotency";
 }
 
-// ---- libpq, thinly wrapped ----------------------------------------------------------------------
+// ---- the store, through the PostgreSQL client (thm/postgres/client.hpp) ---------------------
 
-// Type OIDs from pg_type, so binary parameters need no guessing by the server.
-constexpr Oid kBool = 16;
-constexpr Oid kBytea = 17;
-constexpr Oid kInt8 = 20;
-constexpr Oid kText = 25;
-
-// Binary parameters for one statement, numbered $1, $2, … in the order they are added.
-class Params {
- public:
-  Params& bytes(std::string_view value) { return add(std::string(value), kBytea); }
-  Params& text(std::string_view value) { return add(std::string(value), kText); }
-  Params& integer(std::int64_t value) {
-    std::string big_endian(8, '\0');
-    auto bits = static_cast<std::uint64_t>(value);
-    for (std::size_t i = 8; i-- > 0; bits >>= 8) big_endian[i] = static_cast<char>(bits & 0xff);
-    return add(std::move(big_endian), kInt8);
-  }
-  Params& boolean(bool value) { return add(std::string(1, value ? '\1' : '\0'), kBool); }
-  Params& integer_or_null(std::optional<std::int64_t> value) {
-    if (value) return integer(*value);
-    values_.emplace_back();
-    null_.push_back(true);
-    types_.push_back(kInt8);
-    return *this;
-  }
-
-  [[nodiscard]] int size() const { return static_cast<int>(values_.size()); }
-  [[nodiscard]] const Oid* types() const { return types_.data(); }
-  // Pointers, lengths and formats for libpq; valid while this object lives unchanged.
-  void lay_out(std::vector<const char*>& pointers, std::vector<int>& lengths,
-               std::vector<int>& formats) const {
-    for (std::size_t i = 0; i < values_.size(); ++i) {
-      pointers.push_back(null_[i] ? nullptr : values_[i].data());
-      lengths.push_back(static_cast<int>(values_[i].size()));
-      formats.push_back(1);
-    }
-  }
-
- private:
-  Params& add(std::string value, Oid type) {
-    values_.push_back(std::move(value));
-    null_.push_back(false);
-    types_.push_back(type);
-    return *this;
-  }
-  std::vector<std::string> values_;
-  std::vector<bool> null_;
-  std::vector<Oid> types_;
-};
-
-// One statement's result (binary columns), freed with the object.
-class Rows {
- public:
-  explicit Rows(PGresult* result) : result_(result) {}
-  ~Rows() { PQclear(result_); }
-  Rows(Rows&& other) noexcept : result_(std::exchange(other.result_, nullptr)) {}
-  Rows(const Rows&) = delete;
-  Rows& operator=(const Rows&) = delete;
-  Rows& operator=(Rows&&) = delete;
-
-  // Whether the statement succeeded (with or without rows).
-  [[nodiscard]] bool ok() const {
-    const ExecStatusType status = PQresultStatus(result_);
-    return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
-  }
-  // The failure's SQLSTATE, or empty.
-  [[nodiscard]] std::string sqlstate() const { return field(PG_DIAG_SQLSTATE); }
-  // The failure's primary message, or empty.
-  [[nodiscard]] std::string message() const { return field(PG_DIAG_MESSAGE_PRIMARY); }
-  [[nodiscard]] int size() const { return PQntuples(result_); }
-  [[nodiscard]] bool null(int row, int column) const {
-    return PQgetisnull(result_, row, column) != 0;
-  }
-  [[nodiscard]] std::string bytes(int row, int column) const {
-    return {PQgetvalue(result_, row, column),
-            static_cast<std::size_t>(PQgetlength(result_, row, column))};
-  }
-  // A BIGINT column.
-  [[nodiscard]] std::int64_t integer(int row, int column) const {
-    const auto* data = reinterpret_cast<const unsigned char*>(PQgetvalue(result_, row, column));
-    std::uint64_t bits = 0;
-    for (int i = 0; i < 8; ++i) bits = (bits << 8) | data[i];
-    return static_cast<std::int64_t>(bits);
-  }
-  [[nodiscard]] bool boolean(int row, int column) const {
-    return PQgetvalue(result_, row, column)[0] != 0;
-  }
-  // How many rows a command changed.
-  [[nodiscard]] std::size_t changed() const {
-    const char* tuples = PQcmdTuples(result_);
-    return tuples[0] == '\0' ? 0 : std::stoul(tuples);
-  }
-
- private:
-  std::string field(int code) const {
-    const char* value = result_ == nullptr ? nullptr : PQresultErrorField(result_, code);
-    return value == nullptr ? std::string() : std::string(value);
-  }
-  PGresult* result_;
-};
+using client::Params;
+using client::Rows;
+using client::Transaction;
 
 QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::move(message)}; }
 
-// One connection whose search_path is the harness's schema, closed with the object.
-class Connection {
- public:
-  // Throws `std::runtime_error` when the server cannot be reached.
-  Connection(const std::string& conninfo, std::string_view schema) {
-    // `dbname` is expanded as a whole conninfo string or URI; `options` after it wins.
-    const std::string options = "-csearch_path=" + std::string(schema);
-    const std::array<const char*, 3> keywords{"dbname", "options", nullptr};
-    const std::array<const char*, 3> values{conninfo.c_str(), options.c_str(), nullptr};
-    conn_ = PQconnectdbParams(keywords.data(), values.data(), 1);
-    if (conn_ == nullptr) throw std::runtime_error("libpq is out of memory");
-    PQsetNoticeProcessor(
-        conn_, [](void*, const char*) {}, nullptr);  // "schema … does not exist, skipping"
-    if (PQstatus(conn_) != CONNECTION_OK) {
-      const std::string message = last_message();
-      PQfinish(conn_);
-      throw std::runtime_error("cannot connect to PostgreSQL ('" + conninfo + "'): " + message);
-    }
-  }
-  ~Connection() { PQfinish(conn_); }
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-
-  // One statement with binary parameters and binary results.
-  Rows run(const std::string& sql, const Params& params = Params()) {
-    std::vector<const char*> pointers;
-    std::vector<int> lengths;
-    std::vector<int> formats;
-    params.lay_out(pointers, lengths, formats);
-    return Rows(PQexecParams(conn_, sql.c_str(), params.size(), params.types(), pointers.data(),
-                             lengths.data(), formats.data(), 1));
-  }
-  // Any number of statements, no parameters, text results (the schema script).
-  Rows script(const std::string& sql) { return Rows(PQexec(conn_, sql.c_str())); }
-
-  [[nodiscard]] bool alive() const { return PQstatus(conn_) == CONNECTION_OK; }
-  // Whether the connection is inside a transaction that a failed statement aborted.
-  [[nodiscard]] bool aborted() const { return PQtransactionStatus(conn_) == PQTRANS_INERROR; }
-  // Re-establishes a lost connection (a restarted server), search_path included: whether it
-  // is up.
-  bool reconnect() {
-    if (alive()) return true;
-    PQreset(conn_);
-    return alive();
-  }
-
-  // The error for a failed result: `Unavailable` when retrying may succeed (a lost
-  // connection, a shut-down server, a serialization failure or deadlock, too many
-  // connections); otherwise `Internal`, the server's raw words.
-  [[nodiscard]] QueueError failure(const Rows& rows, std::string_view what) const {
-    const std::string state = rows.sqlstate();
-    const bool transient = !alive() || state.starts_with("08") || state.starts_with("57P") ||
-                           state.starts_with("53") || state == "40001" || state == "40P01" ||
-                           state == "55P03";
-    std::string message = rows.message();
-    if (message.empty()) message = last_message();
-    return error(transient ? QueueErrorKind::Unavailable : QueueErrorKind::Internal,
-                 "PostgreSQL error while " + std::string(what) +
-                     (state.empty() ? "" : " (SQLSTATE " + state + ")") + ": " + message);
-  }
-  [[nodiscard]] std::string last_message() const {
-    std::string message = PQerrorMessage(conn_);
-    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
-      message.pop_back();
-    }
-    return message;
-  }
-
- private:
-  PGconn* conn_ = nullptr;
-};
-
-// BEGIN … COMMIT on one connection, rolled back unless committed. Reusable: M4 begins twice.
-class Transaction {
- public:
-  explicit Transaction(Connection& db) : db_(db) {}
-  ~Transaction() {
-    if (open_) (void)db_.run("ROLLBACK");
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-
-  // The error, if BEGIN failed.
-  std::optional<QueueError> begin() {
-    const Rows begun = db_.run("BEGIN");
-    open_ = begun.ok();
-    return open_ ? std::nullopt : std::optional(db_.failure(begun, "beginning a transaction"));
-  }
-  // The error, if COMMIT failed: on a live connection it rolled back (`Unavailable`); on a
-  // lost one, nobody knows (`Indeterminate`).
-  std::optional<QueueError> commit() {
-    open_ = false;
-    const Rows committed = db_.run("COMMIT");
-    if (committed.ok()) return std::nullopt;
-    QueueError failed = db_.failure(committed, "committing");
-    failed.kind = db_.alive() ? QueueErrorKind::Unavailable : QueueErrorKind::Indeterminate;
-    return failed;
-  }
-  // Forgets the open transaction without ending it (M2b's mistake).
-  void dismiss() { open_ = false; }
-
- private:
-  Connection& db_;
-  bool open_ = false;
-};
+// A connection whose search_path is the harness's schema. Throws `std::runtime_error` when
+// the server cannot be reached.
+std::unique_ptr<client::Connection> connect(const std::string& conninfo,
+                                            const std::string& schema) {
+  auto connection = client::Connection::connect(conninfo, schema);
+  if (!connection) throw std::runtime_error(connection.error().message);
+  return *std::move(connection);
+}
 
 // Sequences are u64, PostgreSQL has signed BIGINT: the two's-complement cast is injective.
 std::int64_t to_column(std::uint64_t value) { return static_cast<std::int64_t>(value); }
@@ -393,7 +200,7 @@ class BrokenQueue {
       : shared_(std::move(shared)),
         flaw_(shared_->flaw),
         hook_(std::move(hook)),
-        db_(shared_->conninfo, shared_->schema) {}
+        db_(connect(shared_->conninfo, shared_->schema)) {}
 
   Answer enqueue_once(const MentionTurnRequest& request) noexcept {
     try {
@@ -468,7 +275,7 @@ class BrokenQueue {
   std::shared_ptr<Shared> shared_;
   PgFlaw flaw_;
   TransactionHook hook_;
-  Connection db_;
+  std::unique_ptr<client::Connection> db_;
 };
 
 Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
@@ -484,9 +291,9 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
                               "an id is longer than " + std::to_string(kMaxIdBytes) + " bytes")};
     }
   }
-  if (!db_.reconnect()) {
+  if (!db_->reconnect()) {
     return unexpected{error(QueueErrorKind::Unavailable,
-                            "the PostgreSQL connection is lost: " + db_.last_message())};
+                            "the PostgreSQL connection is lost: " + db_->last_message())};
   }
   const std::string reply_key = turn_key(request).encoded();
   std::string key = reply_key;
@@ -501,8 +308,8 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
   if (outside) {
     if (auto early = revalidate(request, reply_key, false)) return *std::move(early);
   }
-  Transaction transaction(db_);
-  if (auto failed = transaction.begin()) return unexpected{*std::move(failed)};
+  Transaction transaction(*db_);
+  if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
   if (!pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
   if (!outside) {
     if (auto early = revalidate(request, reply_key, true)) return *std::move(early);
@@ -511,7 +318,7 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
     return rolled_back(HookPoint::AfterValidateReads);
   }
   if (flaw_ == PgFlaw::AutocommitRecord) {  // M4: the reads commit; the record goes alone
-    if (auto failed = transaction.commit()) return unexpected{*std::move(failed)};
+    if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
   }
 
   auto decided = decide(request, key);
@@ -519,7 +326,7 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
   if (!decided->has_value()) {
     // M2b: "the violation wrote nothing, so there is nothing to roll back": the guard is
     // dropped and the session is left inside the aborted transaction.
-    if (flaw_ == PgFlaw::PoisonedSession && db_.aborted()) transaction.dismiss();
+    if (flaw_ == PgFlaw::PoisonedSession && db_->aborted()) transaction.dismiss();
     return Already{};
   }
   const std::int64_t id = **decided;
@@ -527,7 +334,7 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
     return rolled_back(HookPoint::AfterIdempotencyStatement);
   }
   if (flaw_ == PgFlaw::AutocommitRecord) {  // M4: the child's own transaction
-    if (auto failed = transaction.begin()) return unexpected{*std::move(failed)};
+    if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
   }
   if (flaw_ != PgFlaw::LiveStateDedup) {  // M14 inserted the child as its record
     if (auto inserted = insert_child(request, key, id); !inserted) {
@@ -538,7 +345,7 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
     return rolled_back(HookPoint::AfterChildInsert);
   }
   if (!pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
-  if (auto failed = transaction.commit()) return unexpected{*std::move(failed)};
+  if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
   if (!pass(HookPoint::AfterCommitBeforeReturn, request)) {
     return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
   }
@@ -548,11 +355,11 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
 std::optional<Answer> BrokenQueue::revalidate(const MentionTurnRequest& request,
                                               const std::string& key, bool lock) {
   {  // the reply, held FOR SHARE until commit: an edit waits for the step
-    const Rows reply =
-        db_.run(std::string("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = $1") +
-                    (lock ? " FOR SHARE" : ""),
-                Params().bytes(key));
-    if (!reply.ok()) return Answer(unexpected{db_.failure(reply, "reading the committed reply")});
+    const Rows reply = db_->execute(
+        std::string("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = $1") +
+            (lock ? " FOR SHARE" : ""),
+        Params().bytes(key));
+    if (!reply.ok()) return Answer(unexpected{db_->failure(reply, "reading the committed reply")});
     if (reply.size() == 0) {
       return Answer(
           unexpected{error(QueueErrorKind::TriggerMissing, "no committed reply under " + key)});
@@ -572,16 +379,16 @@ std::optional<Answer> BrokenQueue::revalidate(const MentionTurnRequest& request,
   }
   // The policy tables in SHARE mode until commit: a change waits for the step.
   if (lock) {
-    const Rows locked =
-        db_.run("LOCK TABLE thm_policy, thm_forbidden_pair, thm_available_agent IN SHARE MODE");
-    if (!locked.ok()) return Answer(unexpected{db_.failure(locked, "locking the policy")});
+    const Rows locked = db_->execute(
+        "LOCK TABLE thm_policy, thm_forbidden_pair, thm_available_agent IN SHARE MODE");
+    if (!locked.ok()) return Answer(unexpected{db_->failure(locked, "locking the policy")});
   }
-  const Rows policy = db_.run(
+  const Rows policy = db_->execute(
       "SELECT coalesce((SELECT enabled AND $1 <= max_hops FROM thm_policy WHERE id = 1), false),"
       " EXISTS (SELECT 1 FROM thm_forbidden_pair WHERE source_id = $2 AND target_id = $3),"
       " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = $3)",
       Params().integer(request.child_hop).bytes(request.source_id).bytes(request.target_id));
-  if (!policy.ok()) return Answer(unexpected{db_.failure(policy, "reading the policy")});
+  if (!policy.ok()) return Answer(unexpected{db_->failure(policy, "reading the policy")});
   if (!policy.boolean(0, 0)) return Answer(Refused{EnqueueRefusal::FeatureDisabled});
   if (policy.boolean(0, 1)) return Answer(Refused{EnqueueRefusal::Unauthorized});
   if (!policy.boolean(0, 2)) return Answer(Refused{EnqueueRefusal::TargetUnavailable});
@@ -600,29 +407,29 @@ Result<std::optional<std::int64_t>, QueueError> BrokenQueue::decide(
     // no unique index (M1) nothing stops the insert below from doubling it; with one (M2,
     // M2b) the insert waits for the other step and then violates the index.
     const Rows seen =
-        db_.run("SELECT 1 FROM thm_idempotency WHERE turn_key = $1", Params().bytes(key));
-    if (!seen.ok()) return unexpected{db_.failure(seen, "looking up the key")};
+        db_->execute("SELECT 1 FROM thm_idempotency WHERE turn_key = $1", Params().bytes(key));
+    if (!seen.ok()) return unexpected{db_->failure(seen, "looking up the key")};
     if (seen.size() > 0) return Decided();
   }
   const Rows record =
-      db_.run(plain ? "INSERT INTO thm_idempotency (turn_key) VALUES ($1) RETURNING id"
-                    : "INSERT INTO thm_idempotency (turn_key) VALUES ($1)"
-                      " ON CONFLICT (turn_key) DO NOTHING RETURNING id",
-              Params().bytes(key));
+      db_->execute(plain ? "INSERT INTO thm_idempotency (turn_key) VALUES ($1) RETURNING id"
+                         : "INSERT INTO thm_idempotency (turn_key) VALUES ($1)"
+                           " ON CONFLICT (turn_key) DO NOTHING RETURNING id",
+                   Params().bytes(key));
   if (flaw_ == PgFlaw::CatchUniqueViolation && record.sqlstate() == "23505") {
     // M2: the unique violation is "handled" where it happened, with no savepoint around the
     // insert: the step carries on to read the record that won, to answer Already with it.
     // PostgreSQL has aborted the transaction and refuses every statement until it ends
     // (25P02), and that raw error is what the caller gets.
     const Rows winner =
-        db_.run("SELECT id FROM thm_idempotency WHERE turn_key = $1", Params().bytes(key));
-    if (!winner.ok()) return unexpected{db_.failure(winner, "reading the record that won")};
+        db_->execute("SELECT id FROM thm_idempotency WHERE turn_key = $1", Params().bytes(key));
+    if (!winner.ok()) return unexpected{db_->failure(winner, "reading the record that won")};
     return Decided();
   }
   if (flaw_ == PgFlaw::PoisonedSession && record.sqlstate() == "23505") {
     return Decided();  // M2b: caught, no savepoint, answered Already (see `enqueue`)
   }
-  if (!record.ok()) return unexpected{db_.failure(record, "inserting the idempotency record")};
+  if (!record.ok()) return unexpected{db_->failure(record, "inserting the idempotency record")};
   if (record.size() == 0) return Decided();
   return Decided(record.integer(0, 0));
 }
@@ -640,15 +447,15 @@ Result<std::optional<std::int64_t>, QueueError> BrokenQueue::insert_child(
   const auto& root = request.conversation.thread_root;
   params.bytes(key)
       .bytes(request.conversation.desk_id)
-      .integer_or_null(root ? std::optional(to_column(*root)) : std::nullopt)
+      .integer(root ? std::optional(to_column(*root)) : std::nullopt)
       .integer(to_column(request.key.trigger_sequence))
       .bytes(request.source_id)
       .bytes(request.target_id)
       .bytes(request.content)
       .integer(request.child_hop);
   if (id) params.integer(*id);
-  const Rows child = db_.run(sql, params);
-  if (!child.ok()) return unexpected{db_.failure(child, "inserting the child turn")};
+  const Rows child = db_->execute(sql, params);
+  if (!child.ok()) return unexpected{db_->failure(child, "inserting the child turn")};
   if (id) return id;
   if (child.size() == 0) return std::optional<std::int64_t>();  // M14: Already
   return std::optional(child.integer(0, 0));
@@ -658,7 +465,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
     std::chrono::milliseconds duration) noexcept {
   if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
   const auto client = client_millis();
-  if (!client || !db_.reconnect()) return unexpected{LeaseError::Unavailable};
+  if (!client || !db_->reconnect()) return unexpected{LeaseError::Unavailable};
   // $1 the duration, $2 the most attempts, $3 the client's now. M7 stamps the expiry from
   // the client's clock; M8 judges expiry by it; M9 leaves the row's count alone.
   const std::string stamped_from = flaw_ == PgFlaw::ClientClockExpiry ? "$3" : kStoreNow;
@@ -674,28 +481,29 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
     return Params().integer(duration.count()).integer(kMaxAttempts).integer(*client);
   };
 
-  Transaction transaction(db_);
-  if (transaction.begin()) return unexpected{LeaseError::Unavailable};
-  const Rows spent = db_.run(
+  Transaction transaction(*db_);
+  if (!transaction.begin()) return unexpected{LeaseError::Unavailable};
+  const Rows spent = db_->execute(
       "UPDATE thm_child_turn SET state = 'dead' WHERE id IN (SELECT id FROM thm_child_turn"
       " WHERE state = 'pending' AND attempts >= $2 AND " +
           free + " FOR UPDATE SKIP LOCKED)",
       params());
   if (!spent.ok()) return unexpected{LeaseError::Unavailable};
   for (;;) {
-    const Rows taken = db_.run("UPDATE thm_child_turn SET " + count + "lease_token = " + token +
-                                   ", lease_expires_at = " + stamped_from +
-                                   " + $1"
-                                   " WHERE id = (SELECT id FROM thm_child_turn"
-                                   " WHERE state = 'pending' AND attempts < $2 AND " +
-                                   free + " ORDER BY id LIMIT 1" + row_lock +
-                                   ")"
-                                   " RETURNING id, lease_token, lease_expires_at, attempts, " +
-                                   kRequestColumns,
-                               params());
+    const Rows taken =
+        db_->execute("UPDATE thm_child_turn SET " + count + "lease_token = " + token +
+                         ", lease_expires_at = " + stamped_from +
+                         " + $1"
+                         " WHERE id = (SELECT id FROM thm_child_turn"
+                         " WHERE state = 'pending' AND attempts < $2 AND " +
+                         free + " ORDER BY id LIMIT 1" + row_lock +
+                         ")"
+                         " RETURNING id, lease_token, lease_expires_at, attempts, " +
+                         kRequestColumns,
+                     params());
     if (!taken.ok()) return unexpected{LeaseError::Unavailable};
     if (taken.size() == 0) {
-      if (transaction.commit()) return unexpected{LeaseError::Unavailable};
+      if (!transaction.commit()) return unexpected{LeaseError::Unavailable};
       return std::optional<Lease>();
     }
     Lease lease{.child_id = static_cast<std::uint64_t>(taken.integer(0, 0)),
@@ -712,14 +520,14 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
         if (!dead) lease.attempt = ++attempts;
       }
       if (dead) {
-        const Rows buried =
-            db_.run("UPDATE thm_child_turn SET state = 'dead', lease_token = NULL WHERE id = $1",
-                    Params().integer(taken.integer(0, 0)));
+        const Rows buried = db_->execute(
+            "UPDATE thm_child_turn SET state = 'dead', lease_token = NULL WHERE id = $1",
+            Params().integer(taken.integer(0, 0)));
         if (!buried.ok()) return unexpected{LeaseError::Unavailable};
         continue;
       }
     }
-    if (transaction.commit()) return unexpected{LeaseError::Unavailable};
+    if (!transaction.commit()) return unexpected{LeaseError::Unavailable};
     return std::optional(std::move(lease));
   }
 }
@@ -728,12 +536,13 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
                                                  std::chrono::milliseconds duration) noexcept {
   if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
   const auto client = client_millis();
-  if (!client || !db_.reconnect()) return unexpected{LeaseError::Unavailable};
+  if (!client || !db_->reconnect()) return unexpected{LeaseError::Unavailable};
   const std::string stamped_from = flaw_ == PgFlaw::ClientClockExpiry ? "$3" : kStoreNow;  // M7
-  const Rows renewed = db_.run("UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
-                                   " + $2 WHERE lease_token = $1 AND state = 'pending'" +
-                                   unexpired() + " RETURNING lease_expires_at",
-                               Params().text(token).integer(duration.count()).integer(*client));
+  const Rows renewed =
+      db_->execute("UPDATE thm_child_turn SET lease_expires_at = " + stamped_from +
+                       " + $2 WHERE lease_token = $1 AND state = 'pending'" + unexpired() +
+                       " RETURNING lease_expires_at",
+                   Params().text(token).integer(duration.count()).integer(*client));
   if (!renewed.ok()) return unexpected{LeaseError::Unavailable};
   if (renewed.size() == 0) return unexpected{LeaseError::StaleToken};
   return store_time(renewed.integer(0, 0));
@@ -741,11 +550,11 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
 
 Result<TurnState, LeaseError> BrokenQueue::settle_lease(const std::string& set,
                                                         const std::string& token) noexcept {
-  if (!db_.reconnect()) return unexpected{LeaseError::Unavailable};
-  const Rows settled =
-      db_.run("UPDATE thm_child_turn SET " + set + " WHERE lease_token = $1 AND state = 'pending'" +
-                  unexpired() + " RETURNING state",
-              Params().text(token).integer(kMaxAttempts));
+  if (!db_->reconnect()) return unexpected{LeaseError::Unavailable};
+  const Rows settled = db_->execute("UPDATE thm_child_turn SET " + set +
+                                        " WHERE lease_token = $1 AND state = 'pending'" +
+                                        unexpired() + " RETURNING state",
+                                    Params().text(token).integer(kMaxAttempts));
   if (!settled.ok()) return unexpected{LeaseError::Unavailable};
   if (settled.size() == 0) return unexpected{LeaseError::StaleToken};
   const auto state = turn_state_from_name(settled.bytes(0, 0));
@@ -762,7 +571,7 @@ class BrokenPostgresHarness final : public Harness {
     shared_->flaw = flaw;
     shared_->conninfo = std::move(conninfo);
     shared_->schema = std::string(schema_name(flaw));
-    admin_ = std::make_unique<Connection>(shared_->conninfo, shared_->schema);
+    admin_ = connect(shared_->conninfo, shared_->schema);
     make_schema();
   }
   ~BrokenPostgresHarness() override {
@@ -868,7 +677,7 @@ class BrokenPostgresHarness final : public Harness {
   void reopen() override {
     const std::scoped_lock guard(admin_mutex_);
     admin_.reset();
-    admin_ = std::make_unique<Connection>(shared_->conninfo, shared_->schema);
+    admin_ = connect(shared_->conninfo, shared_->schema);
   }
   std::optional<Answer> enqueue_then_kill(const MentionTurnRequest& request,
                                           KillPoint when) override {
@@ -948,18 +757,20 @@ class BrokenPostgresHarness final : public Harness {
     class RowHold final : public Hold {
      public:
       RowHold(const Shared& shared, std::uint64_t child_id)
-          : db_(shared.conninfo, shared.schema), transaction_(db_) {
-        const Rows held = transaction_.begin()
-                              ? Rows(nullptr)
-                              : db_.run("SELECT id FROM thm_child_turn WHERE id = $1 FOR UPDATE",
-                                        Params().integer(static_cast<std::int64_t>(child_id)));
-        if (!held.ok() || held.size() != 1) {
+          : db_(connect(shared.conninfo, shared.schema)), transaction_(*db_) {
+        bool held = transaction_.begin().has_value();
+        if (held) {
+          const Rows locked = db_->execute("SELECT id FROM thm_child_turn WHERE id = $1 FOR UPDATE",
+                                           Params().integer(static_cast<std::int64_t>(child_id)));
+          held = locked.ok() && locked.size() == 1;
+        }
+        if (!held) {
           throw std::runtime_error("cannot hold child " + std::to_string(child_id) + "'s row");
         }
       }
 
      private:
-      Connection db_;
+      std::unique_ptr<client::Connection> db_;
       Transaction transaction_;  // rolled back when the hold ends
     };
     return std::make_unique<RowHold>(*shared_, child_id);
@@ -995,7 +806,7 @@ class BrokenPostgresHarness final : public Harness {
       throw std::runtime_error(std::string(what) +
                                ": the connection is lost: " + admin_->last_message());
     }
-    Rows rows = admin_->run(sql, params);
+    Rows rows = admin_->execute(sql, params);
     if (!rows.ok()) throw std::runtime_error(admin_->failure(rows, what).message);
     return rows;
   }
@@ -1019,7 +830,7 @@ class BrokenPostgresHarness final : public Harness {
   std::string restart_command_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::mutex admin_mutex_;
-  std::unique_ptr<Connection> admin_;
+  std::unique_ptr<client::Connection> admin_;
 };
 
 }  // namespace

@@ -2,10 +2,11 @@
 /// \file
 /// Deliberately broken PostgreSQL host queues: the SQL mutants of queue-conformance.md §7 on
 /// a real server, each a conformance `Harness` over a PostgreSQL schema of its own. One
-/// compact queue, written against the libpq C API, follows the reference PostgreSQL queue's
-/// transaction (`adapters/postgres`) and departs from it only where its `PgFlaw` says, so the
-/// project's own tests can assert that the suite rejects each one. Test code only: never link
-/// a mutant into a host.
+/// compact queue, written against the PostgreSQL client the reference queue uses
+/// (`thm/postgres/client.hpp`), follows the reference PostgreSQL queue's transaction
+/// (`adapters/postgres`) and departs from it only where its `PgFlaw` says, so the project's
+/// own tests can assert that the suite rejects each one. Test code only: never link a mutant
+/// into a host.
 
 #include <cstdint>
 #include <memory>
