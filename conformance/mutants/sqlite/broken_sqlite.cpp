@@ -5,13 +5,10 @@
 // mutant's name.
 #include "broken_sqlite.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -22,6 +19,7 @@
 #include <vector>
 
 #include "thm/conformance/crash.hpp"
+#include "thm/conformance/temporary_directory.hpp"
 #include "thm/sqlite/client.hpp"
 
 namespace thm::conformance::sqlite_mutants {
@@ -527,30 +525,16 @@ Result<std::string, LeaseError> BrokenQueue::settle_lease(const std::string& set
 
 class BrokenSqliteHarness final : public Harness {
  public:
-  explicit BrokenSqliteHarness(SqlFlaw flaw) : flaw_(flaw) {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "thm-sqlite-mutant-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("cannot create a temporary directory from " + pattern);
-    }
-    directory_ = pattern;
+  // The directory goes last, after the connections to the file in it (members are
+  // destroyed in reverse order), and also when the constructor throws.
+  explicit BrokenSqliteHarness(SqlFlaw flaw) : flaw_(flaw), directory_("thm-sqlite-mutant") {
     shared_->flaw = flaw;
-    shared_->path = directory_ + "/queue.db";
-    try {
-      admin_ = std::make_unique<client::Connection>(connect(shared_->path, false));
-      const std::string schema = std::string("BEGIN;") + kTables + record_schema(flaw) + "COMMIT;";
-      auto made = admin_->execute("PRAGMA journal_mode=WAL");
-      if (made) made = admin_->execute(schema.c_str());
-      if (!made) throw std::runtime_error("cannot create the schema: " + made.error().message);
-    } catch (...) {
-      admin_.reset();
-      remove_directory();
-      throw;
-    }
-  }
-  ~BrokenSqliteHarness() override {
-    admin_.reset();
-    remove_directory();
+    shared_->path = directory_.path() + "/queue.db";
+    admin_ = std::make_unique<client::Connection>(connect(shared_->path, false));
+    const std::string schema = std::string("BEGIN;") + kTables + record_schema(flaw) + "COMMIT;";
+    auto made = admin_->execute("PRAGMA journal_mode=WAL");
+    if (made) made = admin_->execute(schema.c_str());
+    if (!made) throw std::runtime_error("cannot create the schema: " + made.error().message);
   }
   BrokenSqliteHarness(const BrokenSqliteHarness&) = delete;
   BrokenSqliteHarness& operator=(const BrokenSqliteHarness&) = delete;
@@ -784,13 +768,9 @@ class BrokenSqliteHarness final : public Harness {
     while ((rc = statement.step()) == client::kRow) row(statement);
     if (rc != client::kDone) throw std::runtime_error(admin_->failure(rc, what).message);
   }
-  void remove_directory() const {
-    std::error_code ignored;
-    std::filesystem::remove_all(directory_, ignored);
-  }
 
   SqlFlaw flaw_;
-  std::string directory_;
+  TemporaryDirectory directory_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::mutex admin_mutex_;
   std::unique_ptr<client::Connection> admin_;
