@@ -26,13 +26,12 @@
 #include <system_error>
 #include <thread>
 
+#include "thm/cli/scratch.hpp"
 #include "thm/conformance/report.hpp"
 #include "thm/conformance/requirements.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
-#include "thm/postgres/harness.hpp"
 #include "thm/protocol/exec_harness.hpp"
-#include "thm/sqlite/harness.hpp"
 
 namespace thm::cli {
 namespace {
@@ -49,10 +48,9 @@ std::unique_ptr<conformance::Harness> open_queue(const std::string& queue,
   if (queue.starts_with("exec:") && queue.size() > 5) {
     return std::make_unique<protocol::ExecHarness>(queue.substr(5), exec_timeout);
   }
-  if (queue.starts_with("sqlite:") && queue.size() > 7) {
-    return sqlite::open_scratch_harness(queue.substr(7));
-  }
-  if (queue.starts_with("postgres:")) return postgres::open_scratch_harness(queue.substr(9));
+  if (queue.starts_with("sqlite:") && queue.size() > 7)
+    return sqlite_scratch_harness(queue.substr(7));
+  if (queue.starts_with("postgres:")) return postgres_scratch_harness(queue.substr(9));
   return nullptr;
 }
 

@@ -17,7 +17,7 @@ struct ConformanceRequest {
   /// Which queue: `memory` (the in-memory reference queue), `sqlite:PATH` (the SQLite queue
   /// on a scratch database file: new, empty, or made by an earlier run), or
   /// `postgres:CONNINFO` (the PostgreSQL queue on a scratch database named by libpq conninfo:
-  /// no tables in its search path, or made by an earlier run), or `exec:COMMAND` (an adapter
+  /// no tables in any schema, or made by an earlier run), or `exec:COMMAND` (an adapter
   /// program speaking protocol/PROTOCOL.md, run with `/bin/sh -c`).
   std::string queue = "memory";
   /// How long an `exec:` adapter may take to answer one request.

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
-#include <string_view>
 #include <utility>
 
 namespace thm::postgres {
@@ -14,43 +13,6 @@ namespace {
 std::string environment(const char* variable) {
   const char* value = std::getenv(variable);
   return value == nullptr ? std::string() : std::string(value);
-}
-
-// The tables in the database, in any schema but the system's, other than the scratch mark,
-// and whether the mark is there (in the schema the suite will use, the first on the search
-// path). (Messages never quote the conninfo: it may hold a password.)
-std::pair<std::vector<std::string>, bool> foreign_tables(const std::string& conninfo) {
-  PGconn* connection = PQconnectdb(conninfo.c_str());
-  if (PQstatus(connection) != CONNECTION_OK) {
-    const std::string message = PQerrorMessage(connection);
-    PQfinish(connection);
-    throw std::runtime_error("cannot connect to PostgreSQL: " + message);
-  }
-  PGresult* result = PQexec(
-      connection,
-      "SELECT n.nspname, c.relname, n.nspname = current_schema() FROM pg_class c"
-      " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm')"
-      " AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
-      " AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'");
-  if (PQresultStatus(result) != PGRES_TUPLES_OK) {
-    const std::string message = PQerrorMessage(connection);
-    PQclear(result);
-    PQfinish(connection);
-    throw std::runtime_error("cannot list the database's tables: " + message);
-  }
-  std::vector<std::string> foreign;
-  bool marked = false;
-  for (int r = 0; r < PQntuples(result); ++r) {
-    const std::string table = PQgetvalue(result, r, 1);
-    if (table == "thm_conformance_scratch" && std::string_view(PQgetvalue(result, r, 2)) == "t") {
-      marked = true;
-    } else {
-      foreign.push_back(std::string(PQgetvalue(result, r, 0)) + "." + table);
-    }
-  }
-  PQclear(result);
-  PQfinish(connection);
-  return {foreign, marked};
 }
 
 // Sessions the server has room for beside the connections open now and the harness's own
@@ -139,27 +101,6 @@ PostgresSetup::PostgresSetup(std::string conninfo, std::string restart_command, 
       restart_command_(std::move(restart_command)),
       options_(std::move(options)),
       max_sessions_(free_sessions(conninfo_)) {}
-
-std::unique_ptr<PostgresHarness> open_scratch_harness(const std::string& conninfo) {
-  const auto [foreign, marked] = foreign_tables(conninfo);
-  if (!marked && !foreign.empty()) {
-    throw std::runtime_error(
-        "refusing to run the conformance suite on this database: it holds "
-        "tables (" +
-        foreign.front() + (foreign.size() > 1 ? ", ..." : "") +
-        ") and was not made by a conformance run, and the suite deletes "
-        "every row of the thm tables; name an empty database");
-  }
-  auto harness = std::make_unique<PostgresHarness>(conninfo);
-  PGconn* connection = PQconnectdb(conninfo.c_str());
-  PGresult* result =
-      PQexec(connection, "CREATE TABLE IF NOT EXISTS thm_conformance_scratch (made_by TEXT)");
-  const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
-  PQclear(result);
-  PQfinish(connection);
-  if (!ok) throw std::runtime_error("cannot mark the database as a scratch database");
-  return harness;
-}
 
 Result<std::unique_ptr<PostgresQueue>, QueueError> PostgresSetup::open(TransactionHook hook) const {
   Options options = options_;

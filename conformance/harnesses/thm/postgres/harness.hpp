@@ -51,10 +51,4 @@ class PostgresSetup {
 /// The harness: `PostgresHarness harness;` or `PostgresHarness harness(conninfo)`.
 using PostgresHarness = conformance::StoreHarness<PostgresSetup>;
 
-/// The harness over a scratch database named by `conninfo`, for a user who names one (`thm
-/// conformance --queue postgres:CONNINFO`): a database with no tables in its schema search
-/// path (thm's included) becomes one (marked with a `thm_conformance_scratch` table); one
-/// already marked is reused; any other is refused with `std::runtime_error` saying why.
-[[nodiscard]] std::unique_ptr<PostgresHarness> open_scratch_harness(const std::string& conninfo);
-
 }  // namespace thm::postgres

@@ -3,7 +3,6 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -11,34 +10,6 @@
 
 namespace thm::sqlite {
 namespace {
-
-// The user tables of the database at `path` (read-only), or why it could not be read.
-std::vector<std::string> user_tables(const std::string& path) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    const std::string message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    throw std::runtime_error("cannot read '" + path + "': " + message);
-  }
-  std::vector<std::string> tables;
-  sqlite3_stmt* list = nullptr;
-  int rc = sqlite3_prepare_v2(
-      db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'", -1,
-      &list, nullptr);
-  while (rc == SQLITE_OK && sqlite3_step(list) == SQLITE_ROW) {
-    tables.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(list, 0)));
-  }
-  const std::string message = sqlite3_errmsg(db);
-  sqlite3_finalize(list);
-  sqlite3_close(db);
-  if (rc != SQLITE_OK) {
-    throw std::runtime_error("'" + path +
-                             "' is not a SQLite database this build can read: " + message);
-  }
-  return tables;
-}
-
-constexpr const char* kScratchMark = "thm_conformance_scratch";
 
 // The database's write lock, taken by `BEGIN IMMEDIATE` on a connection of its own and given
 // back (rolled back, the connection closed) when this is destroyed.
@@ -66,33 +37,6 @@ class WriteHold final : public conformance::Hold {
 };
 
 }  // namespace
-
-std::unique_ptr<SqliteHarness> open_scratch_harness(const std::string& path) {
-  std::error_code missing;
-  const bool fresh =
-      !std::filesystem::exists(path, missing) || std::filesystem::file_size(path, missing) == 0;
-  if (!fresh) {
-    const auto tables = user_tables(path);
-    if (std::find(tables.begin(), tables.end(), kScratchMark) == tables.end()) {
-      throw std::runtime_error("refusing to run the conformance suite on '" + path +
-                               "': it is not empty and was not made by a conformance run, and "
-                               "the suite deletes every row of the thm tables; name a new or "
-                               "empty file");
-    }
-  }
-  auto harness = std::make_unique<SqliteHarness>(path);
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
-  const int marked =
-      rc == SQLITE_OK
-          ? sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS thm_conformance_scratch (made_by TEXT)",
-                         nullptr, nullptr, nullptr)
-          : rc;
-  sqlite3_close(db);
-  if (marked != SQLITE_OK)
-    throw std::runtime_error("cannot mark '" + path + "' as a scratch database");
-  return harness;
-}
 
 static_assert(SqlReferenceStore<SqliteQueue>);
 

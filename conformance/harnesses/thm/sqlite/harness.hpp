@@ -48,10 +48,4 @@ class SqliteSetup {
 /// The harness: `SqliteHarness harness;` or `SqliteHarness harness(path, options)`.
 using SqliteHarness = conformance::StoreHarness<SqliteSetup>;
 
-/// The harness over a scratch database at `path`, for a user who names one (`thm
-/// conformance --queue sqlite:PATH`): a missing or empty file becomes one (marked with a
-/// `thm_conformance_scratch` table); a file already marked is reused. Any other database is
-/// refused with `std::runtime_error` saying why, since `reset` deletes every thm row.
-[[nodiscard]] std::unique_ptr<SqliteHarness> open_scratch_harness(const std::string& path);
-
 }  // namespace thm::sqlite

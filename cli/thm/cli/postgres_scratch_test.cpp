@@ -1,15 +1,16 @@
-// The PostgreSQL harness's guard for `thm conformance --queue postgres:CONNINFO`: the suite
-// wipes the thm tables, so it runs only on a database with no tables or one it marked.
+// The tool's guard for `thm conformance --queue postgres:CONNINFO`: the suite wipes the thm
+// tables, so it runs only on a database with no tables or one it marked.
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
 
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 
-#include "thm/postgres/harness.hpp"
+#include "thm/cli/scratch.hpp"
+#include "thm/postgres/client.hpp"
+#include "thm/postgres/postgres_queue.hpp"
 
-namespace thm::postgres {
+namespace thm::cli {
 namespace {
 
 std::string conninfo() {
@@ -18,17 +19,17 @@ std::string conninfo() {
 }
 
 void run(const char* sql) {
-  PGconn* connection = PQconnectdb(conninfo().c_str());
-  PQclear(PQexec(connection, sql));
-  PQfinish(connection);
+  auto connection = postgres::client::Connection::connect(conninfo());
+  ASSERT_TRUE(connection.has_value()) << connection.error().message;
+  (void)(*connection)->script(sql);
 }
 
 // A database that holds only thm's own tables may be a host's real queue.
 TEST(PostgresScratchTest, ADatabaseWithThmTablesButNoMarkIsRefused) {
   run("DROP TABLE IF EXISTS thm_conformance_scratch");
-  ASSERT_TRUE(PostgresQueue::open(conninfo()).has_value());  // the thm tables exist
+  ASSERT_TRUE(postgres::PostgresQueue::open(conninfo()).has_value());  // the thm tables exist
   try {
-    (void)open_scratch_harness(conninfo());
+    (void)postgres_scratch_harness(conninfo());
     FAIL() << "a database holding thm tables without the scratch mark was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("refusing"), std::string::npos) << e.what();
@@ -41,10 +42,11 @@ TEST(PostgresScratchTest, ADatabaseWithThmTablesButNoMarkIsRefused) {
 // connection whose search path names an empty schema must not hide the tables elsewhere.
 TEST(PostgresScratchTest, TablesOffTheSearchPathStillCount) {
   run("DROP TABLE IF EXISTS thm_conformance_scratch");
-  ASSERT_TRUE(PostgresQueue::open(conninfo()).has_value());  // tables in the default schema
+  ASSERT_TRUE(
+      postgres::PostgresQueue::open(conninfo()).has_value());  // tables in the default schema
   run("CREATE SCHEMA IF NOT EXISTS thm_guard_empty");
   try {
-    (void)open_scratch_harness(conninfo() + " options='-csearch_path=thm_guard_empty'");
+    (void)postgres_scratch_harness(conninfo() + " options='-csearch_path=thm_guard_empty'");
     ADD_FAILURE() << "tables outside the search path were not seen";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("refusing"), std::string::npos) << e.what();
@@ -54,9 +56,9 @@ TEST(PostgresScratchTest, TablesOffTheSearchPathStillCount) {
 
 TEST(PostgresScratchTest, AMarkedDatabaseIsReused) {
   run("CREATE TABLE IF NOT EXISTS thm_conformance_scratch (made_by TEXT)");
-  EXPECT_NO_THROW((void)open_scratch_harness(conninfo()));
+  EXPECT_NO_THROW((void)postgres_scratch_harness(conninfo()));
   run("DROP TABLE IF EXISTS thm_conformance_scratch");
 }
 
 }  // namespace
-}  // namespace thm::postgres
+}  // namespace thm::cli
