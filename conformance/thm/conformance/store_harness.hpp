@@ -160,6 +160,59 @@ concept StoreSetup = ReferenceStore<typename Setup::Store> &&
   { *setup.open(hook).value() } -> std::same_as<typename Setup::Store&>;
 };
 
+/// The part of a `StoreSetup` that every SQL reference store shares (the SQLite and
+/// PostgreSQL queues' setups derive from it): the store `where` names (a file, a conninfo),
+/// opened by `Queue::open(where, options)` once per connection, and what such a store
+/// declares. A derived setup adds its `name()`, the `hold_child` those capabilities promise,
+/// and whatever else only it can do.
+template <SqlReferenceStore Queue, class Options>
+class SqlStoreSetup {
+ public:
+  using Store = Queue;
+  SqlStoreSetup(std::string where, Options options)
+      : where_(std::move(where)), options_(std::move(options)) {}
+
+  /// Hooks, row locking (transactions hold what they read, or serialise writers),
+  /// persistent, a SQL schema, leases on the store's real clock, `hold_child`, and
+  /// `options`' limits (`max_content_bytes`, `max_id_bytes`, `max_attempts`).
+  [[nodiscard]] Capabilities capabilities() const {
+    return {.hooks = true,
+            .row_locking = true,
+            .persistent = true,
+            .sql_schema = true,
+            .max_content_bytes = options_.max_content_bytes,
+            .max_id_bytes = options_.max_id_bytes,
+            .leases = true,
+            .injected_store_clock = false,
+            .skewable_client_clock = true,  // leases are the store's; no clock is read here
+            .hold_child = true,
+            .max_attempts = options_.max_attempts};
+  }
+  /// A new store object on connections of its own, whose steps call `hook`.
+  [[nodiscard]] Result<std::unique_ptr<Queue>, QueueError> open(TransactionHook hook) const {
+    Options options = options_;
+    options.hook = std::move(hook);
+    return Queue::open(where_, std::move(options));
+  }
+  /// Where the store is: the file or conninfo `open` passes on.
+  [[nodiscard]] const std::string& where() const noexcept { return where_; }
+
+ private:
+  std::string where_;
+  Options options_;
+};
+
+/// A `Hold` that keeps `held` until it is destroyed: a connection of its own, inside the
+/// transaction that holds the row, whose destructor rolls that transaction back.
+template <class Held>
+class HoldOf final : public Hold {
+ public:
+  explicit HoldOf(Held held) : held_(std::move(held)) {}
+
+ private:
+  Held held_;
+};
+
 /// The conformance harness over the store `Setup` opens: the host's writes, lifecycle and
 /// inspector on one connection of its own, a new connection per session, one hook slot
 /// every connection calls. `reopen` and `enqueue_then_kill` work when the setup declares

@@ -6,43 +6,41 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "thm/conformance/store_harness.hpp"
+#include "thm/conformance/temporary_directory.hpp"
 #include "thm/sqlite/sqlite_queue.hpp"
 
 namespace thm::sqlite {
 
-/// One database file. Capabilities: hooks, row locking (`BEGIN IMMEDIATE` serialises
-/// writers), persistent, SQL schema, leases on SQLite's real clock, and `Options`' limits.
-class SqliteSetup {
+/// One database file. Capabilities: those of every SQL reference store (`BEGIN IMMEDIATE`
+/// serialises writers; leases on SQLite's real clock), with `Options`' limits.
+class SqliteSetup : public conformance::SqlStoreSetup<SqliteQueue, Options> {
  public:
-  using Store = SqliteQueue;
   /// A fresh database in a new directory under the system's temporary directory, removed
   /// with the harness.
-  SqliteSetup();
+  SqliteSetup() : SqliteSetup(conformance::TemporaryDirectory("thm-sqlite")) {}
   /// The database at `path`: created when missing. `reset` deletes every row of the thm
   /// tables in it, so point it only at a scratch file.
-  explicit SqliteSetup(std::string path, Options options = {});
-  ~SqliteSetup();
-  SqliteSetup(const SqliteSetup&) = delete;
-  SqliteSetup& operator=(const SqliteSetup&) = delete;
+  explicit SqliteSetup(std::string path, Options options = {})
+      : SqlStoreSetup(std::move(path), std::move(options)) {}
 
   [[nodiscard]] std::string name() const { return "sqlite"; }
-  [[nodiscard]] conformance::Capabilities capabilities() const;
-  /// A new connection whose steps call `hook`.
-  [[nodiscard]] Result<std::unique_ptr<SqliteQueue>, QueueError> open(TransactionHook hook) const;
   /// SQLite has no row locks: the write lock (`BEGIN IMMEDIATE`) of a transaction on a
   /// connection of its own holds every row, the child's among them, until the `Hold` ends.
   [[nodiscard]] std::unique_ptr<conformance::Hold> hold_child(std::uint64_t child_id) const;
 
   /// The database file.
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] const std::string& path() const noexcept { return where(); }
 
  private:
-  std::string directory_;  // the temporary directory, when the setup made one
-  std::string path_;
-  Options options_;
+  explicit SqliteSetup(conformance::TemporaryDirectory directory)
+      : SqlStoreSetup(directory.path() + "/queue.db", {}), directory_(std::move(directory)) {}
+
+  std::optional<conformance::TemporaryDirectory> directory_;  // when the setup made one
 };
 
 /// The harness: `SqliteHarness harness;` or `SqliteHarness harness(path, options)`.
