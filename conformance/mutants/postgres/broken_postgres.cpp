@@ -24,6 +24,7 @@
 #include "thm/conformance/crash.hpp"
 #include "thm/conformance/store_harness.hpp"
 #include "thm/postgres/client.hpp"
+#include "thm/postgres/server.hpp"
 
 namespace thm::conformance::postgres_mutants {
 namespace {
@@ -567,7 +568,7 @@ Result<TurnState, LeaseError> BrokenQueue::settle_lease(const std::string& set,
 class BrokenPostgresHarness final : public Harness {
  public:
   BrokenPostgresHarness(PgFlaw flaw, std::string conninfo, std::string restart_command)
-      : flaw_(flaw), restart_command_(std::move(restart_command)) {
+      : flaw_(flaw), restart_(std::move(restart_command)) {
     shared_->flaw = flaw;
     shared_->conninfo = std::move(conninfo);
     shared_->schema = std::string(schema_name(flaw));
@@ -695,9 +696,7 @@ class BrokenPostgresHarness final : public Harness {
       const std::scoped_lock guard(admin_mutex_);
       admin_.reset();
     }
-    if (!restart_command_.empty() && std::system(restart_command_.c_str()) != 0) {
-      throw std::runtime_error("the restart command failed: " + restart_command_);
-    }
+    restart_.restart();
     reopen();
     return answer;
   }
@@ -754,26 +753,7 @@ class BrokenPostgresHarness final : public Harness {
   // The record table's unique index over `turn_key`, as the catalog describes it.
   // The child's row locked FOR UPDATE on a connection of its own until the hold ends.
   [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
-    class RowHold final : public Hold {
-     public:
-      RowHold(const Shared& shared, std::uint64_t child_id)
-          : db_(connect(shared.conninfo, shared.schema)), transaction_(*db_) {
-        bool held = transaction_.begin().has_value();
-        if (held) {
-          const Rows locked = db_->execute("SELECT id FROM thm_child_turn WHERE id = $1 FOR UPDATE",
-                                           Params().integer(static_cast<std::int64_t>(child_id)));
-          held = locked.ok() && locked.size() == 1;
-        }
-        if (!held) {
-          throw std::runtime_error("cannot hold child " + std::to_string(child_id) + "'s row");
-        }
-      }
-
-     private:
-      std::unique_ptr<client::Connection> db_;
-      Transaction transaction_;  // rolled back when the hold ends
-    };
-    return std::make_unique<RowHold>(*shared_, child_id);
+    return postgres::hold_row(shared_->conninfo, shared_->schema, child_id);
   }
 
   [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
@@ -827,7 +807,7 @@ class BrokenPostgresHarness final : public Harness {
   }
 
   PgFlaw flaw_;
-  std::string restart_command_;
+  RestartCommand restart_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::mutex admin_mutex_;
   std::unique_ptr<client::Connection> admin_;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <concepts>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -211,6 +212,22 @@ class HoldOf final : public Hold {
 
  private:
   Held held_;
+};
+
+/// A shell command that restarts a store's server, run after EQ-23 kills the host process;
+/// empty: there is none. A setup that derives from it has the `restart()` the harness calls.
+class RestartCommand {
+ public:
+  explicit RestartCommand(std::string command = {}) : command_(std::move(command)) {}
+  /// Runs the command, if any; throws `std::runtime_error` when it fails.
+  void restart() const {
+    if (!command_.empty() && std::system(command_.c_str()) != 0) {
+      throw std::runtime_error("the restart command failed: " + command_);
+    }
+  }
+
+ private:
+  std::string command_;
 };
 
 /// The conformance harness over the store `Setup` opens: the host's writes, lifecycle and

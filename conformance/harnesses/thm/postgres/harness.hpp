@@ -15,13 +15,13 @@
 
 namespace thm::postgres {
 
-/// One database on a server. Capabilities: everything but `injected_store_clock` (the
-/// reply is read `FOR SHARE`, policy tables locked in SHARE mode; leases on the server's
-/// real clock), with `Options`' limits, and as `max_sessions` the sessions the server had
-/// room for when the setup was made.
-class PostgresSetup {
+/// One database on a server. Capabilities: those of every SQL reference store (the reply is
+/// read `FOR SHARE`, policy tables locked in SHARE mode; leases on the server's real clock),
+/// with `Options`' limits, and as `max_sessions` the sessions the server had room for when
+/// the setup was made (`free_sessions`, thm/postgres/server.hpp).
+class PostgresSetup : public conformance::SqlStoreSetup<PostgresQueue, Options>,
+                      public conformance::RestartCommand {
  public:
-  using Store = PostgresQueue;
   /// `$THM_POSTGRES` as libpq conninfo, a scratch database (unset: throws
   /// `std::runtime_error`, never falling back to libpq's defaults); EQ-23 restarts the server
   /// with the shell command `$THM_POSTGRES_RESTART`, if set.
@@ -33,18 +33,11 @@ class PostgresSetup {
 
   [[nodiscard]] std::string name() const { return "postgres"; }
   [[nodiscard]] conformance::Capabilities capabilities() const;
-  /// A new connection (two, with the hook seam's) whose steps call `hook`.
-  [[nodiscard]] Result<std::unique_ptr<PostgresQueue>, QueueError> open(TransactionHook hook) const;
   /// `SELECT … FOR UPDATE` of the child's row on a connection of its own, in a transaction
   /// that the `Hold` rolls back.
   [[nodiscard]] std::unique_ptr<conformance::Hold> hold_child(std::uint64_t child_id) const;
-  /// Runs the restart command, if any; throws `std::runtime_error` when it fails.
-  void restart() const;
 
  private:
-  std::string conninfo_;
-  std::string restart_command_;
-  Options options_;
   std::size_t max_sessions_ = 0;
 };
 
