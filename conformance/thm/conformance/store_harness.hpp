@@ -169,7 +169,9 @@ concept StoreSetup = ReferenceStore<typename Setup::Store> &&
 template <SqlReferenceStore Queue, class Options>
 class SqlStoreSetup {
  public:
+  /// The SQL store a connection is.
   using Store = Queue;
+  /// The store at `where`, opened with `options` (their hook is replaced at each `open`).
   SqlStoreSetup(std::string where, Options options)
       : where_(std::move(where)), options_(std::move(options)) {}
 
@@ -356,6 +358,11 @@ std::optional<Result<EnqueueOutcome, QueueError>> StoreHarness<Setup>::enqueue_t
   std::optional<Answer> answer;
   try {
     answer = enqueue_in_killed_child(when, [&](TransactionHook hook) {
+      // In the child: a store that hooks itself takes the kill's hook as the suite's.
+      if constexpr (kHooksItself) {
+        setup_.set_hook(std::move(hook));
+        hook = {};
+      }
       auto store = setup_.open(std::move(hook));
       if (!store) return Answer(unexpected{store.error()});
       return (*store)->enqueue_once(request);

@@ -11,9 +11,7 @@ MemorySetup::MemorySetup(Limits limits)
 
 conformance::Capabilities MemorySetup::capabilities() const {
   return {.hooks = true,
-          .row_locking = true,
-          .persistent = false,
-          .sql_schema = false,
+          .row_locking = true,  // not persistent, no SQL schema
           .max_content_bytes = limits_.max_content_bytes,
           .max_id_bytes = limits_.max_id_bytes,
           .leases = true,

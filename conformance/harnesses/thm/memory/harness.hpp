@@ -22,7 +22,7 @@ class MemorySetup {
  public:
   /// The store every session shares.
   using Store = MemoryQueue;
-  /// A queue with `limits`, on a fake store clock at 2030-01-01T00:00:00Z.
+  /// A queue with `limits`, on the fake store clock.
   explicit MemorySetup(Limits limits = {});
 
   /// `memory`.
@@ -37,9 +37,6 @@ class MemorySetup {
   void set_hook(TransactionHook hook) { queue_->set_hook(std::move(hook)); }
   /// Moves the fake store clock forward.
   void advance_store_clock(std::chrono::milliseconds by) { *store_millis_ += by.count(); }
-
-  /// The queue under test.
-  [[nodiscard]] MemoryQueue& queue() noexcept { return *queue_; }
 
  private:
   Limits limits_;
