@@ -66,6 +66,7 @@ class Params {
   /// `BOOLEAN`.
   Params& boolean(bool value);
 
+  /// How many parameters were added.
   [[nodiscard]] int size() const noexcept { return static_cast<int>(values_.size()); }
 
  private:
@@ -96,8 +97,11 @@ class Rows {
   [[nodiscard]] std::string sqlstate() const;
   /// The failure's primary message, or empty.
   [[nodiscard]] std::string message() const;
+  /// How many rows came back.
   [[nodiscard]] int size() const noexcept;
+  /// Whether the field at `row`, `column` is NULL.
   [[nodiscard]] bool null(int row, int column) const noexcept;
+  /// The field at `row`, `column` as its bytes (NULL: empty).
   [[nodiscard]] std::string bytes(int row, int column) const;
   /// A binary `BIGINT` column.
   [[nodiscard]] std::int64_t integer(int row, int column) const noexcept;

@@ -60,11 +60,13 @@ class Statement {
   /// Text (lease tokens, which SQLite makes as text).
   Statement& bind_text(int index, std::string_view text);
   Statement& bind_text(const char* name, std::string_view text);
+  /// An integer.
   Statement& bind(int index, std::int64_t value);
   Statement& bind(const char* name, std::int64_t value);
   /// An integer, or NULL when empty.
   Statement& bind(int index, std::optional<std::int64_t> value);
   Statement& bind(const char* name, std::optional<std::int64_t> value);
+  /// NULL.
   Statement& bind_null(int index);
   /// How many parameters the statement has (its largest `?N`).
   [[nodiscard]] int parameters() const noexcept;
@@ -76,7 +78,9 @@ class Statement {
 
   /// Column `column` of the current row as bytes (NULL: empty).
   [[nodiscard]] std::string bytes(int column) const;
+  /// Column `column` of the current row as an integer (NULL: 0).
   [[nodiscard]] std::int64_t integer(int column) const noexcept;
+  /// Whether column `column` of the current row is NULL.
   [[nodiscard]] bool null(int column) const noexcept;
 
  private:

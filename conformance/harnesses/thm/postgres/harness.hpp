@@ -31,7 +31,9 @@ class PostgresSetup : public conformance::SqlStoreSetup<PostgresQueue, Options>,
   explicit PostgresSetup(std::string conninfo, std::string restart_command = {},
                          Options options = {});
 
+  /// `postgres`.
   [[nodiscard]] std::string name() const { return "postgres"; }
+  /// The SQL stores' capabilities, and as `max_sessions` the free sessions counted at setup.
   [[nodiscard]] conformance::Capabilities capabilities() const;
   /// `SELECT … FOR UPDATE` of the child's row on a connection of its own, in a transaction
   /// that the `Hold` rolls back.

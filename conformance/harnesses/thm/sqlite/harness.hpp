@@ -28,6 +28,7 @@ class SqliteSetup : public conformance::SqlStoreSetup<SqliteQueue, Options> {
   explicit SqliteSetup(std::string path, Options options = {})
       : SqlStoreSetup(std::move(path), std::move(options)) {}
 
+  /// `sqlite`.
   [[nodiscard]] std::string name() const { return "sqlite"; }
   /// SQLite has no row locks: the write lock (`BEGIN IMMEDIATE`) of a transaction on a
   /// connection of its own holds every row, the child's among them, until the `Hold` ends.
