@@ -271,7 +271,10 @@ class StoreHarness final : public Harness {
   void set_available(const std::string& agent_id, bool available) override {
     value_or_throw(admin().set_available(agent_id, available), "writing availability");
   }
+  /// Installs `hook` for every later step; throws `Unsupported` for a hook when the setup
+  /// does not declare `hooks` (EQ-24), so a store without them never ignores one silently.
   void set_hook(TransactionHook hook) override {
+    if (hook && !setup_.capabilities().hooks) throw Unsupported("set_hook");
     if constexpr (kHooksItself) {
       setup_.set_hook(std::move(hook));
     } else {
