@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "thm/memory/memory_queue.hpp"
+#include "thm/store/store.hpp"
 
 namespace thm::conformance::mutants {
 namespace {
@@ -64,19 +64,8 @@ QueueError error(QueueErrorKind kind, std::string message) {
   return QueueError{kind, std::move(message)};
 }
 
-// The reference store's states and their names: a mutant breaks rules, not vocabulary.
-using memory::TurnState;
-
-struct ChildTurn {
-  std::uint64_t id = 0;
-  std::string key{};
-  MentionTurnRequest request{};
-  TurnState state = TurnState::Pending;
-  std::uint32_t attempts = 0;
-  std::string lease_token{};
-  std::optional<StoreTime> lease_expires_at{};
-};
-
+// A mutant keeps the reference stores' rows, states and their names (`thm/store/store.hpp`):
+// it breaks rules, not vocabulary.
 // Claims a child may receive: `thm::memory::Limits`' default.
 constexpr std::uint32_t kMaxAttempts = 3;
 
