@@ -33,6 +33,26 @@ class UnhookedSetup {
   memory::MemorySetup inner_;
 };
 
+// The memory store, with a host clock of its own that the harness can move.
+class ClockedSetup : public memory::MemorySetup {
+ public:
+  void set_client_clock(Harness::ClientClock clock) { clock_ = std::move(clock); }
+  [[nodiscard]] const Harness::ClientClock& client_clock() const { return clock_; }
+
+ private:
+  Harness::ClientClock clock_;
+};
+
+TEST(StoreHarnessTest, AClientClockReachesASetupThatReadsOne) {
+  StoreHarness<ClockedSetup> harness;
+  const StoreTime skewed{std::chrono::hours(1)};
+  harness.set_client_clock([skewed] { return skewed; });
+  ASSERT_TRUE(harness.setup().client_clock());
+  EXPECT_EQ(harness.setup().client_clock()(), skewed);
+  harness.set_client_clock({});
+  EXPECT_FALSE(harness.setup().client_clock());
+}
+
 TEST(StoreHarnessTest, AHookIsRefusedWhenTheSetupDeclaresNone) {
   StoreHarness<UnhookedSetup> harness;
   EXPECT_THROW(harness.set_hook([](HookPoint, const MentionTurnRequest&) { return true; }),

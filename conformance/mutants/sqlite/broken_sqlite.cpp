@@ -1,4 +1,5 @@
-// One SQLite host queue with a flaw switch, and its conformance harness. The unbroken path
+// One SQLite host queue with a flaw switch, a `SqlReferenceStore` driven by the generic
+// harness (`StoreHarness`) over a setup that makes the flaw's schema. The unbroken path
 // is the reference queue's transaction (adapters/sqlite): BEGIN IMMEDIATE, re-read the
 // committed reply and the policy, decide with one conditional insert on a unique key, insert
 // the child, commit. Each flaw departs from it in as few lines as it can, marked with its
@@ -18,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "thm/conformance/crash.hpp"
+#include "thm/conformance/store_harness.hpp"
 #include "thm/conformance/temporary_directory.hpp"
 #include "thm/sqlite/client.hpp"
 
@@ -115,17 +116,6 @@ std::string record_table(SqlFlaw flaw) {
 using client::Statement;
 using client::Transaction;
 
-// A connection to the database file, opened as the reference queue opens one (a busy
-// timeout, extended result codes); M11's connections cap strings and BLOBs at 64 KiB.
-// Throws `std::runtime_error` when the file cannot be opened.
-client::Connection connect(const std::string& path, bool limit_length) {
-  auto db = client::Connection::open(path, client::Access::ReadWriteCreate,
-                                     std::chrono::milliseconds(kBusyTimeoutMs));
-  if (!db) throw std::runtime_error(db.error().message);
-  if (limit_length) db->limit_length(kLengthLimitBytes);  // M11
-  return *std::move(db);
-}
-
 // Sequences are u64, SQLite integers i64: the two's-complement cast is injective.
 std::int64_t to_column(std::uint64_t value) { return static_cast<std::int64_t>(value); }
 
@@ -153,53 +143,90 @@ QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::
 
 // ---- the broken queue ---------------------------------------------------------------------------
 
-// What a harness shares with its sessions, and a forked process with its one queue: the
-// flaw, the file, the installed hook, the client clock and M9's attempts.
+// What every connection of one harness shares, and a forked process inherits a copy of: the
+// flaw, the client clock the suite installs, and M9's attempts.
 struct Shared {
-  SqlFlaw flaw = SqlFlaw::None;
-  std::string path{};
+  explicit Shared(SqlFlaw broken) : flaw(broken) {}
+  const SqlFlaw flaw;
   std::mutex mutex{};
-  std::shared_ptr<const TransactionHook> hook{};
   Harness::ClientClock client_clock{};
   std::map<std::int64_t, std::uint32_t> hidden_attempts{};  // M9 only
 };
 
-// The queue over one connection; a session is one. Never throws from a queue call.
-class BrokenQueue final : public Session {
+// How a broken queue opens its database, in the shape `SqlStoreSetup` opens a reference
+// store with (`thm::sqlite::Options`): the reference limits, the hook its steps call, and
+// what the harness's connections share.
+struct MutantOptions {
+  std::shared_ptr<Shared> shared{};
+  TransactionHook hook{};
+  std::size_t max_content_bytes = kMaxContentBytes;
+  std::size_t max_id_bytes = kMaxIdBytes;
+  std::uint32_t max_attempts = kMaxAttempts;
+};
+
+// The queue over one connection, a `SqlReferenceStore` like `SqliteQueue`, so the generic
+// harness drives it as it drives the reference. Never throws; one call at a time.
+class BrokenQueue final : public MentionTurnQueue {
  public:
-  // Opens its own connection; throws `std::runtime_error` when it cannot.
-  explicit BrokenQueue(std::shared_ptr<Shared> shared)
-      : shared_(std::move(shared)),
-        flaw_(shared_->flaw),
-        db_(connect(shared_->path, flaw_ == SqlFlaw::TruncatedKey)) {}
+  // A queue on its own connection to the database at `path`.
+  [[nodiscard]] static Result<std::unique_ptr<BrokenQueue>, QueueError> open(
+      const std::string& path, MutantOptions options) noexcept {
+    auto db = client::Connection::open(path, client::Access::ReadWrite,
+                                       std::chrono::milliseconds(kBusyTimeoutMs));
+    if (!db) return unexpected{db.error()};
+    return std::unique_ptr<BrokenQueue>(new BrokenQueue(*std::move(db), std::move(options)));
+  }
 
   Answer enqueue_once(const MentionTurnRequest& request) noexcept override;
-  Result<std::optional<Lease>, LeaseError> claim(
-      std::chrono::milliseconds duration) noexcept override;
+  Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) noexcept;
   Result<StoreTime, LeaseError> renew(const std::string& token,
-                                      std::chrono::milliseconds duration) noexcept override;
-  Result<std::string, LeaseError> complete(const std::string& token) noexcept override {
+                                      std::chrono::milliseconds duration) noexcept;
+  Result<TurnState, LeaseError> complete(const std::string& token) noexcept {
     return settle_lease("state = 'completed', lease_token = NULL", token);
   }
-  Result<std::string, LeaseError> fail(const std::string& token) noexcept override {
+  Result<TurnState, LeaseError> fail(const std::string& token) noexcept {
     return settle_lease(
         "lease_token = NULL, lease_expires_at = NULL,"
         " state = CASE WHEN attempts >= :max THEN 'failed' ELSE 'pending' END",
         token);
   }
+  Result<StoreTime, QueueError> now() noexcept;
+
+  // The host's writes, each one statement in autocommit.
+  Result<Committed, QueueError> commit_reply(const CommittedReply& reply) noexcept;
+  Result<Committed, QueueError> set_policy(MentionDispatchPolicy policy) noexcept;
+  Result<Committed, QueueError> set_authorized(const std::string& source_id,
+                                               const std::string& target_id,
+                                               bool authorized) noexcept;
+  Result<Committed, QueueError> set_available(const std::string& agent_id, bool available) noexcept;
+
+  // Lifecycle: a child settled or deleted by id, settled children pruned (the records stay
+  // in their own table; M14 has none), every row and M9's attempts cleared.
+  Result<bool, QueueError> settle(std::uint64_t id, TurnState state) noexcept;
+  Result<bool, QueueError> remove(std::uint64_t id) noexcept;
+  Result<std::size_t, QueueError> prune() noexcept;
+  Result<Committed, QueueError> clear() noexcept;
+
+  // Inspection: the rows as stored (M14's records are its children), and the record table's
+  // unique indexes over `turn_key`, as SQLite lists them.
+  Result<std::vector<IdempotencyRecord>, QueueError> records() noexcept;
+  Result<std::vector<ChildTurn>, QueueError> children() noexcept;
+  Result<std::vector<UniqueIndex>, QueueError> idempotency_indexes() noexcept;
 
  private:
+  BrokenQueue(client::Connection db, MutantOptions options)
+      : shared_(std::move(options.shared)),
+        flaw_(shared_->flaw),
+        hook_(std::move(options.hook)),
+        limits_{options.max_content_bytes, options.max_id_bytes, options.max_attempts},
+        db_(std::move(db)) {}
+
   // The error for SQLite result `rc` while doing `what`: a lock wait is `Unavailable`,
   // anything else a raw `Internal` error with SQLite's words.
   QueueError failure(int rc, const std::string& what) const { return db_.failure(rc, what); }
   bool pass(HookPoint point, const MentionTurnRequest& request) const {
-    std::shared_ptr<const TransactionHook> hook;
-    {
-      const std::scoped_lock guard(shared_->mutex);
-      hook = shared_->hook;
-    }
     try {
-      return !hook || (*hook)(point, request);
+      return !hook_ || hook_(point, request);
     } catch (...) {
       return false;  // a throwing hook fails the step, as `false` does
     }
@@ -223,6 +250,7 @@ class BrokenQueue final : public Session {
       return std::nullopt;
     }
   }
+  Answer enqueue(const MentionTurnRequest& request);
   // The early answer of re-reading the committed reply and the live policy, if any.
   std::optional<Answer> revalidate(const MentionTurnRequest& request, const std::string& key);
   // The idempotency statement: the new record's (and child's) id, nothing for `Already`.
@@ -233,29 +261,61 @@ class BrokenQueue final : public Session {
   Result<std::optional<std::int64_t>, QueueError> insert_child(const MentionTurnRequest& request,
                                                                const std::string& key,
                                                                std::optional<std::int64_t> id);
-  Result<std::string, LeaseError> settle_lease(const std::string& set, const std::string& token);
+  Result<TurnState, LeaseError> settle_lease(const std::string& set,
+                                             const std::string& token) noexcept;
   // The condition a token's lease must still meet for renew, complete and fail: unexpired on
   // SQLite's clock, unless M16 looks at the token alone.
   std::string unexpired() const {
     return flaw_ == SqlFlaw::ExpiredTokenAccepted ? "" : " AND lease_expires_at > " + kStoreNow;
   }
+  // One statement in autocommit, its parameters bound by `bind`: the rows it changed.
+  template <class Bind>
+  Result<std::int64_t, QueueError> write(const std::string& sql, const Bind& bind,
+                                         const char* what);
+  // A query, `row` called for each row it returns.
+  template <class Row>
+  Result<Committed, QueueError> read(const std::string& sql, const Row& row, const char* what);
+
+  struct Limits {
+    std::size_t max_content_bytes;
+    std::size_t max_id_bytes;
+    std::uint32_t max_attempts;
+  };
 
   std::shared_ptr<Shared> shared_;
   SqlFlaw flaw_;
+  TransactionHook hook_;
+  Limits limits_;
+  std::mutex mutex_;  // one call at a time on the connection
   client::Connection db_;
 };
 
 Answer BrokenQueue::enqueue_once(const MentionTurnRequest& request) noexcept {
-  if (request.content.size() > kMaxContentBytes) {
+  const std::scoped_lock guard(mutex_);
+  // M11: strings and BLOBs are capped at 64 KiB while a step runs, though 1 MiB is declared.
+  const int cap = flaw_ == SqlFlaw::TruncatedKey ? db_.limit_length(kLengthLimitBytes) : 0;
+  try {
+    Answer answer = enqueue(request);
+    if (flaw_ == SqlFlaw::TruncatedKey) db_.limit_length(cap);
+    return answer;
+  } catch (const std::exception& e) {  // an allocation failed
+    if (flaw_ == SqlFlaw::TruncatedKey) db_.limit_length(cap);
+    return unexpected{error(QueueErrorKind::Internal, e.what())};
+  }
+}
+
+Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
+  if (request.content.size() > limits_.max_content_bytes) {
     return unexpected{
         error(QueueErrorKind::InvalidRequest,
-              "content is longer than " + std::to_string(kMaxContentBytes) + " bytes")};
+              "content is longer than " + std::to_string(limits_.max_content_bytes) + " bytes")};
   }
   for (const std::string* id :
        {&request.source_id, &request.target_id, &request.conversation.desk_id}) {
-    if (id->size() > kMaxIdBytes) {
-      return unexpected{error(QueueErrorKind::InvalidRequest,
-                              "an id is longer than " + std::to_string(kMaxIdBytes) + " bytes")};
+    if (id->size() > limits_.max_id_bytes) {
+      return unexpected{
+          error(QueueErrorKind::InvalidRequest,
+                "an id is longer than " + std::to_string(limits_.max_id_bytes) + " bytes")};
     }
   }
   const std::string reply_key = turn_key(request).encoded();
@@ -413,6 +473,7 @@ Result<std::optional<std::int64_t>, QueueError> BrokenQueue::insert_child(
 Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
     std::chrono::milliseconds duration) noexcept {
   if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const std::scoped_lock guard(mutex_);
   const auto client = client_millis();
   if (!client) return unexpected{LeaseError::Unavailable};
   // M7 stamps the expiry from the client's clock; M8 judges expiry by it.
@@ -431,7 +492,8 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   std::optional<std::int64_t> picked;
   if (flaw_ == SqlFlaw::ClaimWithoutRowLock) {
     Statement pick = db_.statement(claimable);
-    const int rc = pick.bind(":max", std::int64_t{kMaxAttempts}).bind(":client", *client).step();
+    const int rc =
+        pick.bind(":max", std::int64_t{limits_.max_attempts}).bind(":client", *client).step();
     if (rc == client::kDone) return std::optional<Lease>();
     if (rc != client::kRow) return unexpected{LeaseError::Unavailable};
     picked = pick.integer(0);
@@ -443,7 +505,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
       "UPDATE thm_child_turn SET state = 'dead'"
       " WHERE state = 'pending' AND attempts >= :max AND " +
       free);
-  if (spent.bind(":max", std::int64_t{kMaxAttempts}).bind(":client", *client).finish() !=
+  if (spent.bind(":max", std::int64_t{limits_.max_attempts}).bind(":client", *client).finish() !=
       client::kDone) {
     return unexpected{LeaseError::Unavailable};
   }
@@ -454,7 +516,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
                       " + :duration WHERE id = " + (picked ? ":picked" : "(" + claimable + ")") +
                       " RETURNING id, lease_token, lease_expires_at, attempts, " + kRequestColumns);
     const int rc = taken.bind(":duration", std::int64_t{duration.count()})
-                       .bind(":max", std::int64_t{kMaxAttempts})
+                       .bind(":max", std::int64_t{limits_.max_attempts})
                        .bind(":client", *client)
                        .bind(":picked", picked)
                        .step();
@@ -470,10 +532,10 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
                 .request = request_from(taken, 4)};
     if (taken.finish() != client::kDone) return unexpected{LeaseError::Unavailable};
     if (flaw_ == SqlFlaw::HiddenAttempts) {  // M9: the count lives here, not on the row
-      const std::scoped_lock guard(shared_->mutex);
+      const std::scoped_lock shared(shared_->mutex);
       const auto id = static_cast<std::int64_t>(lease.child_id);
       std::uint32_t& attempts = shared_->hidden_attempts[id];
-      if (attempts >= kMaxAttempts) {
+      if (attempts >= limits_.max_attempts) {
         Statement dead = db_.statement("UPDATE thm_child_turn SET state = 'dead' WHERE id = :id");
         if (dead.bind(":id", id).finish() != client::kDone) {
           return unexpected{LeaseError::Unavailable};
@@ -490,6 +552,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
 Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
                                                  std::chrono::milliseconds duration) noexcept {
   if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const std::scoped_lock guard(mutex_);
   const auto client = client_millis();
   if (!client) return unexpected{LeaseError::Unavailable};
   const std::string stamped_from = flaw_ == SqlFlaw::ClientClockExpiry ? ":client" : kStoreNow;
@@ -508,274 +571,264 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
   return expires_at;
 }
 
-Result<std::string, LeaseError> BrokenQueue::settle_lease(const std::string& set,
-                                                          const std::string& token) {
+Result<TurnState, LeaseError> BrokenQueue::settle_lease(const std::string& set,
+                                                        const std::string& token) noexcept {
+  const std::scoped_lock guard(mutex_);
   Statement settled = db_.statement("UPDATE thm_child_turn SET " + set +
                                     " WHERE lease_token = :token AND state = 'pending'" +
                                     unexpired() + " RETURNING state");
-  const int rc = settled.bind_text(":token", token).bind(":max", std::int64_t{kMaxAttempts}).step();
+  const int rc =
+      settled.bind_text(":token", token).bind(":max", std::int64_t{limits_.max_attempts}).step();
   if (rc == client::kDone) return unexpected{LeaseError::StaleToken};
   if (rc != client::kRow) return unexpected{LeaseError::Unavailable};
-  std::string state = settled.bytes(0);
-  if (settled.finish() != client::kDone) return unexpected{LeaseError::Unavailable};
-  return state;
+  const auto state = turn_state_from_name(settled.bytes(0));
+  if (settled.finish() != client::kDone || !state) return unexpected{LeaseError::Unavailable};
+  return *state;
 }
 
-// ---- the harness --------------------------------------------------------------------------------
+Result<StoreTime, QueueError> BrokenQueue::now() noexcept {
+  const std::scoped_lock guard(mutex_);
+  std::int64_t now = 0;
+  auto read_now = read(
+      "SELECT " + kStoreNow, [&](const Statement& row) { now = row.integer(0); },
+      "reading the clock");
+  if (!read_now) return unexpected{read_now.error()};
+  return store_time(now);
+}
 
-class BrokenSqliteHarness final : public Harness {
+// ---- the host's writes, lifecycle and inspection, as the reference queue has them -----------
+
+template <class Bind>
+Result<std::int64_t, QueueError> BrokenQueue::write(const std::string& sql, const Bind& bind,
+                                                    const char* what) {
+  Statement statement = db_.statement(sql);
+  bind(statement);
+  if (const int rc = statement.finish(); rc != client::kDone) return unexpected{failure(rc, what)};
+  return db_.changes();
+}
+
+template <class Row>
+Result<Committed, QueueError> BrokenQueue::read(const std::string& sql, const Row& row,
+                                                const char* what) {
+  Statement statement = db_.statement(sql);
+  int rc = client::kRow;
+  while ((rc = statement.step()) == client::kRow) row(statement);
+  if (rc != client::kDone) return unexpected{failure(rc, what)};
+  return Committed{};
+}
+
+// Nothing but the write's success: what the host's writes answer.
+Result<Committed, QueueError> committed(const Result<std::int64_t, QueueError>& written) {
+  if (!written) return unexpected{written.error()};
+  return Committed{};
+}
+
+Result<Committed, QueueError> BrokenQueue::commit_reply(const CommittedReply& reply) noexcept {
+  const std::scoped_lock guard(mutex_);
+  return committed(write(
+      "INSERT INTO thm_reply (turn_key, author_id, content, hop) VALUES (:key, :author,"
+      " :content, :hop) ON CONFLICT (turn_key) DO UPDATE SET author_id = excluded.author_id,"
+      " content = excluded.content, hop = excluded.hop",
+      [&](Statement& s) {
+        s.bind(":key", turn_key(reply.conversation, {reply.sequence}).encoded())
+            .bind(":author", reply.author_id)
+            .bind(":content", reply.content)
+            .bind(":hop", std::int64_t{reply.hop});
+      },
+      "committing a reply"));
+}
+
+Result<Committed, QueueError> BrokenQueue::set_policy(MentionDispatchPolicy policy) noexcept {
+  const std::scoped_lock guard(mutex_);
+  return committed(write(
+      "INSERT OR REPLACE INTO thm_policy (id, enabled, max_hops) VALUES (1, :enabled, :hops)",
+      [&](Statement& s) {
+        s.bind(":enabled", std::int64_t{policy.enabled ? 1 : 0})
+            .bind(":hops", std::int64_t{policy.max_hops});
+      },
+      "writing the policy"));
+}
+
+Result<Committed, QueueError> BrokenQueue::set_authorized(const std::string& source_id,
+                                                          const std::string& target_id,
+                                                          bool authorized) noexcept {
+  const std::scoped_lock guard(mutex_);
+  return committed(write(
+      authorized ? "DELETE FROM thm_forbidden_pair WHERE source_id = :s AND target_id = :t"
+                 : "INSERT OR IGNORE INTO thm_forbidden_pair VALUES (:s, :t)",
+      [&](Statement& s) { s.bind(":s", source_id).bind(":t", target_id); },
+      "writing authorization"));
+}
+
+Result<Committed, QueueError> BrokenQueue::set_available(const std::string& agent_id,
+                                                         bool available) noexcept {
+  const std::scoped_lock guard(mutex_);
+  return committed(write(
+      available ? "INSERT OR IGNORE INTO thm_available_agent VALUES (:a)"
+                : "DELETE FROM thm_available_agent WHERE agent_id = :a",
+      [&](Statement& s) { s.bind(":a", agent_id); }, "writing availability"));
+}
+
+Result<bool, QueueError> BrokenQueue::settle(std::uint64_t id, TurnState state) noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto changed = write(
+      "UPDATE thm_child_turn SET state = :state, lease_token = NULL WHERE id = :id",
+      [&](Statement& s) { s.bind_text(":state", name(state)).bind(":id", to_column(id)); },
+      "settling a child turn");
+  if (!changed) return unexpected{changed.error()};
+  return *changed > 0;
+}
+
+Result<bool, QueueError> BrokenQueue::remove(std::uint64_t id) noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto changed = write(
+      "DELETE FROM thm_child_turn WHERE id = :id",
+      [&](Statement& s) { s.bind(":id", to_column(id)); }, "deleting a child turn");
+  if (!changed) return unexpected{changed.error()};
+  return *changed > 0;
+}
+
+Result<std::size_t, QueueError> BrokenQueue::prune() noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto changed = write(
+      "DELETE FROM thm_child_turn WHERE state <> 'pending'", [](Statement&) {}, "pruning");
+  if (!changed) return unexpected{changed.error()};
+  return static_cast<std::size_t>(*changed);
+}
+
+Result<Committed, QueueError> BrokenQueue::clear() noexcept {
+  const std::scoped_lock guard(mutex_);
+  {
+    const std::scoped_lock shared(shared_->mutex);
+    shared_->hidden_attempts.clear();
+  }
+  Transaction transaction(db_);
+  if (auto begun = transaction.begin(); !begun) return begun;
+  for (const char* table : {"thm_reply", "thm_policy", "thm_forbidden_pair", "thm_available_agent",
+                            "thm_child_turn", "thm_idempotency"}) {
+    if (flaw_ == SqlFlaw::LiveStateDedup && std::string_view(table) == "thm_idempotency") {
+      continue;  // M14 has no record table
+    }
+    auto cleared = write(
+        std::string("DELETE FROM ") + table, [](Statement&) {}, "clearing the tables");
+    if (!cleared) return unexpected{cleared.error()};
+  }
+  return transaction.commit();
+}
+
+Result<std::vector<IdempotencyRecord>, QueueError> BrokenQueue::records() noexcept {
+  const std::scoped_lock guard(mutex_);
+  std::vector<IdempotencyRecord> out;
+  auto done = read(
+      "SELECT turn_key, id FROM " + record_table(flaw_) + " ORDER BY id",
+      [&](const Statement& row) {
+        out.push_back({row.bytes(0), static_cast<std::uint64_t>(row.integer(1))});
+      },
+      "reading records");
+  if (!done) return unexpected{done.error()};
+  return out;
+}
+
+Result<std::vector<ChildTurn>, QueueError> BrokenQueue::children() noexcept {
+  const std::scoped_lock guard(mutex_);
+  std::vector<ChildTurn> out;
+  std::optional<std::string> unknown;  // a state the schema's CHECK should have refused
+  auto done = read(
+      std::string("SELECT id, turn_key, state, attempts, lease_expires_at, ") + kRequestColumns +
+          ", lease_token FROM thm_child_turn ORDER BY id",
+      [&](const Statement& row) {
+        const auto state = turn_state_from_name(row.bytes(2));
+        if (!state) unknown = row.bytes(2);
+        out.push_back({.id = static_cast<std::uint64_t>(row.integer(0)),
+                       .key = row.bytes(1),
+                       .request = request_from(row, 5),
+                       .state = state.value_or(TurnState::Pending),
+                       .attempts = static_cast<std::uint32_t>(row.integer(3)),
+                       .lease_token = row.bytes(12),
+                       .lease_expires_at =
+                           row.null(4) ? std::nullopt : std::optional(store_time(row.integer(4)))});
+      },
+      "reading children");
+  if (!done) return unexpected{done.error()};
+  if (unknown) return unexpected{error(QueueErrorKind::Internal, "unknown state " + *unknown)};
+  return out;
+}
+
+Result<std::vector<UniqueIndex>, QueueError> BrokenQueue::idempotency_indexes() noexcept {
+  const std::scoped_lock guard(mutex_);
+  std::vector<std::pair<std::string, bool>> unique;
+  auto listed = read(
+      "SELECT name, partial FROM pragma_index_list('" + record_table(flaw_) +
+          "') WHERE \"unique\" = 1",
+      [&](const Statement& row) { unique.emplace_back(row.bytes(0), row.integer(1) != 0); },
+      "listing indexes");
+  if (!listed) return unexpected{listed.error()};
+  std::vector<UniqueIndex> out;
+  for (const auto& [index, partial] : unique) {
+    UniqueIndex described{.columns = {}, .partial = partial};
+    auto info = read(
+        "SELECT name FROM pragma_index_info('" + index + "') ORDER BY seqno",
+        [&](const Statement& row) { described.columns.push_back(row.bytes(0)); },
+        "describing an index");
+    if (!info) return unexpected{info.error()};
+    // M14's record table is the child table, whose lease-token index is not a record's.
+    if (std::ranges::find(described.columns, "turn_key") != described.columns.end()) {
+      out.push_back(std::move(described));
+    }
+  }
+  return out;
+}
+
+static_assert(SqlReferenceStore<BrokenQueue>);
+
+// ---- the harness: the generic one, over a setup that makes the flaw's schema
+// ---------------------
+
+class BrokenSqliteSetup : public SqlStoreSetup<BrokenQueue, MutantOptions> {
  public:
-  // The directory goes last, after the connections to the file in it (members are
-  // destroyed in reverse order), and also when the constructor throws.
-  explicit BrokenSqliteHarness(SqlFlaw flaw) : flaw_(flaw), directory_("thm-sqlite-mutant") {
-    shared_->flaw = flaw;
-    shared_->path = directory_.path() + "/queue.db";
-    admin_ = std::make_unique<client::Connection>(connect(shared_->path, false));
-    const std::string schema = std::string("BEGIN;") + kTables + record_schema(flaw) + "COMMIT;";
-    auto made = admin_->execute("PRAGMA journal_mode=WAL");
-    if (made) made = admin_->execute(schema.c_str());
-    if (!made) throw std::runtime_error("cannot create the schema: " + made.error().message);
-  }
-  BrokenSqliteHarness(const BrokenSqliteHarness&) = delete;
-  BrokenSqliteHarness& operator=(const BrokenSqliteHarness&) = delete;
+  // A new database in its own temporary directory, with the flaw's schema. Throws
+  // `std::runtime_error` when the directory or the schema cannot be made.
+  explicit BrokenSqliteSetup(SqlFlaw flaw)
+      : BrokenSqliteSetup(flaw, TemporaryDirectory("thm-sqlite-mutant")) {}
 
-  [[nodiscard]] std::string name() const override {
-    return "sqlite mutant " + std::string(sqlite_mutants::name(flaw_));
+  [[nodiscard]] std::string name() const {
+    return "sqlite mutant " + std::string(sqlite_mutants::name(shared_->flaw));
   }
-  [[nodiscard]] Capabilities capabilities() const override {
-    return {.hooks = true,
-            .row_locking = true,
-            .persistent = true,
-            .sql_schema = true,
-            .max_content_bytes = kMaxContentBytes,
-            .max_id_bytes = kMaxIdBytes,
-            .leases = true,
-            .injected_store_clock = false,
-            .skewable_client_clock = true,  // M7 and M8 read the clock set_client_clock moves
-            .hold_child = true,
-            .max_attempts = kMaxAttempts};
+  // SQLite has no row locks: the write lock of a transaction on a connection of its own
+  // holds every row until the hold ends (closing the connection rolls it back).
+  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) const {
+    (void)child_id;
+    auto db = value_or_throw(client::Connection::open(where(), client::Access::ReadWrite,
+                                                      std::chrono::milliseconds(kBusyTimeoutMs)),
+                             "hold_child: opening a connection");
+    value_or_throw(db.execute("BEGIN IMMEDIATE"), "hold_child: taking the write lock");
+    return std::make_unique<HoldOf<client::Connection>>(std::move(db));
   }
-
-  void reset() override {
-    set_hook({});
-    {
-      const std::scoped_lock guard(shared_->mutex);
-      shared_->hidden_attempts.clear();
-    }
-    std::string clear = "BEGIN IMMEDIATE;";
-    for (const char* table : {"thm_reply", "thm_policy", "thm_forbidden_pair",
-                              "thm_available_agent", "thm_child_turn", "thm_idempotency"}) {
-      if (flaw_ == SqlFlaw::LiveStateDedup && std::string_view(table) == "thm_idempotency")
-        continue;
-      clear += std::string("DELETE FROM ") + table + ";";
-    }
-    clear += "COMMIT;";
-    const std::scoped_lock guard(admin_mutex_);
-    if (auto cleared = admin_->execute(clear.c_str()); !cleared) {
-      (void)admin_->execute("ROLLBACK");
-      throw std::runtime_error("clearing the tables: " + cleared.error().message);
-    }
-  }
-  [[nodiscard]] std::unique_ptr<Session> open_session() override {
-    return std::make_unique<BrokenQueue>(shared_);
-  }
-
-  void commit_reply(const CommittedReply& reply) override {
-    write(
-        "INSERT INTO thm_reply (turn_key, author_id, content, hop) VALUES (:key, :author,"
-        " :content, :hop) ON CONFLICT (turn_key) DO UPDATE SET author_id = excluded.author_id,"
-        " content = excluded.content, hop = excluded.hop",
-        [&](Statement& s) {
-          s.bind(":key", turn_key(reply.conversation, {reply.sequence}).encoded())
-              .bind(":author", reply.author_id)
-              .bind(":content", reply.content)
-              .bind(":hop", std::int64_t{reply.hop});
-        },
-        "committing a reply");
-  }
-  void set_policy(MentionDispatchPolicy policy) override {
-    write(
-        "INSERT OR REPLACE INTO thm_policy (id, enabled, max_hops) VALUES (1, :enabled, :hops)",
-        [&](Statement& s) {
-          s.bind(":enabled", std::int64_t{policy.enabled ? 1 : 0})
-              .bind(":hops", std::int64_t{policy.max_hops});
-        },
-        "writing the policy");
-  }
-  void set_authorized(const std::string& source_id, const std::string& target_id,
-                      bool authorized) override {
-    write(
-        authorized ? "DELETE FROM thm_forbidden_pair WHERE source_id = :s AND target_id = :t"
-                   : "INSERT OR IGNORE INTO thm_forbidden_pair VALUES (:s, :t)",
-        [&](Statement& s) { s.bind(":s", source_id).bind(":t", target_id); },
-        "writing authorization");
-  }
-  void set_available(const std::string& agent_id, bool available) override {
-    write(
-        available ? "INSERT OR IGNORE INTO thm_available_agent VALUES (:a)"
-                  : "DELETE FROM thm_available_agent WHERE agent_id = :a",
-        [&](Statement& s) { s.bind(":a", agent_id); }, "writing availability");
-  }
-  void set_hook(TransactionHook hook) override {
-    auto installed = hook ? std::make_shared<const TransactionHook>(std::move(hook)) : nullptr;
-    const std::scoped_lock guard(shared_->mutex);
-    shared_->hook = std::move(installed);
-  }
-
-  void settle(std::uint64_t child_id, Settlement how) override {
-    const char* sql = nullptr;
-    switch (how) {
-      case Settlement::Complete:
-        sql = "UPDATE thm_child_turn SET state = 'completed', lease_token = NULL WHERE id = :id";
-        break;
-      case Settlement::Fail:
-        sql = "UPDATE thm_child_turn SET state = 'failed', lease_token = NULL WHERE id = :id";
-        break;
-      case Settlement::DeadLetter:
-        sql = "UPDATE thm_child_turn SET state = 'dead', lease_token = NULL WHERE id = :id";
-        break;
-      case Settlement::Delete:
-        sql = "DELETE FROM thm_child_turn WHERE id = :id";
-        break;
-    }
-    if (write(
-            sql, [&](Statement& s) { s.bind(":id", to_column(child_id)); }, "settling") == 0) {
-      throw std::invalid_argument("no child turn with id " + std::to_string(child_id));
-    }
-  }
-  // Prunes settled children; the records stay in their own table (M14 has none).
-  void run_maintenance() override {
-    write(
-        "DELETE FROM thm_child_turn WHERE state <> 'pending'", [](Statement&) {}, "pruning");
-  }
-  void reopen() override {
-    const std::scoped_lock guard(admin_mutex_);
-    admin_.reset();
-    admin_ = std::make_unique<client::Connection>(connect(shared_->path, false));
-  }
-  std::optional<Answer> enqueue_then_kill(const MentionTurnRequest& request,
-                                          KillPoint when) override {
-    auto answer = enqueue_in_killed_child(when, [&](TransactionHook hook) {
-      auto shared = std::make_shared<Shared>();
-      shared->flaw = flaw_;
-      shared->path = shared_->path;
-      if (hook) shared->hook = std::make_shared<const TransactionHook>(std::move(hook));
-      BrokenQueue queue(shared);
-      return queue.enqueue_once(request);
-    });
-    reopen();
-    return answer;
-  }
-
-  [[nodiscard]] StoreTime store_now() override {
-    std::int64_t now = 0;
-    read(
-        "SELECT " + kStoreNow, [&](const Statement& row) { now = row.integer(0); },
-        "reading the clock");
-    return store_time(now);
-  }
-  void set_client_clock(ClientClock clock) override {
+  // M7 and M8 read this clock; every other flaw never does.
+  void set_client_clock(Harness::ClientClock clock) {
     const std::scoped_lock guard(shared_->mutex);
     shared_->client_clock = std::move(clock);
   }
 
-  [[nodiscard]] std::vector<RecordRow> records() override {
-    std::vector<RecordRow> out;
-    read(
-        "SELECT turn_key, id FROM " + record_table(flaw_) + " ORDER BY id",
-        [&](const Statement& row) {
-          out.push_back({row.bytes(0), static_cast<std::uint64_t>(row.integer(1))});
-        },
-        "reading records");
-    return out;
-  }
-  [[nodiscard]] std::vector<ChildRow> children() override {
-    std::vector<ChildRow> out;
-    read(
-        std::string("SELECT id, turn_key, state, attempts, lease_expires_at, ") + kRequestColumns +
-            " FROM thm_child_turn ORDER BY id",
-        [&](const Statement& row) {
-          out.push_back({.id = static_cast<std::uint64_t>(row.integer(0)),
-                         .key = row.bytes(1),
-                         .request = request_from(row, 5),
-                         .state = row.bytes(2),
-                         .attempts = static_cast<std::uint32_t>(row.integer(3)),
-                         .lease_expires_at = row.null(4)
-                                                 ? std::nullopt
-                                                 : std::optional(store_time(row.integer(4)))});
-        },
-        "reading children");
-    return out;
-  }
-  // The record table's unique index over `turn_key`, as SQLite lists it.
-  // SQLite has no row locks: the write lock of a transaction on a connection of its own
-  // holds every row until the hold ends.
-  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
-    class WriteHold final : public Hold {
-     public:
-      explicit WriteHold(const std::string& path) : db_(connect(path, false)), transaction_(db_) {
-        if (auto begun = transaction_.begin(); !begun) {
-          throw std::runtime_error("cannot take the write lock: " + begun.error().message);
-        }
-      }
-
-     private:
-      client::Connection db_;
-      Transaction transaction_;  // rolled back when the hold ends
-    };
-    (void)child_id;
-    return std::make_unique<WriteHold>(shared_->path);
-  }
-
-  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
-    std::vector<std::pair<std::string, bool>> unique;
-    read(
-        "SELECT name, partial FROM pragma_index_list('" + record_table(flaw_) +
-            "') WHERE \"unique\" = 1",
-        [&](const Statement& row) { unique.emplace_back(row.bytes(0), row.integer(1) != 0); },
-        "listing indexes");
-    for (const auto& [index, partial] : unique) {
-      UniqueIndex described{.columns = {}, .partial = partial};
-      read(
-          "SELECT name FROM pragma_index_info('" + index + "') ORDER BY seqno",
-          [&](const Statement& row) { described.columns.push_back(row.bytes(0)); },
-          "describing an index");
-      if (std::ranges::find(described.columns, "turn_key") != described.columns.end()) {
-        return described;
-      }
-    }
-    return std::nullopt;
-  }
-
  private:
-  // One statement on the admin connection in autocommit; the rows it changed. Throws.
-  template <class Bind>
-  int write(const char* sql, const Bind& bind, const char* what) {
-    const std::scoped_lock guard(admin_mutex_);
-    Statement statement = admin_->statement(sql);
-    bind(statement);
-    if (const int rc = statement.finish(); rc != client::kDone) {
-      throw std::runtime_error(admin_->failure(rc, what).message);
-    }
-    return static_cast<int>(admin_->changes());
-  }
-  // A query on the admin connection, `row` called for each row. Throws.
-  template <class Row>
-  void read(const std::string& sql, const Row& row, const char* what) {
-    const std::scoped_lock guard(admin_mutex_);
-    Statement statement = admin_->statement(sql);
-    int rc = client::kRow;
-    while ((rc = statement.step()) == client::kRow) row(statement);
-    if (rc != client::kDone) throw std::runtime_error(admin_->failure(rc, what).message);
+  BrokenSqliteSetup(SqlFlaw flaw, TemporaryDirectory directory)
+      : BrokenSqliteSetup(std::make_shared<Shared>(flaw), std::move(directory)) {}
+  BrokenSqliteSetup(std::shared_ptr<Shared> shared, TemporaryDirectory directory)
+      : SqlStoreSetup(directory.path() + "/queue.db", {.shared = shared}),
+        shared_(std::move(shared)),
+        directory_(std::move(directory)) {
+    auto db = value_or_throw(client::Connection::open(where(), client::Access::ReadWriteCreate,
+                                                      std::chrono::milliseconds(kBusyTimeoutMs)),
+                             "creating the database");
+    const std::string schema =
+        std::string("BEGIN;") + kTables + record_schema(shared_->flaw) + "COMMIT;";
+    value_or_throw(db.execute("PRAGMA journal_mode=WAL"), "creating the schema");
+    value_or_throw(db.execute(schema.c_str()), "creating the schema");
   }
 
-  SqlFlaw flaw_;
-  TemporaryDirectory directory_;
-  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
-  std::mutex admin_mutex_;
-  std::unique_ptr<client::Connection> admin_;
+  std::shared_ptr<Shared> shared_;
+  TemporaryDirectory directory_;  // the file's, removed after the harness's connections
 };
-
 }  // namespace
 
 std::span<const SqlFlaw> all_sql_flaws() noexcept { return kBrokenFlaws; }
@@ -811,7 +864,7 @@ std::string_view name(SqlFlaw flaw) noexcept {
 }
 
 std::unique_ptr<Harness> broken_sqlite_harness(SqlFlaw flaw) {
-  return std::make_unique<BrokenSqliteHarness>(flaw);
+  return std::make_unique<StoreHarness<BrokenSqliteSetup>>(flaw);
 }
 
 }  // namespace thm::conformance::sqlite_mutants

@@ -40,9 +40,9 @@ enum class SqlFlaw : std::uint8_t {
   /// M9: attempts are counted in process memory (shared by the harness's sessions), never
   /// written to the row.
   HiddenAttempts,
-  /// M11: the record and child key are cut to 24 bytes of `TurnKey::encoded()`, and the
-  /// sessions' connections run with `SQLITE_LIMIT_LENGTH` at 64 KiB although 1 MiB of
-  /// content is declared, so large content is a raw "string or blob too big" error.
+  /// M11: the record and child key are cut to 24 bytes of `TurnKey::encoded()`, and an
+  /// enqueue runs with `SQLITE_LIMIT_LENGTH` at 64 KiB although 1 MiB of content is
+  /// declared, so large content is a raw "string or blob too big" error.
   TruncatedKey,
   /// M14: no idempotency table; dedup rests on a unique index over the child table's key
   /// that is partial on `state = 'pending'`, so settling or pruning a child frees its key.
@@ -67,7 +67,8 @@ enum class SqlFlaw : std::uint8_t {
 [[nodiscard]] std::string_view name(SqlFlaw flaw) noexcept;
 
 /// A fresh harness over a new database in its own temporary directory (`mkdtemp`, removed
-/// with the harness), broken by `flaw`. It declares what `thm::sqlite::SqliteHarness`
+/// with the harness), broken by `flaw`: the generic `StoreHarness` over the broken queue, a
+/// `SqlReferenceStore`. It declares what `thm::sqlite::SqliteHarness`
 /// declares (hooks, row locking, persistent, SQL schema, the reference limits, leases on
 /// SQLite's real clock, three attempts), so no check is skipped for want of a capability.
 /// Sessions are connections of their own; `enqueue_then_kill` forks a process that opens

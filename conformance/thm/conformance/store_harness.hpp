@@ -149,7 +149,8 @@ std::vector<ChildRow> child_rows(Children children) {
 ///   and it may run in a forked child (EQ-23).
 /// Optional members the harness uses when present: `hold_child(id)` (a
 /// `std::unique_ptr<Hold>`, EQ-27), `restart()` (the store's server, after EQ-23's kill),
-/// `advance_store_clock(by)` (an injected clock), and `set_hook(hook)` for a store that
+/// `advance_store_clock(by)` (an injected clock), `set_client_clock(clock)` (a store that
+/// reads the host's clock, which EQ-14 and EQ-15 move), and `set_hook(hook)` for a store that
 /// installs hooks on itself (an empty hook removes it; `open` is then given none), where a
 /// store without it takes the harness's hook slot at `open`.
 template <class Setup>
@@ -307,6 +308,11 @@ class StoreHarness final : public Harness {
       setup_.advance_store_clock(by);
     } else {
       throw Unsupported("advance_store_clock");
+    }
+  }
+  void set_client_clock(ClientClock clock) override {
+    if constexpr (requires { setup_.set_client_clock(clock); }) {
+      setup_.set_client_clock(std::move(clock));
     }
   }
   [[nodiscard]] std::vector<RecordRow> records() override {

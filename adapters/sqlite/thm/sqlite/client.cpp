@@ -227,8 +227,8 @@ std::int64_t Connection::changes() const noexcept { return sqlite3_changes(db_);
 
 bool Connection::in_transaction() const noexcept { return sqlite3_get_autocommit(db_) == 0; }
 
-void Connection::limit_length(int bytes) noexcept {
-  sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, bytes);
+int Connection::limit_length(int bytes) noexcept {
+  return sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, bytes);
 }
 
 // ---- transactions -------------------------------------------------------------------------

@@ -134,8 +134,9 @@ class Connection {
   [[nodiscard]] std::int64_t changes() const noexcept;
   /// Whether a transaction is open (SQLite is not in autocommit mode).
   [[nodiscard]] bool in_transaction() const noexcept;
-  /// Caps the size of any string or BLOB at `bytes` (`SQLITE_LIMIT_LENGTH`).
-  void limit_length(int bytes) noexcept;
+  /// Caps the size of any string or BLOB at `bytes` (`SQLITE_LIMIT_LENGTH`); the cap it
+  /// replaces.
+  int limit_length(int bytes) noexcept;
 
  private:
   Connection(sqlite3* db, std::chrono::milliseconds busy_timeout) noexcept;
