@@ -1,4 +1,5 @@
-// One PostgreSQL host queue with a flaw switch, and its conformance harness. The unbroken
+// One PostgreSQL host queue with a flaw switch, a `SqlReferenceStore` driven by the generic
+// harness (`StoreHarness`) over a setup that owns the flaw's schema. The unbroken
 // path is the reference queue's transaction (adapters/postgres), written again here and not
 // linked: BEGIN (READ COMMITTED), re-read the committed reply FOR SHARE, lock the policy
 // tables in SHARE mode and revalidate them, decide with one conditional insert on a unique
@@ -10,7 +11,6 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
-#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <map>
@@ -21,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "thm/conformance/crash.hpp"
 #include "thm/conformance/store_harness.hpp"
 #include "thm/postgres/client.hpp"
 #include "thm/postgres/server.hpp"
@@ -144,15 +143,6 @@ using client::Transaction;
 
 QueueError error(QueueErrorKind kind, std::string message) { return {kind, std::move(message)}; }
 
-// A connection whose search_path is the harness's schema. Throws `std::runtime_error` when
-// the server cannot be reached.
-std::unique_ptr<client::Connection> connect(const std::string& conninfo,
-                                            const std::string& schema) {
-  auto connection = client::Connection::connect(conninfo, schema);
-  if (!connection) throw std::runtime_error(connection.error().message);
-  return *std::move(connection);
-}
-
 // Sequences are u64, PostgreSQL has signed BIGINT: the two's-complement cast is injective.
 std::int64_t to_column(std::uint64_t value) { return static_cast<std::int64_t>(value); }
 
@@ -179,31 +169,43 @@ MentionTurnRequest request_from(const Rows& rows, int row, int first) {
 
 // ---- the broken queue ---------------------------------------------------------------------------
 
-// What a harness shares with its sessions: where the store is, the flaw, the installed hook,
-// the client clock and M9's attempts. A forked process makes its own.
+// What every connection of one harness shares, and a forked process inherits a copy of: the
+// flaw, the harness's schema, the client clock the suite installs, and M9's attempts.
 struct Shared {
-  PgFlaw flaw = PgFlaw::None;
-  std::string conninfo{};
-  std::string schema{};
-  std::shared_ptr<HookSlot> hook = std::make_shared<HookSlot>();
+  Shared(PgFlaw broken, std::string in) : flaw(broken), schema(std::move(in)) {}
+  const PgFlaw flaw;
+  const std::string schema;
   std::mutex mutex{};
   Harness::ClientClock client_clock{};
   std::map<std::int64_t, std::uint32_t> hidden_attempts{};  // M9 only
 };
 
-// The queue over one connection; a session is one (through `QueueSession`). Queue calls
-// never throw.
-class BrokenQueue {
- public:
-  // Opens its own connection; throws `std::runtime_error` when it cannot. `hook` is called at
-  // each `HookPoint` of `enqueue_once`.
-  BrokenQueue(std::shared_ptr<Shared> shared, TransactionHook hook)
-      : shared_(std::move(shared)),
-        flaw_(shared_->flaw),
-        hook_(std::move(hook)),
-        db_(connect(shared_->conninfo, shared_->schema)) {}
+// How a broken queue connects, in the shape `SqlStoreSetup` opens a reference store with
+// (`thm::postgres::Options`): the reference limits, the hook its steps call, and what the
+// harness's connections share.
+struct MutantOptions {
+  std::shared_ptr<Shared> shared{};
+  TransactionHook hook{};
+  std::size_t max_content_bytes = kMaxContentBytes;
+  std::size_t max_id_bytes = kMaxIdBytes;
+  std::uint32_t max_attempts = kMaxAttempts;
+};
 
-  Answer enqueue_once(const MentionTurnRequest& request) noexcept {
+// The queue over one connection whose search_path is the harness's schema: a
+// `SqlReferenceStore` like `PostgresQueue`, so the generic harness drives it as it drives
+// the reference. Never throws; one call at a time.
+class BrokenQueue final : public MentionTurnQueue {
+ public:
+  // A queue on its own connection to the server `conninfo` names.
+  [[nodiscard]] static Result<std::unique_ptr<BrokenQueue>, QueueError> open(
+      const std::string& conninfo, MutantOptions options) noexcept {
+    auto db = client::Connection::connect(conninfo, options.shared->schema);
+    if (!db) return unexpected{db.error()};
+    return std::unique_ptr<BrokenQueue>(new BrokenQueue(*std::move(db), std::move(options)));
+  }
+
+  Answer enqueue_once(const MentionTurnRequest& request) noexcept override {
+    const std::scoped_lock guard(mutex_);
     try {
       return enqueue(request);
     } catch (const std::exception& e) {
@@ -222,8 +224,39 @@ class BrokenQueue {
         " state = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'pending' END",
         token);
   }
+  Result<StoreTime, QueueError> now() noexcept;
+
+  // The host's writes, each one statement in autocommit.
+  Result<Committed, QueueError> commit_reply(const CommittedReply& reply) noexcept;
+  Result<Committed, QueueError> set_policy(MentionDispatchPolicy policy) noexcept;
+  Result<Committed, QueueError> set_authorized(const std::string& source_id,
+                                               const std::string& target_id,
+                                               bool authorized) noexcept;
+  Result<Committed, QueueError> set_available(const std::string& agent_id, bool available) noexcept;
+
+  // Lifecycle: a child settled or deleted by id, settled children pruned (the records stay
+  // in their own table; M14 has none). `clear` drops the harness's schema and makes it
+  // again with the flaw's tables (no rows, identities from 1, nothing a check that stopped
+  // half-way left behind) and forgets M9's attempts.
+  Result<bool, QueueError> settle(std::uint64_t id, TurnState state) noexcept;
+  Result<bool, QueueError> remove(std::uint64_t id) noexcept;
+  Result<std::size_t, QueueError> prune() noexcept;
+  Result<Committed, QueueError> clear() noexcept;
+
+  // Inspection: the rows as stored (M14's records are its children), and the record table's
+  // unique indexes over `turn_key`, as the catalog describes them.
+  Result<std::vector<IdempotencyRecord>, QueueError> records() noexcept;
+  Result<std::vector<ChildTurn>, QueueError> children() noexcept;
+  Result<std::vector<UniqueIndex>, QueueError> idempotency_indexes() noexcept;
 
  private:
+  BrokenQueue(std::unique_ptr<client::Connection> db, MutantOptions options)
+      : shared_(std::move(options.shared)),
+        flaw_(shared_->flaw),
+        hook_(std::move(options.hook)),
+        limits_{options.max_content_bytes, options.max_id_bytes, options.max_attempts},
+        db_(std::move(db)) {}
+
   Answer enqueue(const MentionTurnRequest& request);
   // The early answer of re-reading the committed reply and the live policy, if any.
   // With `lock`, the reply and the policy tables are held until commit; M12 reads them in
@@ -273,23 +306,36 @@ class BrokenQueue {
     }
   }
 
+  // One statement on the connection in autocommit (reconnecting first if the server went
+  // away): its rows, or the server's error.
+  Result<Rows, QueueError> run(const std::string& sql, const Params& params, const char* what);
+
+  struct Limits {
+    std::size_t max_content_bytes;
+    std::size_t max_id_bytes;
+    std::uint32_t max_attempts;
+  };
+
   std::shared_ptr<Shared> shared_;
   PgFlaw flaw_;
   TransactionHook hook_;
+  Limits limits_;
+  std::mutex mutex_;  // one call at a time on the connection
   std::unique_ptr<client::Connection> db_;
 };
 
 Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
-  if (request.content.size() > kMaxContentBytes) {
+  if (request.content.size() > limits_.max_content_bytes) {
     return unexpected{
         error(QueueErrorKind::InvalidRequest,
-              "content is longer than " + std::to_string(kMaxContentBytes) + " bytes")};
+              "content is longer than " + std::to_string(limits_.max_content_bytes) + " bytes")};
   }
   for (const std::string* id :
        {&request.source_id, &request.target_id, &request.conversation.desk_id}) {
-    if (id->size() > kMaxIdBytes) {
-      return unexpected{error(QueueErrorKind::InvalidRequest,
-                              "an id is longer than " + std::to_string(kMaxIdBytes) + " bytes")};
+    if (id->size() > limits_.max_id_bytes) {
+      return unexpected{
+          error(QueueErrorKind::InvalidRequest,
+                "an id is longer than " + std::to_string(limits_.max_id_bytes) + " bytes")};
     }
   }
   if (!db_->reconnect()) {
@@ -465,6 +511,7 @@ Result<std::optional<std::int64_t>, QueueError> BrokenQueue::insert_child(
 Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
     std::chrono::milliseconds duration) noexcept {
   if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const std::scoped_lock guard(mutex_);
   const auto client = client_millis();
   if (!client || !db_->reconnect()) return unexpected{LeaseError::Unavailable};
   // $1 the duration, $2 the most attempts, $3 the client's now. M7 stamps the expiry from
@@ -479,7 +526,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
   const std::string row_lock =
       flaw_ == PgFlaw::ClaimWithoutRowLock ? "" : " FOR UPDATE SKIP LOCKED";
   const auto params = [&] {
-    return Params().integer(duration.count()).integer(kMaxAttempts).integer(*client);
+    return Params().integer(duration.count()).integer(limits_.max_attempts).integer(*client);
   };
 
   Transaction transaction(*db_);
@@ -515,9 +562,9 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
     if (flaw_ == PgFlaw::HiddenAttempts) {  // M9: the count lives here, not on the row
       bool dead = false;
       {
-        const std::scoped_lock guard(shared_->mutex);
+        const std::scoped_lock shared(shared_->mutex);
         std::uint32_t& attempts = shared_->hidden_attempts[taken.integer(0, 0)];
-        dead = attempts >= kMaxAttempts;
+        dead = attempts >= limits_.max_attempts;
         if (!dead) lease.attempt = ++attempts;
       }
       if (dead) {
@@ -536,6 +583,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
 Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
                                                  std::chrono::milliseconds duration) noexcept {
   if (duration <= std::chrono::milliseconds::zero()) return unexpected{LeaseError::InvalidDuration};
+  const std::scoped_lock guard(mutex_);
   const auto client = client_millis();
   if (!client || !db_->reconnect()) return unexpected{LeaseError::Unavailable};
   const std::string stamped_from = flaw_ == PgFlaw::ClientClockExpiry ? "$3" : kStoreNow;  // M7
@@ -551,11 +599,12 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
 
 Result<TurnState, LeaseError> BrokenQueue::settle_lease(const std::string& set,
                                                         const std::string& token) noexcept {
+  const std::scoped_lock guard(mutex_);
   if (!db_->reconnect()) return unexpected{LeaseError::Unavailable};
   const Rows settled = db_->execute("UPDATE thm_child_turn SET " + set +
                                         " WHERE lease_token = $1 AND state = 'pending'" +
                                         unexpired() + " RETURNING state",
-                                    Params().text(token).integer(kMaxAttempts));
+                                    Params().text(token).integer(limits_.max_attempts));
   if (!settled.ok()) return unexpected{LeaseError::Unavailable};
   if (settled.size() == 0) return unexpected{LeaseError::StaleToken};
   const auto state = turn_state_from_name(settled.bytes(0, 0));
@@ -563,256 +612,228 @@ Result<TurnState, LeaseError> BrokenQueue::settle_lease(const std::string& set,
   return *state;
 }
 
-// ---- the harness --------------------------------------------------------------------------------
+Result<StoreTime, QueueError> BrokenQueue::now() noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto now = run("SELECT " + kStoreNow, Params(), "reading the clock");
+  if (!now) return unexpected{now.error()};
+  return store_time(now->integer(0, 0));
+}
 
-class BrokenPostgresHarness final : public Harness {
+// ---- the host's writes, lifecycle and inspection, as the reference queue has them -----------
+
+Result<Rows, QueueError> BrokenQueue::run(const std::string& sql, const Params& params,
+                                          const char* what) {
+  if (!db_->reconnect()) {
+    return unexpected{
+        error(QueueErrorKind::Unavailable,
+              std::string(what) + ": the connection is lost: " + db_->last_message())};
+  }
+  Rows rows = db_->execute(sql, params);
+  if (!rows.ok()) return unexpected{db_->failure(rows, what)};
+  return rows;
+}
+
+// Nothing but the statement's success: what the host's writes answer.
+Result<Committed, QueueError> committed(const Result<Rows, QueueError>& rows) {
+  if (!rows) return unexpected{rows.error()};
+  return Committed{};
+}
+
+Result<Committed, QueueError> BrokenQueue::commit_reply(const CommittedReply& reply) noexcept {
+  const std::scoped_lock guard(mutex_);
+  return committed(
+      run("INSERT INTO thm_reply (turn_key, author_id, content, hop) VALUES ($1, $2, $3, $4)"
+          " ON CONFLICT (turn_key) DO UPDATE SET author_id = excluded.author_id,"
+          " content = excluded.content, hop = excluded.hop",
+          Params()
+              .bytes(turn_key(reply.conversation, {reply.sequence}).encoded())
+              .bytes(reply.author_id)
+              .bytes(reply.content)
+              .integer(reply.hop),
+          "committing a reply"));
+}
+
+Result<Committed, QueueError> BrokenQueue::set_policy(MentionDispatchPolicy policy) noexcept {
+  const std::scoped_lock guard(mutex_);
+  return committed(run(
+      "INSERT INTO thm_policy (id, enabled, max_hops) VALUES (1, $1, $2)"
+      " ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled, max_hops = excluded.max_hops",
+      Params().boolean(policy.enabled).integer(policy.max_hops), "writing the policy"));
+}
+
+Result<Committed, QueueError> BrokenQueue::set_authorized(const std::string& source_id,
+                                                          const std::string& target_id,
+                                                          bool authorized) noexcept {
+  const std::scoped_lock guard(mutex_);
+  return committed(
+      run(authorized ? "DELETE FROM thm_forbidden_pair WHERE source_id = $1 AND target_id = $2"
+                     : "INSERT INTO thm_forbidden_pair (source_id, target_id) VALUES ($1, $2)"
+                       " ON CONFLICT DO NOTHING",
+          Params().bytes(source_id).bytes(target_id), "writing authorization"));
+}
+
+Result<Committed, QueueError> BrokenQueue::set_available(const std::string& agent_id,
+                                                         bool available) noexcept {
+  const std::scoped_lock guard(mutex_);
+  return committed(run(available ? "INSERT INTO thm_available_agent (agent_id) VALUES ($1)"
+                                   " ON CONFLICT DO NOTHING"
+                                 : "DELETE FROM thm_available_agent WHERE agent_id = $1",
+                       Params().bytes(agent_id), "writing availability"));
+}
+
+Result<bool, QueueError> BrokenQueue::settle(std::uint64_t id, TurnState state) noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto settled =
+      run("UPDATE thm_child_turn SET state = $2, lease_token = NULL WHERE id = $1",
+          Params().integer(to_column(id)).text(std::string(name(state))), "settling a child turn");
+  if (!settled) return unexpected{settled.error()};
+  return settled->changed() > 0;
+}
+
+Result<bool, QueueError> BrokenQueue::remove(std::uint64_t id) noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto removed = run("DELETE FROM thm_child_turn WHERE id = $1", Params().integer(to_column(id)),
+                     "deleting a child turn");
+  if (!removed) return unexpected{removed.error()};
+  return removed->changed() > 0;
+}
+
+Result<std::size_t, QueueError> BrokenQueue::prune() noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto pruned = run("DELETE FROM thm_child_turn WHERE state <> 'pending'", Params(), "pruning");
+  if (!pruned) return unexpected{pruned.error()};
+  return pruned->changed();
+}
+
+Result<Committed, QueueError> BrokenQueue::clear() noexcept {
+  const std::scoped_lock guard(mutex_);
+  {
+    const std::scoped_lock shared(shared_->mutex);
+    shared_->hidden_attempts.clear();
+  }
+  const std::string& schema = shared_->schema;
+  if (!db_->reconnect()) {
+    return unexpected{
+        error(QueueErrorKind::Unavailable,
+              "making schema " + schema + ": the connection is lost: " + db_->last_message())};
+  }
+  const Rows made = db_->script("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " +
+                                schema + ";" + kTables + record_schema(flaw_));
+  if (!made.ok()) return unexpected{db_->failure(made, "making schema " + schema)};
+  return Committed{};
+}
+
+Result<std::vector<IdempotencyRecord>, QueueError> BrokenQueue::records() noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto rows = run("SELECT turn_key, id FROM " + record_table(flaw_) + " ORDER BY id", Params(),
+                  "reading records");
+  if (!rows) return unexpected{rows.error()};
+  std::vector<IdempotencyRecord> out;
+  for (int r = 0; r < rows->size(); ++r) {
+    out.push_back({rows->bytes(r, 0), static_cast<std::uint64_t>(rows->integer(r, 1))});
+  }
+  return out;
+}
+
+Result<std::vector<ChildTurn>, QueueError> BrokenQueue::children() noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto rows = run(std::string("SELECT id, turn_key, state, attempts, lease_expires_at, ") +
+                      kRequestColumns + ", lease_token FROM thm_child_turn ORDER BY id",
+                  Params(), "reading children");
+  if (!rows) return unexpected{rows.error()};
+  std::vector<ChildTurn> out;
+  for (int r = 0; r < rows->size(); ++r) {
+    const auto state = turn_state_from_name(rows->bytes(r, 2));
+    if (!state) {
+      return unexpected{error(QueueErrorKind::Internal, "unknown state " + rows->bytes(r, 2))};
+    }
+    out.push_back({.id = static_cast<std::uint64_t>(rows->integer(r, 0)),
+                   .key = rows->bytes(r, 1),
+                   .request = request_from(*rows, r, 5),
+                   .state = *state,
+                   .attempts = static_cast<std::uint32_t>(rows->integer(r, 3)),
+                   .lease_token = rows->bytes(r, 12),
+                   .lease_expires_at = rows->null(r, 4)
+                                           ? std::nullopt
+                                           : std::optional(store_time(rows->integer(r, 4)))});
+  }
+  return out;
+}
+
+Result<std::vector<UniqueIndex>, QueueError> BrokenQueue::idempotency_indexes() noexcept {
+  const std::scoped_lock guard(mutex_);
+  auto rows =
+      run("SELECT i.indpred IS NOT NULL, array_to_string(array(SELECT a.attname::text"
+          " FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)"
+          " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum"
+          " ORDER BY k.ord), ',') FROM pg_index i WHERE i.indrelid = '" +
+              record_table(flaw_) +
+              "'::regclass AND i.indisunique AND NOT i.indisprimary ORDER BY i.indexrelid",
+          Params(), "reading the schema");
+  if (!rows) return unexpected{rows.error()};
+  std::vector<UniqueIndex> out;
+  for (int r = 0; r < rows->size(); ++r) {
+    UniqueIndex index{.columns = {}, .partial = rows->boolean(r, 0)};
+    const std::string columns = rows->bytes(r, 1);
+    for (std::size_t start = 0; start <= columns.size();) {
+      const std::size_t comma = std::min(columns.find(',', start), columns.size());
+      index.columns.push_back(columns.substr(start, comma - start));
+      start = comma + 1;
+    }
+    // M14's record table is the child table, whose lease-token index is not a record's.
+    if (std::ranges::find(index.columns, "turn_key") != index.columns.end()) {
+      out.push_back(std::move(index));
+    }
+  }
+  return out;
+}
+
+static_assert(SqlReferenceStore<BrokenQueue>);
+
+// ---- the harness: the generic one, over a setup that owns the flaw's schema -------------------
+
+class BrokenPostgresSetup : public SqlStoreSetup<BrokenQueue, MutantOptions>,
+                            public RestartCommand {
  public:
-  BrokenPostgresHarness(PgFlaw flaw, std::string conninfo, std::string restart_command)
-      : flaw_(flaw), restart_(std::move(restart_command)) {
-    shared_->flaw = flaw;
-    shared_->conninfo = std::move(conninfo);
-    shared_->schema = std::string(schema_name(flaw));
-    admin_ = connect(shared_->conninfo, shared_->schema);
-    make_schema();
+  // The flaw's schema on the server `conninfo` names, made afresh; `restart_command`, if not
+  // empty, restarts the server (EQ-23). Throws `std::runtime_error` when the server cannot
+  // be reached or the schema cannot be made.
+  BrokenPostgresSetup(PgFlaw flaw, std::string conninfo, std::string restart_command)
+      : BrokenPostgresSetup(std::make_shared<Shared>(flaw, std::string(schema_name(flaw))),
+                            std::move(conninfo), std::move(restart_command)) {}
+  // Drops the schema, if the server is still there.
+  ~BrokenPostgresSetup() {
+    auto db = client::Connection::connect(where());
+    if (db) (void)(*db)->script("DROP SCHEMA IF EXISTS " + shared_->schema + " CASCADE");
   }
-  ~BrokenPostgresHarness() override {
-    const std::scoped_lock guard(admin_mutex_);
-    if (admin_ && admin_->reconnect()) {
-      (void)admin_->script("DROP SCHEMA IF EXISTS " + shared_->schema + " CASCADE");
-    }
-  }
-  BrokenPostgresHarness(const BrokenPostgresHarness&) = delete;
-  BrokenPostgresHarness& operator=(const BrokenPostgresHarness&) = delete;
+  BrokenPostgresSetup(const BrokenPostgresSetup&) = delete;
+  BrokenPostgresSetup& operator=(const BrokenPostgresSetup&) = delete;
 
-  [[nodiscard]] std::string name() const override {
-    return "postgres mutant " + std::string(postgres_mutants::name(flaw_));
+  [[nodiscard]] std::string name() const {
+    return "postgres mutant " + std::string(postgres_mutants::name(shared_->flaw));
   }
-  [[nodiscard]] Capabilities capabilities() const override {
-    return {.hooks = true,
-            .row_locking = true,
-            .persistent = true,
-            .sql_schema = true,
-            .max_content_bytes = kMaxContentBytes,
-            .max_id_bytes = kMaxIdBytes,
-            .leases = true,
-            .injected_store_clock = false,
-            .skewable_client_clock = true,  // M7 and M8 read the clock set_client_clock moves
-            .hold_child = true,
-            .max_attempts = kMaxAttempts};
+  // The child's row locked FOR UPDATE on a connection of its own until the hold ends.
+  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) const {
+    return postgres::hold_row(where(), shared_->schema, child_id);
   }
-
-  // Drops the harness's schema and makes it again: no rows, and no state left behind by a
-  // check that stopped half-way.
-  void reset() override {
-    set_hook({});
-    {
-      const std::scoped_lock guard(shared_->mutex);
-      shared_->hidden_attempts.clear();
-    }
-    make_schema();
-  }
-  [[nodiscard]] std::unique_ptr<Session> open_session() override {
-    return std::make_unique<QueueSession<std::unique_ptr<BrokenQueue>>>(
-        std::make_unique<BrokenQueue>(shared_, HookSlot::trampoline(shared_->hook)));
-  }
-
-  void commit_reply(const CommittedReply& reply) override {
-    (void)admin(
-        "INSERT INTO thm_reply (turn_key, author_id, content, hop) VALUES ($1, $2, $3, $4)"
-        " ON CONFLICT (turn_key) DO UPDATE SET author_id = excluded.author_id,"
-        " content = excluded.content, hop = excluded.hop",
-        Params()
-            .bytes(turn_key(reply.conversation, {reply.sequence}).encoded())
-            .bytes(reply.author_id)
-            .bytes(reply.content)
-            .integer(reply.hop),
-        "committing a reply");
-  }
-  void set_policy(MentionDispatchPolicy policy) override {
-    (void)admin(
-        "INSERT INTO thm_policy (id, enabled, max_hops) VALUES (1, $1, $2)"
-        " ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled,"
-        " max_hops = excluded.max_hops",
-        Params().boolean(policy.enabled).integer(policy.max_hops), "writing the policy");
-  }
-  void set_authorized(const std::string& source_id, const std::string& target_id,
-                      bool authorized) override {
-    (void)admin(authorized
-                    ? "DELETE FROM thm_forbidden_pair WHERE source_id = $1 AND target_id = $2"
-                    : "INSERT INTO thm_forbidden_pair (source_id, target_id) VALUES ($1, $2)"
-                      " ON CONFLICT DO NOTHING",
-                Params().bytes(source_id).bytes(target_id), "writing authorization");
-  }
-  void set_available(const std::string& agent_id, bool available) override {
-    (void)admin(available ? "INSERT INTO thm_available_agent (agent_id) VALUES ($1)"
-                            " ON CONFLICT DO NOTHING"
-                          : "DELETE FROM thm_available_agent WHERE agent_id = $1",
-                Params().bytes(agent_id), "writing availability");
-  }
-  void set_hook(TransactionHook hook) override { shared_->hook->install(std::move(hook)); }
-
-  void settle(std::uint64_t child_id, Settlement how) override {
-    const char* sql = nullptr;
-    switch (how) {
-      case Settlement::Complete:
-        sql = "UPDATE thm_child_turn SET state = 'completed', lease_token = NULL WHERE id = $1";
-        break;
-      case Settlement::Fail:
-        sql = "UPDATE thm_child_turn SET state = 'failed', lease_token = NULL WHERE id = $1";
-        break;
-      case Settlement::DeadLetter:
-        sql = "UPDATE thm_child_turn SET state = 'dead', lease_token = NULL WHERE id = $1";
-        break;
-      case Settlement::Delete:
-        sql = "DELETE FROM thm_child_turn WHERE id = $1";
-        break;
-    }
-    if (admin(sql, Params().integer(to_column(child_id)), "settling").changed() == 0) {
-      throw std::invalid_argument("no child turn with id " + std::to_string(child_id));
-    }
-  }
-  // Prunes settled children; the records stay in their own table (M14 has none).
-  void run_maintenance() override {
-    (void)admin("DELETE FROM thm_child_turn WHERE state <> 'pending'", Params(), "pruning");
-  }
-  void reopen() override {
-    const std::scoped_lock guard(admin_mutex_);
-    admin_.reset();
-    admin_ = connect(shared_->conninfo, shared_->schema);
-  }
-  std::optional<Answer> enqueue_then_kill(const MentionTurnRequest& request,
-                                          KillPoint when) override {
-    auto answer = enqueue_in_killed_child(when, [&](TransactionHook hook) {
-      // In the child process: its own connection and its own shared state, never the
-      // parent's (the inherited admin connection is left alone).
-      auto shared = std::make_shared<Shared>();
-      shared->flaw = flaw_;
-      shared->conninfo = shared_->conninfo;
-      shared->schema = shared_->schema;
-      BrokenQueue queue(shared, std::move(hook));
-      return queue.enqueue_once(request);
-    });
-    {
-      const std::scoped_lock guard(admin_mutex_);
-      admin_.reset();
-    }
-    restart_.restart();
-    reopen();
-    return answer;
-  }
-
-  [[nodiscard]] StoreTime store_now() override {
-    return store_time(admin("SELECT " + kStoreNow, Params(), "reading the clock").integer(0, 0));
-  }
-  void set_client_clock(ClientClock clock) override {
+  // M7 and M8 read this clock; every other flaw never does.
+  void set_client_clock(Harness::ClientClock clock) {
     const std::scoped_lock guard(shared_->mutex);
     shared_->client_clock = std::move(clock);
   }
 
-  [[nodiscard]] std::vector<RecordRow> records() override {
-    struct Stored {
-      std::string key;
-      std::uint64_t child_id;
-    };
-    const Rows rows = admin("SELECT turn_key, id FROM " + record_table(flaw_) + " ORDER BY id",
-                            Params(), "reading records");
-    std::vector<Stored> stored;
-    for (int r = 0; r < rows.size(); ++r) {
-      stored.push_back({rows.bytes(r, 0), static_cast<std::uint64_t>(rows.integer(r, 1))});
-    }
-    return record_rows(std::move(stored));
-  }
-  [[nodiscard]] std::vector<ChildRow> children() override {
-    struct Stored {
-      std::uint64_t id;
-      std::string key;
-      MentionTurnRequest request;
-      TurnState state;
-      std::uint32_t attempts;
-      std::optional<StoreTime> lease_expires_at;
-    };
-    const Rows rows =
-        admin(std::string("SELECT id, turn_key, state, attempts, lease_expires_at, ") +
-                  kRequestColumns + " FROM thm_child_turn ORDER BY id",
-              Params(), "reading children");
-    std::vector<Stored> stored;
-    for (int r = 0; r < rows.size(); ++r) {
-      const auto state = turn_state_from_name(rows.bytes(r, 2));
-      if (!state) throw std::runtime_error("a child has the unknown state " + rows.bytes(r, 2));
-      stored.push_back({.id = static_cast<std::uint64_t>(rows.integer(r, 0)),
-                        .key = rows.bytes(r, 1),
-                        .request = request_from(rows, r, 5),
-                        .state = *state,
-                        .attempts = static_cast<std::uint32_t>(rows.integer(r, 3)),
-                        .lease_expires_at = rows.null(r, 4)
-                                                ? std::nullopt
-                                                : std::optional(store_time(rows.integer(r, 4)))});
-    }
-    return child_rows(std::move(stored));
-  }
-  // The record table's unique index over `turn_key`, as the catalog describes it.
-  // The child's row locked FOR UPDATE on a connection of its own until the hold ends.
-  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
-    return postgres::hold_row(shared_->conninfo, shared_->schema, child_id);
-  }
-
-  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
-    const Rows rows = admin(
-        "SELECT i.indpred IS NOT NULL, array_to_string(array(SELECT a.attname::text"
-        " FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)"
-        " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum"
-        " ORDER BY k.ord), ',') FROM pg_index i WHERE i.indrelid = '" +
-            record_table(flaw_) +
-            "'::regclass AND i.indisunique AND NOT i.indisprimary ORDER BY i.indexrelid",
-        Params(), "reading the schema");
-    for (int r = 0; r < rows.size(); ++r) {
-      UniqueIndex index{.columns = {}, .partial = rows.boolean(r, 0)};
-      const std::string columns = rows.bytes(r, 1);
-      for (std::size_t start = 0; start <= columns.size();) {
-        const std::size_t comma = std::min(columns.find(',', start), columns.size());
-        index.columns.push_back(columns.substr(start, comma - start));
-        start = comma + 1;
-      }
-      if (std::ranges::find(index.columns, "turn_key") != index.columns.end()) return index;
-    }
-    return std::nullopt;
-  }
-
  private:
-  // One statement on the admin connection in autocommit; throws with the server's words.
-  Rows admin(const std::string& sql, const Params& params, const char* what) {
-    const std::scoped_lock guard(admin_mutex_);
-    if (!admin_->reconnect()) {
-      throw std::runtime_error(std::string(what) +
-                               ": the connection is lost: " + admin_->last_message());
-    }
-    Rows rows = admin_->execute(sql, params);
-    if (!rows.ok()) throw std::runtime_error(admin_->failure(rows, what).message);
-    return rows;
-  }
-  // Drops the schema, if any, and creates it with the flaw's tables, in one transaction.
-  void make_schema() {
-    const std::string& schema = shared_->schema;
-    const std::scoped_lock guard(admin_mutex_);
-    if (!admin_->reconnect()) {
-      throw std::runtime_error("making schema " + schema +
-                               ": the connection is lost: " + admin_->last_message());
-    }
-    const Rows made =
-        admin_->script("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema +
-                       ";" + kTables + record_schema(flaw_));
-    if (!made.ok()) {
-      throw std::runtime_error(admin_->failure(made, "making schema " + schema).message);
-    }
+  BrokenPostgresSetup(std::shared_ptr<Shared> shared, std::string conninfo,
+                      std::string restart_command)
+      : SqlStoreSetup(std::move(conninfo), {.shared = shared}),
+        RestartCommand(std::move(restart_command)),
+        shared_(std::move(shared)) {
+    auto store = value_or_throw(open({}), "connecting");
+    value_or_throw(store->clear(), "making the schema");
   }
 
-  PgFlaw flaw_;
-  RestartCommand restart_;
-  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
-  std::mutex admin_mutex_;
-  std::unique_ptr<client::Connection> admin_;
+  std::shared_ptr<Shared> shared_;
 };
-
 }  // namespace
 
 std::span<const PgFlaw> all_pg_flaws() noexcept { return kBrokenFlaws; }
@@ -887,8 +908,8 @@ std::string_view schema_name(PgFlaw flaw) noexcept {
 
 std::unique_ptr<Harness> broken_postgres_harness(PgFlaw flaw, std::string conninfo,
                                                  std::string restart_command) {
-  return std::make_unique<BrokenPostgresHarness>(flaw, std::move(conninfo),
-                                                 std::move(restart_command));
+  return std::make_unique<StoreHarness<BrokenPostgresSetup>>(flaw, std::move(conninfo),
+                                                             std::move(restart_command));
 }
 
 }  // namespace thm::conformance::postgres_mutants

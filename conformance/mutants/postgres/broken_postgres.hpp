@@ -86,7 +86,8 @@ enum class PgFlaw : std::uint8_t {
 [[nodiscard]] std::string_view schema_name(PgFlaw flaw) noexcept;
 
 /// A fresh harness broken by `flaw` over libpq `conninfo` (a key/value string or a URI;
-/// empty: libpq's `PG*` variables). Every connection it opens sets `search_path` to
+/// empty: libpq's `PG*` variables): the generic `StoreHarness` over the broken queue, a
+/// `SqlReferenceStore`. Every connection it opens sets `search_path` to
 /// `schema_name(flaw)`; construction and `reset()` drop that schema and create it again with
 /// the flaw's tables, and the destructor drops it. `restart_command`, if not empty, is a
 /// shell command that restarts the server (EQ-23). It declares what
