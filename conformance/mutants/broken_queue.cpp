@@ -1,3 +1,8 @@
+// The in-memory mutants: one store with a `Flaw` switch, a `thm::ReferenceStore` as
+// `MemoryQueue` is, driven by the generic harness (`StoreHarness`) over a setup shaped as
+// `memory::MemorySetup`. So a check that rejects a mutant rejects its store, never a harness
+// written for it. Only R8 and R9, flaws of a harness's declarations, add a thin harness of
+// their own on top (`MisdeclaredHarness`).
 #include "broken_queue.hpp"
 
 #include <algorithm>
@@ -12,13 +17,13 @@
 #include <optional>
 #include <set>
 #include <shared_mutex>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include "thm/store/store.hpp"
+#include "thm/conformance/store_harness.hpp"
+#include "thm/store/reference_store.hpp"
 
 namespace thm::conformance::mutants {
 namespace {
@@ -56,6 +61,8 @@ constexpr std::size_t kMaxIdBytes = 1024;
 // M11: how much of the encoded key survives, and the row size its "index" accepts.
 constexpr std::size_t kTruncatedKeyBytes = 24;
 constexpr std::size_t kRawRowLimitBytes = std::size_t{64} << 10;
+// Where the fake store clock starts: 2030-01-01T00:00:00Z, as `memory::MemorySetup`'s.
+constexpr std::int64_t kStoreEpochMillis = 1'893'456'000'000;
 // M1 and M15 decide in two statements. On a real store a round trip separates them; this
 // pause stands in for it, so the race is as wide here as there (a few hundred µs).
 constexpr std::chrono::microseconds kRoundTrip{200};
@@ -75,11 +82,16 @@ constexpr std::uint32_t kMaxAttempts = 3;
 //
 // M15 proper (a queue with no mutex at all) is undefined behaviour outside ThreadSanitizer;
 // it belongs to the TSan preset (issue 7). `Flaw::NoMutex` is its well-defined shadow.
-class BrokenStore {
+//
+// It has a `ReferenceStore`'s operations, each answering a `Result` and none throwing, so
+// `StoreHarness` drives it as it drives `MemoryQueue`. It owns a fake store clock (moved by
+// `advance_store_clock`) and reads the client clock it is given (M7, M8).
+class BrokenStore final : public MentionTurnQueue {
  public:
   explicit BrokenStore(Flaw flaw) : flaw_(flaw) {}
 
-  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request);
+  Result<EnqueueOutcome, QueueError> enqueue_once(
+      const MentionTurnRequest& request) noexcept override;
 
   // Leases, as `MemoryQueue` keeps them, except where M7, M8 or M9 deviate.
   Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) {
@@ -121,46 +133,49 @@ class BrokenStore {
         (flaw_ == Flaw::ClientClockExpiry ? client_now() : store_now()) + duration;
     return *child->lease_expires_at;
   }
-  Result<std::string, LeaseError> finish(const std::string& token, bool completed) {
-    const std::scoped_lock guard(table_mutex_);
-    ChildTurn* child = leased(token);
-    if (child == nullptr) return unexpected{LeaseError::StaleToken};
-    child->lease_expires_at.reset();
-    if (completed) child->state = TurnState::Completed;
-    return std::string(thm::name(child->state));
-  }
-  StoreTime store_now() const { return StoreTime(std::chrono::milliseconds(store_millis_.load())); }
+  Result<TurnState, LeaseError> complete(const std::string& token) { return finish(token, true); }
+  Result<TurnState, LeaseError> fail(const std::string& token) { return finish(token, false); }
+  Result<StoreTime, QueueError> now() const { return store_now(); }
   void advance_store_clock(std::chrono::milliseconds by) { store_millis_ += by.count(); }
   void set_client_clock(Harness::ClientClock clock) {
     const std::scoped_lock guard(client_clock_mutex_);
     client_clock_ = std::move(clock);
   }
 
-  void commit_reply(const CommittedReply& reply) {
+  Result<Committed, QueueError> commit_reply(const CommittedReply& reply) {
     std::string key = reply_key(reply.conversation, reply.sequence);
     const std::unique_lock guard(state_mutex_);
     replies_.insert_or_assign(std::move(key), reply);
+    return Committed{};
   }
-  void set_policy(MentionDispatchPolicy policy) {
-    if (flaw_ == Flaw::ThrowingPolicyWrites) throw std::runtime_error("policy store is down");
+  // R7: the write fails, as a store that is down answers (the harness then throws, as a
+  // client library does).
+  Result<Committed, QueueError> set_policy(MentionDispatchPolicy policy) {
+    if (flaw_ == Flaw::ThrowingPolicyWrites) {
+      return unexpected{error(QueueErrorKind::Unavailable, "policy store is down")};
+    }
     const std::unique_lock guard(state_mutex_);
     policy_ = policy;
+    return Committed{};
   }
-  void set_authorized(const std::string& source_id, const std::string& target_id, bool authorized) {
+  Result<Committed, QueueError> set_authorized(const std::string& source_id,
+                                               const std::string& target_id, bool authorized) {
     const std::unique_lock guard(state_mutex_);
     if (authorized) {
       forbidden_.erase({source_id, target_id});
     } else {
       forbidden_.emplace(source_id, target_id);
     }
+    return Committed{};
   }
-  void set_available(const std::string& agent_id, bool available) {
+  Result<Committed, QueueError> set_available(const std::string& agent_id, bool available) {
     const std::unique_lock guard(state_mutex_);
     if (available) {
       available_.insert(agent_id);
     } else {
       available_.erase(agent_id);
     }
+    return Committed{};
   }
   void set_hook(TransactionHook hook) {
     auto installed = hook ? std::make_shared<const TransactionHook>(std::move(hook)) : nullptr;
@@ -168,29 +183,28 @@ class BrokenStore {
     hook_ = std::move(installed);
   }
 
-  // False when no child `id` exists.
-  bool settle(std::uint64_t id, Settlement how);
-  void prune();
+  // Lifecycle, as `MemoryQueue` has it except where M14 deviates. `settle` and `remove`
+  // answer false when no child `id` exists.
+  Result<bool, QueueError> settle(std::uint64_t id, TurnState state);
+  Result<bool, QueueError> remove(std::uint64_t id);
+  Result<std::size_t, QueueError> prune();
+  // Forgets everything a new store would not have: replies, policy, authorization,
+  // availability, records, children (ids from 1), M9's attempts, and the fake store clock,
+  // back at its epoch. The hook is removed by the harness first; the client clock stays.
+  Result<Committed, QueueError> clear();
 
-  std::vector<RecordRow> records() const {
+  Result<std::vector<IdempotencyRecord>, QueueError> records() const {
     const auto steps = wait_for_steps();
     const std::scoped_lock guard(table_mutex_);
-    std::vector<RecordRow> out;
+    std::vector<IdempotencyRecord> out;
     for (const auto& [key, child_id] : records_) out.push_back({key, child_id});
     return out;
   }
-  std::vector<ChildRow> children() const {
+  Result<std::vector<ChildTurn>, QueueError> children() const {
     const auto steps = wait_for_steps();
     const std::scoped_lock guard(table_mutex_);
-    std::vector<ChildRow> out;
-    for (const auto& [id, child] : children_) {
-      out.push_back({.id = id,
-                     .key = child.key,
-                     .request = child.request,
-                     .state = std::string(thm::name(child.state)),
-                     .attempts = child.attempts,
-                     .lease_expires_at = child.lease_expires_at});
-    }
+    std::vector<ChildTurn> out;
+    for (const auto& [id, child] : children_) out.push_back(child);
     return out;
   }
 
@@ -257,6 +271,16 @@ class BrokenStore {
     return nullptr;
   }
 
+  StoreTime store_now() const { return StoreTime(std::chrono::milliseconds(store_millis_.load())); }
+  Result<TurnState, LeaseError> finish(const std::string& token, bool completed) {
+    const std::scoped_lock guard(table_mutex_);
+    ChildTurn* child = leased(token);
+    if (child == nullptr) return unexpected{LeaseError::StaleToken};
+    child->lease_expires_at.reset();
+    if (completed) child->state = TurnState::Completed;
+    return child->state;
+  }
+
   std::optional<QueueError> check_limits(const MentionTurnRequest& request) const;
   // Needs `state_mutex_` (shared).
   std::optional<QueueError> verify_trigger(const MentionTurnRequest& request,
@@ -286,13 +310,16 @@ class BrokenStore {
 
   mutable std::shared_mutex steps_mutex_;  // R6 only: held (shared) by every open step
 
-  std::atomic<std::int64_t> store_millis_{1'893'456'000'000};  // a fake store clock
+  std::atomic<std::int64_t> store_millis_{kStoreEpochMillis};  // a fake store clock
   mutable std::mutex client_clock_mutex_;
   Harness::ClientClock client_clock_;
   std::map<std::uint64_t, std::uint32_t> hidden_attempts_;  // M9 only
 };
 
-Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(const MentionTurnRequest& request) {
+static_assert(ReferenceStore<BrokenStore>);
+
+Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(
+    const MentionTurnRequest& request) noexcept {
   if (auto invalid = check_limits(request)) return unexpected{*std::move(invalid)};
   const std::string key = idempotency_key(request);
   const std::string stored_at = reply_key(request.conversation, request.key.trigger_sequence);
@@ -469,30 +496,26 @@ bool BrokenStore::pass(HookPoint point, const MentionTurnRequest& request) const
   }
 }
 
-bool BrokenStore::settle(std::uint64_t id, Settlement how) {
+Result<bool, QueueError> BrokenStore::settle(std::uint64_t id, TurnState state) {
   const std::scoped_lock guard(table_mutex_);
   const auto child = children_.find(id);
   if (child == children_.end()) return false;
-  switch (how) {
-    case Settlement::Complete:
-      child->second.state = TurnState::Completed;
-      return true;
-    case Settlement::Fail:
-      child->second.state = TurnState::Failed;
-      return true;
-    case Settlement::DeadLetter:
-      child->second.state = TurnState::Dead;
-      return true;
-    case Settlement::Delete:
-      if (flaw_ == Flaw::LiveStateDedup) records_.erase(child->second.key);  // M14
-      children_.erase(child);
-      return true;
-  }
-  detail::unreachable();
+  child->second.state = state;
+  return true;
 }
 
-void BrokenStore::prune() {
+Result<bool, QueueError> BrokenStore::remove(std::uint64_t id) {
   const std::scoped_lock guard(table_mutex_);
+  const auto child = children_.find(id);
+  if (child == children_.end()) return false;
+  if (flaw_ == Flaw::LiveStateDedup) records_.erase(child->second.key);  // M14
+  children_.erase(child);
+  return true;
+}
+
+Result<std::size_t, QueueError> BrokenStore::prune() {
+  const std::scoped_lock guard(table_mutex_);
+  std::size_t pruned = 0;
   for (auto child = children_.begin(); child != children_.end();) {
     if (child->second.state == TurnState::Pending) {
       ++child;
@@ -500,46 +523,40 @@ void BrokenStore::prune() {
     }
     if (flaw_ == Flaw::LiveStateDedup) records_.erase(child->second.key);  // M14
     child = children_.erase(child);
+    ++pruned;
   }
+  return pruned;
 }
 
-// A session is a handle on the shared store, as with `MemoryHarness`.
-class BrokenSession final : public Session {
+// Called with no step running (the suite closes its sessions before it resets). The key
+// locks stay: they are all free then, and a new store's would be too.
+Result<Committed, QueueError> BrokenStore::clear() {
+  const std::scoped_lock guard(state_mutex_, table_mutex_);
+  replies_.clear();
+  policy_ = {};
+  forbidden_.clear();
+  available_.clear();
+  records_.clear();
+  children_.clear();
+  next_child_id_ = 1;
+  hidden_attempts_.clear();
+  store_millis_ = kStoreEpochMillis;
+  return Committed{};
+}
+
+// What `StoreHarness` needs of the broken store, as `memory::MemorySetup` has it: one store
+// every session shares, hooked through `set_hook`, its fake clock moved by
+// `advance_store_clock`, and the client clock M7 and M8 read. It declares what
+// `MemoryHarness` declares (with `MemoryQueue`'s default limits), which is what the store does.
+class BrokenSetup {
  public:
-  explicit BrokenSession(std::shared_ptr<BrokenStore> store) : store_(std::move(store)) {}
-  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) override {
-    return store_->enqueue_once(request);
-  }
-  Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) override {
-    return store_->claim(duration);
-  }
-  Result<StoreTime, LeaseError> renew(const std::string& token,
-                                      std::chrono::milliseconds duration) override {
-    return store_->renew(token, duration);
-  }
-  Result<std::string, LeaseError> complete(const std::string& token) override {
-    return store_->finish(token, true);
-  }
-  Result<std::string, LeaseError> fail(const std::string& token) override {
-    return store_->finish(token, false);
-  }
+  using Store = BrokenStore;
+  explicit BrokenSetup(Flaw flaw) : flaw_(flaw), store_(std::make_shared<BrokenStore>(flaw)) {}
 
- private:
-  std::shared_ptr<BrokenStore> store_;
-};
-
-class BrokenHarness final : public Harness {
- public:
-  explicit BrokenHarness(Flaw flaw) : flaw_(flaw), store_(std::make_shared<BrokenStore>(flaw)) {}
-
-  [[nodiscard]] std::string name() const override {
-    return "mutant " + std::string(mutants::name(flaw_));
-  }
-  [[nodiscard]] Capabilities capabilities() const override {
-    return {.hooks = flaw_ != Flaw::SilentlyIgnoredHooks,
-            .row_locking = true,
-            .persistent = flaw_ == Flaw::ForgetfulRestart,
-            .sql_schema = false,
+  [[nodiscard]] std::string name() const { return "mutant " + std::string(mutants::name(flaw_)); }
+  [[nodiscard]] Capabilities capabilities() const {
+    return {.hooks = true,
+            .row_locking = true,  // not persistent, no SQL schema
             .max_content_bytes = kMaxContentBytes,
             .max_id_bytes = kMaxIdBytes,
             .leases = true,
@@ -547,66 +564,100 @@ class BrokenHarness final : public Harness {
             .skewable_client_clock = true,  // M7 and M8 read the clock set_client_clock moves
             .max_attempts = kMaxAttempts};
   }
-  [[nodiscard]] StoreTime store_now() override { return store_->store_now(); }
-  void advance_store_clock(std::chrono::milliseconds by) override {
-    store_->advance_store_clock(by);
+  // The one store; hooks reach it through `set_hook`, so `hook` is empty.
+  [[nodiscard]] Result<std::shared_ptr<BrokenStore>, QueueError> open(
+      const TransactionHook& hook) const {
+    (void)hook;
+    return store_;
   }
-  void set_client_clock(ClientClock clock) override {
-    client_clock_ = clock;
-    store_->set_client_clock(std::move(clock));
-  }
-  void reset() override {
-    store_ = std::make_shared<BrokenStore>(flaw_);
-    store_->set_client_clock(client_clock_);
-  }
-  [[nodiscard]] std::unique_ptr<Session> open_session() override {
-    return std::make_unique<BrokenSession>(store_);
-  }
-  void commit_reply(const CommittedReply& reply) override { store_->commit_reply(reply); }
-  void set_policy(MentionDispatchPolicy policy) override { store_->set_policy(policy); }
-  void set_authorized(const std::string& source_id, const std::string& target_id,
-                      bool authorized) override {
-    store_->set_authorized(source_id, target_id, authorized);
-  }
-  void set_available(const std::string& agent_id, bool available) override {
-    store_->set_available(agent_id, available);
-  }
-  void set_hook(TransactionHook hook) override {
-    if (flaw_ == Flaw::SilentlyIgnoredHooks) return;  // R8
-    store_->set_hook(std::move(hook));
-  }
-  // R9: "reopening" starts an empty store, as a store kept only in memory would.
-  void reopen() override {
-    if (flaw_ != Flaw::ForgetfulRestart) throw Unsupported("reopen");
-    reset();
-  }
-  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
-      const MentionTurnRequest& request, KillPoint when) override {
-    if (flaw_ != Flaw::ForgetfulRestart) throw Unsupported("enqueue_then_kill");
-    std::optional<Result<EnqueueOutcome, QueueError>> answer;
-    if (when == KillPoint::AfterAnswer) {
-      answer = store_->enqueue_once(request);
-    } else {  // the kill aborts the transaction before its commit
-      store_->set_hook(
-          [](HookPoint at, const MentionTurnRequest&) { return at != HookPoint::BeforeCommit; });
-      (void)store_->enqueue_once(request);
-    }
-    reopen();
-    return answer;
-  }
-  void settle(std::uint64_t child_id, Settlement how) override {
-    if (!store_->settle(child_id, how)) {
-      throw std::invalid_argument("no child turn with id " + std::to_string(child_id));
-    }
-  }
-  void run_maintenance() override { store_->prune(); }
-  [[nodiscard]] std::vector<RecordRow> records() override { return store_->records(); }
-  [[nodiscard]] std::vector<ChildRow> children() override { return store_->children(); }
+  void set_hook(TransactionHook hook) { store_->set_hook(std::move(hook)); }
+  void advance_store_clock(std::chrono::milliseconds by) { store_->advance_store_clock(by); }
+  void set_client_clock(Harness::ClientClock clock) { store_->set_client_clock(std::move(clock)); }
 
  private:
   Flaw flaw_;
   std::shared_ptr<BrokenStore> store_;
-  ClientClock client_clock_;
+};
+
+using BrokenHarness = StoreHarness<BrokenSetup>;
+
+// R8 and R9 are flaws of a harness's declarations, not of a store, and `StoreHarness` cannot
+// make them: it refuses a hook it was not declared to take, and its `reopen` keeps the store.
+// They stay expressible because EQ-24, EQ-05 and EQ-23 exist to catch hosts' harnesses that
+// lie so (exec adapters, hand-written harnesses). This one lies as such a harness would, over
+// the unbroken store: it forwards every member to `StoreHarness` and overrides only what the
+// lie changes (R8: `capabilities` and `set_hook`; R9: `capabilities`, `reopen` and
+// `enqueue_then_kill`). A trimmed hand-written harness would need the same members with
+// longer bodies (and a session of its own); forwarding keeps every other operation on the
+// generic harness, so the store is still driven as every other mutant's is.
+class MisdeclaredHarness final : public Harness {
+ public:
+  explicit MisdeclaredHarness(Flaw flaw) : flaw_(flaw), inner_(flaw) {}
+
+  [[nodiscard]] std::string name() const override { return inner_.name(); }
+  [[nodiscard]] Capabilities capabilities() const override {
+    Capabilities declared = inner_.capabilities();
+    if (flaw_ == Flaw::SilentlyIgnoredHooks) declared.hooks = false;  // R8
+    if (flaw_ == Flaw::ForgetfulRestart) declared.persistent = true;  // R9
+    return declared;
+  }
+  void reset() override { inner_.reset(); }
+  [[nodiscard]] std::unique_ptr<Session> open_session() override { return inner_.open_session(); }
+  void commit_reply(const CommittedReply& reply) override { inner_.commit_reply(reply); }
+  void set_policy(MentionDispatchPolicy policy) override { inner_.set_policy(policy); }
+  void set_authorized(const std::string& source_id, const std::string& target_id,
+                      bool authorized) override {
+    inner_.set_authorized(source_id, target_id, authorized);
+  }
+  void set_available(const std::string& agent_id, bool available) override {
+    inner_.set_available(agent_id, available);
+  }
+  void set_hook(TransactionHook hook) override {
+    if (flaw_ == Flaw::SilentlyIgnoredHooks) return;  // R8: accepted, never called
+    inner_.set_hook(std::move(hook));
+  }
+  void settle(std::uint64_t child_id, Settlement how) override { inner_.settle(child_id, how); }
+  void run_maintenance() override { inner_.run_maintenance(); }
+  // R9: "reopening" starts an empty store, as a store kept only in memory would.
+  void reopen() override {
+    if (flaw_ != Flaw::ForgetfulRestart) return inner_.reopen();
+    inner_.reset();
+  }
+  // R9: no process is killed; the enqueue runs here, then the "restart" empties the store.
+  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
+      const MentionTurnRequest& request, KillPoint when) override {
+    if (flaw_ != Flaw::ForgetfulRestart) return inner_.enqueue_then_kill(request, when);
+    std::optional<Result<EnqueueOutcome, QueueError>> answer;
+    {
+      const auto session = inner_.open_session();
+      if (when == KillPoint::AfterAnswer) {
+        answer = session->enqueue_once(request);
+      } else {  // the kill aborts the transaction before its commit
+        inner_.set_hook(
+            [](HookPoint at, const MentionTurnRequest&) { return at != HookPoint::BeforeCommit; });
+        (void)session->enqueue_once(request);
+      }
+    }
+    reopen();
+    return answer;
+  }
+  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
+    return inner_.hold_child(child_id);
+  }
+  [[nodiscard]] StoreTime store_now() override { return inner_.store_now(); }
+  void advance_store_clock(std::chrono::milliseconds by) override {
+    inner_.advance_store_clock(by);
+  }
+  void set_client_clock(ClientClock clock) override { inner_.set_client_clock(std::move(clock)); }
+  [[nodiscard]] std::vector<RecordRow> records() override { return inner_.records(); }
+  [[nodiscard]] std::vector<ChildRow> children() override { return inner_.children(); }
+  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
+    return inner_.unique_key_index();
+  }
+
+ private:
+  Flaw flaw_;
+  BrokenHarness inner_;
 };
 
 }  // namespace
@@ -669,6 +720,11 @@ std::string_view name(Flaw flaw) noexcept {
   detail::unreachable();
 }
 
-std::unique_ptr<Harness> broken_harness(Flaw flaw) { return std::make_unique<BrokenHarness>(flaw); }
+std::unique_ptr<Harness> broken_harness(Flaw flaw) {
+  if (flaw == Flaw::SilentlyIgnoredHooks || flaw == Flaw::ForgetfulRestart) {
+    return std::make_unique<MisdeclaredHarness>(flaw);
+  }
+  return std::make_unique<BrokenHarness>(flaw);
+}
 
 }  // namespace thm::conformance::mutants

@@ -3,7 +3,10 @@
 /// Deliberately broken in-memory host queues ("mutants", queue-conformance.md §7), each a
 /// conformance `Harness`. Each one copies the reference `MemoryQueue` and breaks exactly one
 /// rule of the host contract (SPEC §4), so the project's own tests can assert that the suite
-/// rejects it. Test code only: never link a mutant into a host.
+/// rejects it. The broken queue is a `thm::ReferenceStore` driven by the generic harness,
+/// `StoreHarness`, as `MemoryQueue` is by `MemoryHarness`: a check that rejects a mutant
+/// rejects its store, never a harness written for it. Test code only: never link a mutant
+/// into a host.
 
 #include <cstdint>
 #include <memory>
@@ -92,11 +95,14 @@ enum class Flaw : std::uint8_t {
 /// The mutant's label for reports and test names, e.g. `M1 check-then-insert, no key lock`.
 [[nodiscard]] std::string_view name(Flaw flaw) noexcept;
 
-/// A fresh harness over a store with `flaw`. It declares what `MemoryHarness` declares
-/// (hooks, row locking, leases on an injected clock, the default limits) so that no check is
-/// skipped for want of a capability, except where the flaw is the declaration itself (R8
-/// declares no hooks, R9 declares `persistent`); its `name()` is `mutant ` followed by
-/// `name(flaw)`.
+/// A fresh harness over a store with `flaw`: `StoreHarness` over the broken queue, one store
+/// every session shares, as `MemoryHarness` is over `MemoryQueue`. It declares what
+/// `MemoryHarness` declares (hooks, row locking, leases on an injected clock, the default
+/// limits) so that no check is skipped for want of a capability. R8 and R9, whose flaw is the
+/// declaration itself, are a harness that forwards to that one over the unbroken queue and
+/// lies as a host's own harness might: R8 declares no hooks yet silently accepts one and
+/// never calls it, R9 declares `persistent` yet its reopen and restart empty the store. Its
+/// `name()` is `mutant ` followed by `name(flaw)`.
 [[nodiscard]] std::unique_ptr<Harness> broken_harness(Flaw flaw);
 
 }  // namespace thm::conformance::mutants
