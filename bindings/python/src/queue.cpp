@@ -1,0 +1,125 @@
+// `dispatch_mention` with a queue written in Python (adr/0013): any object whose
+// `enqueue_once(request)` answers `Enqueued()`, `Already()` or `Refused(reason=...)`.
+// Nothing the queue does unwinds through the core (which is built without exceptions):
+// every exception is caught at the port, kept, and raised again once the core returns.
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "convert.hpp"
+#include "errors.hpp"
+#include "thm/core.hpp"
+#include "thm/json/json.hpp"
+#include "values.hpp"
+
+namespace thm::python {
+namespace {
+
+using namespace pybind11::literals;
+
+// The port over a Python object. The GIL is held throughout: the core calls the port from
+// the thread that called `dispatch_mention`, once at most.
+class PythonQueue final : public MentionTurnQueue {
+ public:
+  explicit PythonQueue(py::handle queue) : queue_(queue) {}
+
+  Result<EnqueueOutcome, QueueError> enqueue_once(
+      const MentionTurnRequest& request) noexcept override {
+    try {
+      const py::object answer = queue_.attr("enqueue_once")(request);
+      if (py::isinstance<Enqueued>(answer)) return Enqueued{};
+      if (py::isinstance<Already>(answer)) return Already{};
+      if (py::isinstance<Refused>(answer)) return answer.cast<Refused>();
+      return unexpected{QueueError{QueueErrorKind::Internal,
+                                   "enqueue_once returned " + std::string(py::repr(answer)) +
+                                       ", not Enqueued(), Already() or Refused(reason=...)"}};
+    } catch (py::error_already_set& raised) {
+      return unexpected{keep(raised)};
+    } catch (const std::exception& e) {  // a C++ failure on the way (e.g. no memory)
+      return unexpected{QueueError{QueueErrorKind::Internal, e.what()}};
+    } catch (...) {
+      return unexpected{QueueError{QueueErrorKind::Internal, "an unknown C++ exception"}};
+    }
+  }
+
+  // What the queue raised, if it raised.
+  std::optional<py::error_already_set>& raised() { return raised_; }
+
+ private:
+  // Keeps what the queue raised, and the host failure it stands for: a thm.QueueError's own
+  // kind and message; for any other exception, `Internal` with its type and text.
+  QueueError keep(py::error_already_set& raised) noexcept {
+    try {
+      raised_ = std::move(raised);
+      const py::object error = raised_->value();
+      const py::object thm_error = py::module_::import("thm._errors").attr("QueueError");
+      if (py::isinstance(error, thm_error)) {
+        const std::string token = py::str(error.attr("kind"));
+        const std::string message = py::str(error.attr("message"));
+        if (const auto kind = queue_error_kind_from_name(token)) return {*kind, message};
+        return {QueueErrorKind::Internal, "unknown kind " + token + ": " + message};
+      }
+      return {QueueErrorKind::Internal, type_name(error) + ": " + std::string(py::str(error))};
+    } catch (...) {
+      return {QueueErrorKind::Internal, "the queue raised an exception that cannot be shown"};
+    }
+  }
+
+  py::handle queue_;
+  std::optional<py::error_already_set> raised_;
+};
+
+py::object op_dispatch_mention(py::handle queue, py::handle policy, py::handle input,
+                               py::handle roster) {
+  if (!py::hasattr(queue, "enqueue_once")) {
+    throw py::type_error(
+        "dispatch_mention(queue): expected an object with enqueue_once(request), "
+        "got " +
+        type_name(queue));
+  }
+  const auto rules = from_py<MentionDispatchPolicy>(policy, "dispatch_mention(policy)");
+  const auto reply = from_py<MentionDispatchInput>(input, "dispatch_mention(input)");
+  if (!py::isinstance<RosterSnapshot>(roster)) {
+    mismatch<RosterSnapshot>(roster, "dispatch_mention(roster)");
+  }
+  const auto& team = roster.cast<const RosterSnapshot&>();
+  PythonQueue port(queue);
+  auto outcome = dispatch_mention(port, rules, reply, Roster(team));
+  if (outcome) return to_py(*outcome);
+  if (const auto* core = std::get_if<CoreFailure>(&outcome.error())) {
+    raise_error("RosterError", json::error_value(core->core));
+  }
+  const QueueError& failure = std::get<EnqueueFailure>(outcome.error()).error;
+  const py::object thm_error = py::module_::import("thm._errors").attr("QueueError");
+  if (auto& raised = port.raised()) {
+    // The queue's own thm.QueueError, or a BaseException that is not an Exception
+    // (KeyboardInterrupt, SystemExit): raised again as it was.
+    if (py::isinstance(raised->value(), thm_error) ||
+        !py::isinstance(raised->value(), py::handle(PyExc_Exception))) {
+      raised->restore();
+      throw py::error_already_set();
+    }
+    const py::object error = thm_error(std::string(name(failure.kind)), failure.message);
+    error.attr("__cause__") = raised->value();
+    PyErr_SetObject(thm_error.ptr(), error.ptr());
+    throw py::error_already_set();
+  }
+  const py::object error = thm_error(std::string(name(failure.kind)), failure.message);
+  PyErr_SetObject(thm_error.ptr(), error.ptr());
+  throw py::error_already_set();
+}
+
+}  // namespace
+
+void bind_dispatch_mention(py::module_& m) {
+  m.def("dispatch_mention", &op_dispatch_mention, "queue"_a, py::kw_only(), "policy"_a, "input"_a,
+        "roster"_a,
+        "mention_dispatch, then, for DispatchOne only, queue.enqueue_once(request) exactly once "
+        "(SPEC §4). Answers NotDispatched, Enqueued, Already or Refused; raises "
+        "thm.RosterError for a malformed roster and thm.QueueError for a host failure (the "
+        "queue's own exception as its __cause__, or itself if it was a thm.QueueError).");
+}
+
+}  // namespace thm::python

@@ -1,0 +1,33 @@
+"""Every case of every shared case file, through the Python package (spec/cases.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from case_runner import OPERATIONS, load_cases, matches, run_op
+
+CASES = Path(os.environ.get("THM_CASES", Path(__file__).resolve().parents[3] / "model" / "cases"))
+FILES = sorted(CASES.glob("*.json"))
+ALL = [case for path in FILES for case in load_cases(path)]
+
+
+def test_the_case_files_are_there() -> None:
+    # A runner that found no cases would pass every case it ran: refuse that.
+    assert len(FILES) >= 9, f"no case files under {CASES}"
+    assert len(ALL) >= 200
+
+
+def test_every_operation_of_the_cases_is_answered_here() -> None:
+    ops = {case["op"] for _, case, _ in ALL}
+    assert ops <= set(OPERATIONS), ops - set(OPERATIONS)
+
+
+@pytest.mark.parametrize(("name", "case", "refused"), ALL, ids=[name for name, _, _ in ALL])
+def test_case(name: str, case: dict[str, Any], refused: dict[str, Any] | None) -> None:
+    actual = run_op(case["op"], case["input"], refused)
+    assert matches(case["expected"], actual), (
+        f"{name}\n  op: {case['op']}\n  expected: {case['expected']}\n  actual: {actual}")

@@ -1,0 +1,22 @@
+"""thm: who answers a message in a multi-agent chat, and whether an agent's reply may start
+exactly one more agent turn. The C++ core, bound natively (adr/0013).
+
+Values are immutable classes made with keyword arguments (``thm.Mention(target=...,
+text=..., offset=...)``), each with ``to_json()`` and ``from_json(value)`` for its SPEC §6
+wire form; enums are ``enum.StrEnum``s whose values are the wire tokens. Operations are
+functions named as ``thm eval``'s. Refusals are values; errors are the exceptions of
+``thm._errors`` (all ``thm.Error``).
+"""
+
+from thm._errors import (
+    DecodeError,
+    DeskError,
+    Error,
+    QueueError,
+    ResponderError,
+    RosterError,
+)
+from thm._thm import *  # noqa: F401,F403  (the values and operations)
+from thm._thm import __version__
+
+__all__ = [name for name in dir() if not name.startswith("_")]
