@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 
@@ -100,7 +101,21 @@ PYBIND11_MODULE(_thm, m) {
         "Decodes `value`, JSON-shaped Python, as the wire type named `type` (SPEC §6): a value "
         "class, an alternative of a variant, an enum member, or a thm.QueueError; raises "
         "thm.DecodeError whose `path` is a JSON Pointer under `root`.");
-  py::list names;
-  for (const auto& [name, decode] : decoders()) names.append(name);
-  m.attr("WIRE_TYPES") = py::tuple(names);
+  py::list wire_types;
+  for (const auto& [name, decode] : decoders()) wire_types.append(name);
+  m.attr("WIRE_TYPES") = py::tuple(wire_types);
+  // Each variant as the union of its alternatives' classes: `isinstance(x, thm.ResponderPlan)`.
+  const auto alternatives = [&](const char* variant, std::initializer_list<const char*> names) {
+    py::object joined = m.attr(*names.begin());
+    for (const char* name : names) joined = joined.attr("__or__")(m.attr(name));
+    m.attr(variant) = joined;
+  };
+  alternatives("MentionTarget", {"AgentTarget", "PersonTarget", "DeskTarget", "EveryoneTarget"});
+  alternatives("MentionAuthor", {"AgentAuthor", "PersonAuthor", "OtherAuthor"});
+  alternatives("ResponderPlan", {"Decided", "Select"});
+  alternatives("SelectorResult",
+               {"SelectorAbsent", "SelectorFailed", "SelectorText", "SelectorEvaluation"});
+  alternatives("MentionDispatchDecision", {"NoDispatch", "DispatchOne"});
+  alternatives("EnqueueOutcome", {"Enqueued", "Already", "Refused"});
+  alternatives("MentionDispatchOutcome", {"NotDispatched", "Enqueued", "Already", "Refused"});
 }

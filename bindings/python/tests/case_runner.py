@@ -69,7 +69,7 @@ class Args:
     def nullable_wire(self, key: str, wire_type: str) -> Any:
         return None if self.field(key) is None else self.wire(key, wire_type)
 
-    def list(self, key: str, wire_type: str) -> list[Any]:
+    def array(self, key: str, wire_type: str) -> list[Any]:
         value = self.field(key)
         if not isinstance(value, list):
             raise _Refused(decode_error(self.path(key), "expected an array"))
@@ -81,8 +81,8 @@ class Args:
                 raise _Refused(error.to_json()) from error
         return out
 
-    def nullable_list(self, key: str, wire_type: str) -> list[Any] | None:
-        return None if self.field(key) is None else self.list(key, wire_type)
+    def nullable_array(self, key: str, wire_type: str) -> list[Any] | None:
+        return None if self.field(key) is None else self.array(key, wire_type)
 
 
 def _jsonable(value: Any) -> Json:
@@ -108,7 +108,7 @@ def op_dispatch_conversation(a: Args) -> Json:
 
 def op_resolve_mentions(a: Args) -> Json:
     body = a.text("body")
-    supplied = a.nullable_list("supplied", "Mention")
+    supplied = a.nullable_array("supplied", "Mention")
     author = a.wire("author", "MentionAuthor")
     roster = a.wire("roster", "RosterSnapshot")
     desks = a.wire("desks", "DeskSnapshot")
@@ -118,13 +118,13 @@ def op_resolve_mentions(a: Args) -> Json:
 
 
 def op_direct_responder(a: Args) -> Json:
-    mentions = a.list("mentions", "Mention")
+    mentions = a.array("mentions", "Mention")
     roster = a.wire("roster", "RosterSnapshot")
     return {"responder_id": thm.direct_responder(mentions, roster=roster)}
 
 
 def op_mentioned_members(a: Args) -> Json:
-    mentions = a.list("mentions", "Mention")
+    mentions = a.array("mentions", "Mention")
     addressed_desk = a.nullable_text("addressed_desk")
     responder = a.nullable_text("responder")
     roster = a.wire("roster", "RosterSnapshot")
@@ -152,7 +152,7 @@ def op_responder_plan(a: Args) -> Json:
     request = a.wire("request", "ResponderRequest")
     roster = a.wire("roster", "RosterSnapshot")
     desks = a.wire("desks", "DeskSnapshot")
-    details = a.list("candidate_details", "SelectorCandidate")
+    details = a.array("candidate_details", "SelectorCandidate")
     try:
         plan = thm.responder_plan(request, roster=roster, desks=desks, candidate_details=details)
     except (thm.RosterError, thm.DeskError, thm.ResponderError) as error:
@@ -176,13 +176,13 @@ def op_briefing_offers_dispatch(a: Args) -> Json:
 
 def op_accept_selection(a: Args) -> Json:
     output = a.text("output")
-    candidates = a.list("candidates", "SelectorCandidate")
+    candidates = a.array("candidates", "SelectorCandidate")
     return {"accepted": thm.accept_selection(output, candidates=candidates)}
 
 
 def op_accept_evaluation(a: Args) -> Json:
     evaluation = a.wire("evaluation", "SelectionEvaluation")
-    candidates = a.list("candidates", "SelectorCandidate")
+    candidates = a.array("candidates", "SelectorCandidate")
     minimum = a.wire("minimum_confidence", "Probability")
     return {"accepted": thm.accept_evaluation(evaluation, candidates=candidates,
                                               minimum_confidence=minimum)}

@@ -18,6 +18,12 @@ ROSTER = thm.RosterSnapshot(members=[ADA, BOB], people=[], retired=[], tombstone
 DESKS = thm.DeskSnapshot(declared=[], added=[], member_additions=[], orders=[], retired=[],
                          tombstoned=[])
 POLICY = thm.MentionDispatchPolicy(enabled=True, max_hops=3)
+
+
+def untyped(value: object) -> Any:
+    """``value``, deliberately of a type the stubs refuse: what a bad caller passes."""
+    return value
+
 TO_BOB = thm.Mention(target=thm.AgentTarget(id="bob"), text="@bob", offset=0)
 REPLY = thm.MentionDispatchInput(
     key=thm.DispatchKey(trigger_sequence=2**64 - 1),
@@ -36,9 +42,9 @@ def test_a_value_needs_every_key_its_wire_form_requires() -> None:
 
 def test_a_value_takes_keywords_only_and_no_unknown_one() -> None:
     with pytest.raises(TypeError):
-        thm.Person("p", "Pat")  # type: ignore[call-arg,misc]
+        untyped(thm.Person)("p", "Pat")
     with pytest.raises(TypeError, match="unexpected keyword argument 'nmae'"):
-        thm.Person(id="p", label="Pat", nmae="x")  # type: ignore[call-arg]
+        thm.Person(id="p", label="Pat", **untyped({"nmae": "x"}))
 
 
 def test_values_are_immutable_and_replace_makes_a_copy() -> None:
@@ -51,7 +57,7 @@ def test_values_are_immutable_and_replace_makes_a_copy() -> None:
 
 def test_equality_repr_and_pattern_matching() -> None:
     assert BOB == thm.RosterMember(id="bob", name=None)
-    assert BOB != ADA and BOB != "bob"
+    assert BOB != ADA and BOB != untyped("bob")
     assert eval(repr(REPLY), vars(thm)) == REPLY  # noqa: S307 - the repr is the constructor
     match thm.mention_dispatch(policy=POLICY, input=REPLY, roster=ROSTER):
         case thm.DispatchOne(request=thm.MentionTurnRequest(target_id=target, child_hop=hop)):
@@ -83,17 +89,17 @@ def test_enums_are_str_enums_whose_values_are_the_wire_tokens() -> None:
     (lambda: thm.DispatchKey(trigger_sequence=2**64), ValueError, "trigger_sequence"),
     (lambda: thm.DispatchKey(trigger_sequence=-1), ValueError, "trigger_sequence"),
     (lambda: thm.DispatchKey(trigger_sequence=True), TypeError, "got bool"),
-    (lambda: thm.DispatchKey(trigger_sequence=1.0), TypeError, "got float"),
-    (lambda: thm.MentionDispatchPolicy(enabled=1, max_hops=1), TypeError, "enabled"),
+    (lambda: thm.DispatchKey(trigger_sequence=untyped(1.0)), TypeError, "got float"),
+    (lambda: thm.MentionDispatchPolicy(enabled=untyped(1), max_hops=1), TypeError, "enabled"),
     (lambda: thm.MentionDispatchPolicy(enabled=True, max_hops=2**32), ValueError, "max_hops"),
-    (lambda: thm.Person(id=b"p", label="Pat"), TypeError, "got bytes"),
+    (lambda: thm.Person(id=untyped(b"p"), label="Pat"), TypeError, "got bytes"),
     (lambda: thm.Person(id="\udc80", label="Pat"), ValueError, "lone surrogate"),
-    (lambda: thm.Person(id=None, label="Pat"), TypeError, "Person.id"),
-    (lambda: thm.RosterSnapshot(members=[{"id": "x"}], people=[], retired=[], tombstoned=[]),
+    (lambda: thm.Person(id=untyped(None), label="Pat"), TypeError, "Person.id"),
+    (lambda: thm.RosterSnapshot(members=untyped([{"id": "x"}]), people=[], retired=[], tombstoned=[]),
      TypeError, r"members\[0\]: expected RosterMember, got dict"),
-    (lambda: thm.RosterSnapshot(members="bob", people=[], retired=[], tombstoned=[]),
+    (lambda: thm.RosterSnapshot(members=untyped("bob"), people=[], retired=[], tombstoned=[]),
      TypeError, "a sequence of RosterMember"),
-    (lambda: thm.Mention(target="bob", text="@bob", offset=0), TypeError, "AgentTarget"),
+    (lambda: thm.Mention(target=untyped("bob"), text="@bob", offset=0), TypeError, "AgentTarget"),
     (lambda: thm.Desk(id="d", name="D", description=None, members=[], responder_mode="boss"),
      TypeError, "ResponderMode"),
     (lambda: thm.Probability(parts_per_million=1_000_001), ValueError, "at most 1000000"),
@@ -146,21 +152,22 @@ def test_from_json_names_unknown_types_and_wrong_alternatives() -> None:
 
 
 @pytest.mark.parametrize(("call", "says"), [
-    (lambda: thm.resolve_mentions(b"@bob", supplied=None, author=thm.OtherAuthor(),
+    (lambda: thm.resolve_mentions(untyped(b"@bob"), supplied=None, author=thm.OtherAuthor(),
                                   roster=ROSTER, desks=DESKS), r"resolve_mentions\(body\)"),
     (lambda: thm.resolve_mentions("@bob", supplied=None, author=thm.OtherAuthor(),
                                   roster=ROSTER.to_json(), desks=DESKS), r"\(roster\)"),
-    (lambda: thm.resolve_mentions("@bob", supplied=[1], author=thm.OtherAuthor(),
+    (lambda: thm.resolve_mentions("@bob", supplied=untyped([1]), author=thm.OtherAuthor(),
                                   roster=ROSTER, desks=DESKS), r"supplied\)\[0\]"),
     (lambda: thm.mention_dispatch(policy=POLICY, input=REPLY.to_json(), roster=ROSTER),
      r"mention_dispatch\(input\)"),
-    (lambda: thm.responder_plan(None, roster=ROSTER, desks=DESKS, candidate_details=[]),
+    (lambda: thm.responder_plan(untyped(None), roster=ROSTER, desks=DESKS, candidate_details=[]),
      r"responder_plan\(request\)"),
-    (lambda: thm.settle_selection(None, selector=thm.SelectorAbsent()), "Decided or Select"),
-    (lambda: thm.desk_members(DESKS, identity=7), r"desk_members\(identity\)"),
-    (lambda: thm.is_general_chat(7), r"is_general_chat\(chat\)"),
-    (lambda: thm.display("disabled"), "NoDispatchReason"),
-    (lambda: thm.accept_evaluation(None, candidates=[], minimum_confidence=None), "evaluation"),
+    (lambda: thm.settle_selection(untyped(None), selector=thm.SelectorAbsent()), "Decided or Select"),
+    (lambda: thm.desk_members(DESKS, identity=untyped(7)), r"desk_members\(identity\)"),
+    (lambda: thm.is_general_chat(untyped(7)), r"is_general_chat\(chat\)"),
+    (lambda: thm.display(untyped("disabled")), "NoDispatchReason"),
+    (lambda: thm.accept_evaluation(untyped(None), candidates=[],
+                                   minimum_confidence=untyped(None)), "evaluation"),
 ])
 def test_a_wrong_argument_is_a_typed_error(call: Any, says: str) -> None:
     with pytest.raises(TypeError, match=says):

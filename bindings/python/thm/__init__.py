@@ -8,15 +8,14 @@ functions named as ``thm eval``'s. Refusals are values; errors are the exception
 ``thm._errors`` (all ``thm.Error``).
 """
 
-from thm._errors import (
-    DecodeError,
-    DeskError,
-    Error,
-    QueueError,
-    ResponderError,
-    RosterError,
-)
-from thm._thm import *  # noqa: F401,F403  (the values and operations)
-from thm._thm import __version__
+from thm._errors import DecodeError as DecodeError
+from thm._errors import DeskError as DeskError
+from thm._errors import Error as Error
+from thm._errors import QueueError as QueueError
+from thm._errors import ResponderError as ResponderError
+from thm._errors import RosterError as RosterError
+from thm._port import MentionTurnQueue as MentionTurnQueue
+from thm._thm import *  # noqa: F401,F403  (the values, the variants' unions, the operations)
+from thm._thm import __version__ as __version__
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -7,7 +7,7 @@ own fields as attributes (``member_id``, ``desk_id``, ``path``, ...), and ``mess
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 class Error(Exception):
@@ -29,6 +29,10 @@ class Error(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._wire!r})"
+
+    if TYPE_CHECKING:  # the variant's own fields, set from the case-file form
+
+        def __getattr__(self, name: str) -> Any: ...
 
 
 class DecodeError(Error, ValueError):

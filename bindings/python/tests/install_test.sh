@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the package the way README.md says, into a fresh virtual environment of PYTHON,
+# offline, and runs every shared case through the installed copy (not the build tree):
+#     install_test.sh PYTHON [--with-pytest]
+# --with-pytest: the environment sees the system's packages, and pytest runs every test.
+set -euo pipefail
+python="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+package="$(dirname "$here")"
+scratch="$(mktemp -d /tmp/thm-python-install.XXXXXX)"
+trap 'rm -rf "$scratch"' EXIT
+
+if [ "${2:-}" = --with-pytest ]; then
+  "$python" -m venv --system-site-packages "$scratch/venv"
+else
+  "$python" -m venv "$scratch/venv"
+fi
+venv="$scratch/venv/bin/python"
+"$venv" -m pip install --no-index --quiet "$package"
+cd "$scratch"  # far from the source tree: `import thm` must find the installed copy
+"$venv" -c 'import thm, sys; assert "site-packages" in thm.__file__, thm.__file__; print("thm", thm.__version__, "for", sys.version.split()[0], "at", thm.__file__)'
+"$venv" "$here/run_cases.py" "$(dirname "$(dirname "$package")")/model/cases"
+if [ "${2:-}" = --with-pytest ]; then
+  "$venv" -m pytest -q -p no:cacheprovider "$here"
+fi
+"$venv" -m pip uninstall --yes --quiet thm
+! "$venv" -c 'import thm' 2>/dev/null
+echo "install_test: installed, tested and uninstalled for $python"
