@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-PACKAGE_FILES = ("__init__.py", "_errors.py", "_port.py", "_thm.pyi", "py.typed")
+PACKAGE_FILES = ("__init__.py", "_errors.py", "_port.py", "_values.py", "_thm.pyi", "py.typed")
 
 
 def _version() -> str:

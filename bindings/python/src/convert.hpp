@@ -88,21 +88,47 @@ template <class T>
   throw py::type_error(where + ": expected " + expected<T>() + ", got " + type_name(value));
 }
 
+/// The `T` that `value`, an instance of `T`'s bound class, holds. `TypeError` for one that
+/// holds none: made by `T.__new__` alone, never by its constructor.
+template <class T>
+const T& held(py::handle value, const std::string& where) {
+  auto* instance = reinterpret_cast<py::detail::instance*>(value.ptr());
+  auto slot = instance->get_value_and_holder(py::detail::get_type_info(typeid(T)), false);
+  if (!slot || !slot.holder_constructed()) {
+    throw py::type_error(where + ": this " + expected<T>() +
+                         " was never made: make values with keyword arguments, e.g. " +
+                         expected<T>() + "(...)");
+  }
+  return *slot.template value_ptr<T>();
+}
+
+/// `value` as Python text for a message: its `repr`, or, for an int too long to print
+/// (CPython refuses more than 4,300 digits), how many bits it has.
+inline std::string shown(py::handle value) {
+  if (PyLong_Check(value.ptr())) {
+    const auto bits = value.attr("bit_length")().cast<std::size_t>();
+    if (bits > 256) return "an int of " + std::to_string(bits) + " bits";
+  }
+  return py::repr(value);
+}
+
 /// `value` as a `T`; `where` names it in an error.
 template <class T>
 T from_py(py::handle value, const std::string& where);
 
 template <class T, class... Ts>
-bool load_alternative(py::handle value, std::variant<Ts...>& out) {
+bool load_alternative(py::handle value, std::variant<Ts...>& out, const std::string& where) {
   if (!py::isinstance<T>(value)) return false;
-  out = value.cast<T>();
+  out = held<T>(value, where);
   return true;
 }
 
 template <class... Ts>
 std::variant<Ts...> variant_from_py(py::handle value, const std::string& where) {
   std::variant<Ts...> out;
-  if (!(load_alternative<Ts>(value, out) || ...)) mismatch<std::variant<Ts...>>(value, where);
+  if (!(load_alternative<Ts>(value, out, where) || ...)) {
+    mismatch<std::variant<Ts...>>(value, where);
+  }
   return out;
 }
 
@@ -134,8 +160,7 @@ T from_py(py::handle value, const std::string& where) {
     if ((wide == static_cast<unsigned long long>(-1) && PyErr_Occurred() != nullptr) ||
         wide > std::numeric_limits<T>::max()) {
       PyErr_Clear();
-      throw py::value_error(where + ": expected " + expected<T>() + ", got " +
-                            std::string(py::str(value)));
+      throw py::value_error(where + ": expected " + expected<T>() + ", got " + shown(value));
     }
     return static_cast<T>(wide);
   } else if constexpr (std::is_enum_v<T>) {
@@ -156,8 +181,7 @@ T from_py(py::handle value, const std::string& where) {
       mismatch<T>(value, where);
     }
     const py::sequence items = py::reinterpret_borrow<py::sequence>(value);
-    T out;
-    out.reserve(items.size());
+    T out;  // not reserved: a sequence's length is its own word, and may be wrong
     for (std::size_t i = 0; i < items.size(); ++i) {
       out.push_back(
           from_py<typename T::value_type>(items[i], where + "[" + std::to_string(i) + "]"));
@@ -167,7 +191,7 @@ T from_py(py::handle value, const std::string& where) {
     return variant_from_py(value, where, static_cast<T*>(nullptr));
   } else {
     if (!py::isinstance<T>(value)) mismatch<T>(value, where);
-    return value.cast<T>();
+    return held<T>(value, where);
   }
 }
 

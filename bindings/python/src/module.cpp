@@ -8,7 +8,7 @@
 #include <string>
 
 #include "convert.hpp"
-#include "errors.hpp"
+#include "json_bridge.hpp"
 #include "thm/core.hpp"
 #include "thm/json/json.hpp"
 #include "value_class.hpp"
@@ -78,7 +78,9 @@ const std::map<std::string, Decoder, std::less<>>& decoders() {
   return table;
 }
 
-py::object from_json(const std::string& type, py::handle value, const std::string& root) {
+py::object from_json(py::handle type_name_value, py::handle value, py::handle root_value) {
+  const auto type = from_py<std::string>(type_name_value, "from_json(type)");
+  const auto root = from_py<std::string>(root_value, "from_json(root)");
   const auto found = decoders().find(type);
   if (found == decoders().end()) {
     throw py::value_error("from_json: unknown wire type '" + type + "' (see thm.WIRE_TYPES)");

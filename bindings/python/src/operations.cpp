@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "convert.hpp"
-#include "errors.hpp"
+#include "json_bridge.hpp"
 #include "thm/core.hpp"
 #include "thm/json/json.hpp"
 #include "values.hpp"
@@ -25,7 +25,16 @@ using namespace pybind11::literals;
 template <class T>
 const T& ref(py::handle value, const char* where) {
   if (!py::isinstance<T>(value)) mismatch<T>(value, where);
-  return value.cast<const T&>();
+  return held<T>(value, where);
+}
+
+// `decide()`, with the GIL released: other threads run while the core works on a long body
+// or a large team. Every input is C++ by then, or a value no thread can change (values are
+// immutable, and the caller's arguments keep them alive).
+template <class Decide>
+auto unlocked(Decide decide) {
+  const py::gil_scoped_release released;
+  return decide();
 }
 
 // ---- errors: one exception class per family, built from the case-file form ---------------
@@ -76,13 +85,14 @@ py::list op_resolve_mentions(py::handle body, py::handle supplied, py::handle au
   const auto& set = ref<DeskSnapshot>(desks, "resolve_mentions(desks)");
   std::optional<std::span<const Mention>> view;
   if (given) view = std::span<const Mention>(*given);
-  return list_to_py(resolve_mentions(text, view, by, Roster(team), DeskSet(set)));
+  return list_to_py(
+      unlocked([&] { return resolve_mentions(text, view, by, Roster(team), DeskSet(set)); }));
 }
 
 py::object op_direct_responder(py::handle mentions, py::handle roster) {
   const auto list = from_py<std::vector<Mention>>(mentions, "direct_responder(mentions)");
   const auto& team = ref<RosterSnapshot>(roster, "direct_responder(roster)");
-  return to_py(direct_responder(list, Roster(team)));
+  return to_py(unlocked([&] { return direct_responder(list, Roster(team)); }));
 }
 
 py::list op_mentioned_members(py::handle mentions, py::handle addressed_desk, py::handle responder,
@@ -97,7 +107,8 @@ py::list op_mentioned_members(py::handle mentions, py::handle addressed_desk, py
   if (desk) desk_view = *desk;
   std::optional<std::string_view> who_view;
   if (who) who_view = *who;
-  return list_to_py(mentioned_members(list, desk_view, who_view, Roster(team), DeskSet(set)));
+  return list_to_py(unlocked(
+      [&] { return mentioned_members(list, desk_view, who_view, Roster(team), DeskSet(set)); }));
 }
 
 // ---- desks (SPEC §1.2) ------------------------------------------------------------------------
@@ -131,7 +142,7 @@ py::object op_responder_plan(py::handle request, py::handle roster, py::handle d
   const auto& set = ref<DeskSnapshot>(desks, "responder_plan(desks)");
   const auto details = from_py<std::vector<SelectorCandidate>>(candidate_details,
                                                                "responder_plan(candidate_details)");
-  auto plan = responder_plan(asked, Roster(team), DeskSet(set), details);
+  auto plan = unlocked([&] { return responder_plan(asked, Roster(team), DeskSet(set), details); });
   if (!plan) raise(plan.error());
   return to_py(*plan);
 }
@@ -185,7 +196,7 @@ py::object op_mention_dispatch(py::handle policy, py::handle input, py::handle r
   const auto& rules = ref<MentionDispatchPolicy>(policy, "mention_dispatch(policy)");
   const auto& reply = ref<MentionDispatchInput>(input, "mention_dispatch(input)");
   const auto& team = ref<RosterSnapshot>(roster, "mention_dispatch(roster)");
-  auto decision = mention_dispatch(rules, reply, Roster(team));
+  auto decision = unlocked([&] { return mention_dispatch(rules, reply, Roster(team)); });
   if (!decision) raise(decision.error());
   return to_py(*decision);
 }

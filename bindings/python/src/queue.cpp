@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "convert.hpp"
-#include "errors.hpp"
+#include "json_bridge.hpp"
 #include "thm/core.hpp"
 #include "thm/json/json.hpp"
 #include "values.hpp"
@@ -23,15 +23,16 @@ using namespace pybind11::literals;
 // the thread that called `dispatch_mention`, once at most.
 class PythonQueue final : public MentionTurnQueue {
  public:
-  explicit PythonQueue(py::handle queue) : queue_(queue) {}
+  // `enqueue_once` is the queue's bound method, looked up once.
+  explicit PythonQueue(py::object enqueue_once) : enqueue_once_(std::move(enqueue_once)) {}
 
   Result<EnqueueOutcome, QueueError> enqueue_once(
       const MentionTurnRequest& request) noexcept override {
     try {
-      const py::object answer = queue_.attr("enqueue_once")(request);
-      if (py::isinstance<Enqueued>(answer)) return Enqueued{};
-      if (py::isinstance<Already>(answer)) return Already{};
-      if (py::isinstance<Refused>(answer)) return answer.cast<Refused>();
+      const py::object answer = enqueue_once_(request);
+      if (py::isinstance<Enqueued>(answer)) return held<Enqueued>(answer, "enqueue_once");
+      if (py::isinstance<Already>(answer)) return held<Already>(answer, "enqueue_once");
+      if (py::isinstance<Refused>(answer)) return held<Refused>(answer, "enqueue_once");
       return unexpected{QueueError{QueueErrorKind::Internal,
                                    "enqueue_once returned " + std::string(py::repr(answer)) +
                                        ", not Enqueued(), Already() or Refused(reason=...)"}};
@@ -67,25 +68,52 @@ class PythonQueue final : public MentionTurnQueue {
     }
   }
 
-  py::handle queue_;
+  py::object enqueue_once_;
   std::optional<py::error_already_set> raised_;
 };
 
+// How deep `dispatch_mention` may nest in one thread (a queue that dispatches from inside
+// `enqueue_once`): far past any real host, and far short of the C stack, which a raised
+// recursion limit would otherwise let Python exhaust.
+constexpr int kMaxNestedDispatches = 32;
+thread_local int nested_dispatches = 0;
+
+// The queue's `enqueue_once`, or `TypeError` if it has none; any other error getting it
+// (a failing `__getattr__`) is raised as it is.
+py::object enqueue_method(py::handle queue) {
+  PyObject* method = PyObject_GetAttrString(queue.ptr(), "enqueue_once");
+  if (method != nullptr) return py::reinterpret_steal<py::object>(method);
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+  PyErr_Clear();
+  throw py::type_error(
+      "dispatch_mention(queue): expected an object with enqueue_once(request), "
+      "got " +
+      type_name(queue));
+}
+
 py::object op_dispatch_mention(py::handle queue, py::handle policy, py::handle input,
                                py::handle roster) {
-  if (!py::hasattr(queue, "enqueue_once")) {
-    throw py::type_error(
-        "dispatch_mention(queue): expected an object with enqueue_once(request), "
-        "got " +
-        type_name(queue));
+  if (nested_dispatches >= kMaxNestedDispatches) {
+    PyErr_SetString(PyExc_RecursionError,
+                    ("dispatch_mention nested more than " + std::to_string(kMaxNestedDispatches) +
+                     " deep: a queue is dispatching from inside enqueue_once")
+                        .c_str());
+    throw py::error_already_set();
   }
+  struct Nested {
+    Nested() { ++nested_dispatches; }
+    ~Nested() { --nested_dispatches; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+  } const nested;
+  py::object enqueue_once = enqueue_method(queue);
   const auto rules = from_py<MentionDispatchPolicy>(policy, "dispatch_mention(policy)");
   const auto reply = from_py<MentionDispatchInput>(input, "dispatch_mention(input)");
   if (!py::isinstance<RosterSnapshot>(roster)) {
     mismatch<RosterSnapshot>(roster, "dispatch_mention(roster)");
   }
-  const auto& team = roster.cast<const RosterSnapshot&>();
-  PythonQueue port(queue);
+  const auto& team = held<RosterSnapshot>(roster, "dispatch_mention(roster)");
+  PythonQueue port(std::move(enqueue_once));
   auto outcome = dispatch_mention(port, rules, reply, Roster(team));
   if (outcome) return to_py(*outcome);
   if (const auto* core = std::get_if<CoreFailure>(&outcome.error())) {

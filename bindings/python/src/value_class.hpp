@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "convert.hpp"
-#include "errors.hpp"
 #include "json_bridge.hpp"
+#include "thm/core.hpp"
 #include "thm/json/json.hpp"
 
 namespace thm::python {
@@ -50,36 +50,60 @@ class ValueClass {
  public:
   /// Binds `T` as `module.<name>`.
   ValueClass(py::module_& module, const char* name, const char* doc)
-      : class_(module, name, doc), name_(name) {
+      : class_(module, name, doc, py::is_final()), name_(name) {
     class_.def(py::init([](const py::kwargs& fields) { return make(T{}, fields, true); }),
                "Keyword arguments only, one per field; every field the wire form requires "
                "must be given.");
     class_.def(
         "replace",
-        [](const T& self, const py::kwargs& changes) { return make(self, changes, false); },
+        [](py::handle self, const py::kwargs& changes) {
+          return make(held<T>(self, "replace"), changes, false);
+        },
         "A copy with the fields named changed.");
-    class_.def("__eq__", [](const T& self, py::handle other) -> py::object {
+    class_.def("__eq__", [](py::handle self, py::handle other) -> py::object {
       if (!py::isinstance<T>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      return py::bool_(self == other.cast<const T&>());
+      return py::bool_(held<T>(self, "==") == held<T>(other, "=="));
     });
-    class_.attr("__hash__") = py::none();
-    class_.def("__repr__", [](const T& self) {
-      std::string out = std::string(class_name()) + "(";
+    // Immutable, so hashable: equal values have one wire form, hence one hash.
+    class_.def("__hash__", [](py::handle self) {
+      return std::hash<std::string>{}(json::encode(Wire(held<T>(self, "hash"))));
+    });
+    class_.def("__repr__", [](py::handle self) {
+      const T& value = held<T>(self, "repr");
+      const py::object enumeration = py::module_::import("enum").attr("Enum");
+      std::string out = class_name() + "(";
       const char* comma = "";
       for (const Field& field : fields()) {
-        out += comma + field.name + "=" + std::string(py::repr(field.get(self)));
+        const py::object item = field.get(value);
+        // An enum member as its constructor expression, `NoDispatchReason.DISABLED`.
+        const std::string text =
+            py::isinstance(item, enumeration)
+                ? std::string(py::str(py::type::handle_of(item).attr("__name__"))) + "." +
+                      std::string(py::str(item.attr("name")))
+                : std::string(py::repr(item));
+        out += comma + field.name + "=" + text;
         comma = ", ";
       }
       return out + ")";
     });
     class_.def(
-        "to_json", [](const T& self) { return wire_to_py<Wire>(self); },
+        "to_json", [](py::handle self) { return wire_to_py<Wire>(held<T>(self, "to_json")); },
         "The wire form (SPEC §6) as JSON-shaped Python: dict, list, str, int, bool, None.");
     class_.def_static(
         "from_json", [](py::handle value, const std::string& root) { return decode(value, root); },
         py::arg("value"), py::arg("root") = "",
         "Decodes the wire form; raises thm.DecodeError whose `path` is a JSON Pointer under "
         "`root`.");
+    // Immutable, so a copy is the value itself, and a pickle is its wire form.
+    class_.def("__copy__",
+               [](py::handle self) { return py::reinterpret_borrow<py::object>(self); });
+    class_.def("__deepcopy__", [](py::handle self, py::handle /*memo*/) {
+      return py::reinterpret_borrow<py::object>(self);
+    });
+    class_.def("__reduce__", [](py::handle self) {
+      return py::make_tuple(py::module_::import("thm._values").attr("rebuild"),
+                            py::make_tuple(wire_name(), wire_to_py<Wire>(held<T>(self, "pickle"))));
+    });
     class_.attr("__match_args__") = py::tuple();
     class_.attr("__module__") = "thm";
   }
@@ -89,12 +113,12 @@ class ValueClass {
   template <class F>
   ValueClass& field(const char* name, F T::*member, const char* doc,
                     Given given = Given::Required) {
-    fields().push_back({name, given, [member](const T& self) { return to_py(self.*member); },
+    fields().push_back({name, given, [member](const T& value) { return to_py(value.*member); },
                         [member, name](T& self, py::handle value) {
                           self.*member = from_py<F>(value, class_name() + "." + name);
                         }});
     class_.def_property_readonly(
-        name, [member](const T& self) { return to_py(self.*member); }, doc);
+        name, [member, name](py::handle self) { return to_py(held<T>(self, name).*member); }, doc);
     py::list names;
     for (const Field& field : fields()) names.append(py::str(field.name));
     class_.attr("__match_args__") = py::tuple(names);
@@ -111,10 +135,9 @@ class ValueClass {
       return decoded;
     } else {
       if (T* alternative = std::get_if<T>(&decoded)) return std::move(*alternative);
-      throw py::value_error(
-          "the wire value is a " +
-          std::string(py::str(py::type::handle_of(to_py(decoded)).attr("__name__"))) + ", not a " +
-          class_name());
+      const std::string got = py::str(py::type::handle_of(to_py(decoded)).attr("__name__"));
+      raise_decode_error(
+          json::DecodeError{.path = root, .reason = "expected " + class_name() + ", got " + got});
     }
   }
 
@@ -130,6 +153,27 @@ class ValueClass {
     return registered;
   }
   static std::string class_name() { return py::str(py::type::of<T>().attr("__name__")); }
+  // The name `thm.from_json` knows the wire form by: the class's own, or its variant's.
+  static std::string wire_name() {
+    if constexpr (std::is_same_v<Wire, T>) {
+      return class_name();
+    } else if constexpr (std::is_same_v<Wire, MentionTarget>) {
+      return "MentionTarget";
+    } else if constexpr (std::is_same_v<Wire, MentionAuthor>) {
+      return "MentionAuthor";
+    } else if constexpr (std::is_same_v<Wire, ResponderPlan>) {
+      return "ResponderPlan";
+    } else if constexpr (std::is_same_v<Wire, SelectorResult>) {
+      return "SelectorResult";
+    } else if constexpr (std::is_same_v<Wire, MentionDispatchDecision>) {
+      return "MentionDispatchDecision";
+    } else if constexpr (std::is_same_v<Wire, EnqueueOutcome>) {
+      return "EnqueueOutcome";
+    } else {
+      static_assert(std::is_same_v<Wire, MentionDispatchOutcome>, "a variant with no name here");
+      return "MentionDispatchOutcome";
+    }
+  }
   // `value` with `changes` applied; `fresh`: every required field must be among them. The
   // result is refused if its wire form could not be read back.
   static T make(T value, const py::kwargs& changes, bool fresh) {

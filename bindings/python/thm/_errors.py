@@ -30,6 +30,9 @@ class Error(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._wire!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self._wire))
+
     if TYPE_CHECKING:  # the variant's own fields, set from the case-file form
 
         def __getattr__(self, name: str) -> Any: ...
@@ -37,10 +40,13 @@ class Error(Exception):
 
 class DecodeError(Error, ValueError):
     """A value the wire decoder refused (SPEC §0.5): ``path`` is the JSON Pointer of the
-    offending value, ``reason`` what is wrong with it."""
+    offending value, ``reason`` what is wrong with it; ``str()`` says both."""
 
     path: str
     reason: str
+
+    def __str__(self) -> str:
+        return f"{self.reason} (at {self.path})" if self.path else self.reason
 
 
 class RosterError(Error, ValueError):
@@ -86,6 +92,17 @@ class QueueError(Error):
         super().__init__({"variant": "Enqueue", "kind": str(token), "message": message})
         self.kind = token
 
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}" if self.message else str(self.kind)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (QueueError, (str(self.kind), self.message))
+
     def to_json(self) -> dict[str, Any]:
         """The ``QueueError`` wire form: ``{"kind": ..., "message": ...}``."""
         return {"kind": str(self.kind), "message": self.message}
+
+
+def _rebuild(cls: type[Error], wire: dict[str, Any]) -> Error:
+    """An error of ``cls`` from its case-file form: how a pickled one is read back."""
+    return cls(wire)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from thm._thm import EnqueueOutcome, MentionTurnRequest
 
 
+@runtime_checkable
 class MentionTurnQueue(Protocol):
     """What ``dispatch_mention`` calls, exactly once per admitted reply: durably enqueue
     ``request``'s child turn at most once per key, in one transaction that re-reads the

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, Self
+from typing import Any, Self, final
 
 from thm._errors import DeskError
 from thm._port import MentionTurnQueue
@@ -57,25 +57,30 @@ class SelectionPolicy(StrEnum):
     DISABLED = 'disabled'
 
 class _Value:
+    def __hash__(self) -> int: ...
     def replace(self, **changes: Any) -> Self: ...
     def to_json(self) -> Json: ...
     @classmethod
     def from_json(cls, value: Json, root: str = "") -> Self: ...
     __match_args__: tuple[str, ...]
 
+@final
 class AgentAuthor(_Value):
     def __init__(self, *, id: str) -> None: ...
     @property
     def id(self) -> str: ...
 
+@final
 class AgentTarget(_Value):
     def __init__(self, *, id: str) -> None: ...
     @property
     def id(self) -> str: ...
 
+@final
 class Already(_Value):
     def __init__(self) -> None: ...
 
+@final
 class Brevity(_Value):
     def __init__(self, *, message_chars: int, window: int) -> None: ...
     @property
@@ -83,6 +88,7 @@ class Brevity(_Value):
     @property
     def window(self) -> int: ...
 
+@final
 class BriefedTeammate(_Value):
     def __init__(self, *, id: str, label: str, role: str | None, description: str | None) -> None: ...
     @property
@@ -94,6 +100,7 @@ class BriefedTeammate(_Value):
     @property
     def description(self) -> str | None: ...
 
+@final
 class CandidateProbability(_Value):
     def __init__(self, *, candidate_id: str, probability: Probability) -> None: ...
     @property
@@ -101,6 +108,7 @@ class CandidateProbability(_Value):
     @property
     def probability(self) -> Probability: ...
 
+@final
 class Conversation(_Value):
     def __init__(self, *, desk_id: str, desk_name: str, thread_root: int | None) -> None: ...
     @property
@@ -110,11 +118,13 @@ class Conversation(_Value):
     @property
     def thread_root(self) -> int | None: ...
 
+@final
 class Decided(_Value):
     def __init__(self, *, decision: ResponderDecision) -> None: ...
     @property
     def decision(self) -> ResponderDecision: ...
 
+@final
 class Desk(_Value):
     def __init__(self, *, id: str, name: str, description: str | None, members: Sequence[str], responder_mode: ResponderMode | str = ...) -> None: ...
     @property
@@ -128,6 +138,7 @@ class Desk(_Value):
     @property
     def responder_mode(self) -> ResponderMode: ...
 
+@final
 class DeskMember(_Value):
     def __init__(self, *, desk_id: str, agent_id: str) -> None: ...
     @property
@@ -135,6 +146,7 @@ class DeskMember(_Value):
     @property
     def agent_id(self) -> str: ...
 
+@final
 class DeskOrder(_Value):
     def __init__(self, *, desk_id: str, ordered: Sequence[str]) -> None: ...
     @property
@@ -142,6 +154,7 @@ class DeskOrder(_Value):
     @property
     def ordered(self) -> tuple[str, ...]: ...
 
+@final
 class DeskSnapshot(_Value):
     def __init__(self, *, declared: Sequence[Desk], added: Sequence[Desk], member_additions: Sequence[DeskMember], orders: Sequence[DeskOrder], retired: Sequence[str], tombstoned: Sequence[str]) -> None: ...
     @property
@@ -157,11 +170,13 @@ class DeskSnapshot(_Value):
     @property
     def tombstoned(self) -> tuple[str, ...]: ...
 
+@final
 class DeskTarget(_Value):
     def __init__(self, *, id: str) -> None: ...
     @property
     def id(self) -> str: ...
 
+@final
 class DispatchConversation(_Value):
     def __init__(self, *, desk_id: str, thread_root: int | None) -> None: ...
     @property
@@ -171,22 +186,27 @@ class DispatchConversation(_Value):
     @staticmethod
     def from_conversation(conversation: Conversation) -> DispatchConversation: ...
 
+@final
 class DispatchKey(_Value):
     def __init__(self, *, trigger_sequence: int) -> None: ...
     @property
     def trigger_sequence(self) -> int: ...
 
+@final
 class DispatchOne(_Value):
     def __init__(self, *, request: MentionTurnRequest) -> None: ...
     @property
     def request(self) -> MentionTurnRequest: ...
 
+@final
 class Enqueued(_Value):
     def __init__(self) -> None: ...
 
+@final
 class EveryoneTarget(_Value):
     def __init__(self) -> None: ...
 
+@final
 class Mention(_Value):
     def __init__(self, *, target: MentionTarget, text: str, offset: int, quiet: bool = ...) -> None: ...
     @property
@@ -198,6 +218,7 @@ class Mention(_Value):
     @property
     def quiet(self) -> bool: ...
 
+@final
 class MentionDispatchContext(_Value):
     def __init__(self, *, policy: MentionDispatchPolicy, hop: int) -> None: ...
     @property
@@ -206,6 +227,7 @@ class MentionDispatchContext(_Value):
     def hop(self) -> int: ...
     def may_dispatch(self) -> bool: ...
 
+@final
 class MentionDispatchInput(_Value):
     def __init__(self, *, key: DispatchKey, conversation: DispatchConversation, author_id: str, content: str, mentions: Sequence[Mention], hop: int) -> None: ...
     @property
@@ -221,6 +243,7 @@ class MentionDispatchInput(_Value):
     @property
     def hop(self) -> int: ...
 
+@final
 class MentionDispatchPolicy(_Value):
     def __init__(self, *, enabled: bool, max_hops: int) -> None: ...
     @property
@@ -228,6 +251,7 @@ class MentionDispatchPolicy(_Value):
     @property
     def max_hops(self) -> int: ...
 
+@final
 class MentionTurnRequest(_Value):
     def __init__(self, *, key: DispatchKey, source_id: str, target_id: str, content: str, conversation: DispatchConversation, child_hop: int) -> None: ...
     @property
@@ -243,19 +267,23 @@ class MentionTurnRequest(_Value):
     @property
     def child_hop(self) -> int: ...
 
+@final
 class NoDispatch(_Value):
     def __init__(self, *, reason: NoDispatchReason | str) -> None: ...
     @property
     def reason(self) -> NoDispatchReason: ...
 
+@final
 class NotDispatched(_Value):
     def __init__(self, *, reason: NoDispatchReason | str) -> None: ...
     @property
     def reason(self) -> NoDispatchReason: ...
 
+@final
 class OtherAuthor(_Value):
     def __init__(self) -> None: ...
 
+@final
 class Person(_Value):
     def __init__(self, *, id: str, label: str) -> None: ...
     @property
@@ -263,26 +291,31 @@ class Person(_Value):
     @property
     def label(self) -> str: ...
 
+@final
 class PersonAuthor(_Value):
     def __init__(self, *, id: str) -> None: ...
     @property
     def id(self) -> str: ...
 
+@final
 class PersonTarget(_Value):
     def __init__(self, *, id: str) -> None: ...
     @property
     def id(self) -> str: ...
 
+@final
 class Probability(_Value):
     def __init__(self, *, parts_per_million: int) -> None: ...
     @property
     def parts_per_million(self) -> int: ...
 
+@final
 class Refused(_Value):
     def __init__(self, *, reason: EnqueueRefusal | str) -> None: ...
     @property
     def reason(self) -> EnqueueRefusal: ...
 
+@final
 class ResponderDecision(_Value):
     def __init__(self, *, responder_id: str, rung: ResponderRung | str, disposition: SelectionDisposition | str) -> None: ...
     @property
@@ -292,6 +325,7 @@ class ResponderDecision(_Value):
     @property
     def disposition(self) -> SelectionDisposition: ...
 
+@final
 class ResponderRequest(_Value):
     def __init__(self, *, message: str, chat: str | None, mentions: Sequence[Mention], orchestrator_id: str, selection_policy: SelectionPolicy | str) -> None: ...
     @property
@@ -305,6 +339,7 @@ class ResponderRequest(_Value):
     @property
     def selection_policy(self) -> SelectionPolicy: ...
 
+@final
 class RosterMember(_Value):
     def __init__(self, *, id: str, name: str | None) -> None: ...
     @property
@@ -312,6 +347,7 @@ class RosterMember(_Value):
     @property
     def name(self) -> str | None: ...
 
+@final
 class RosterSnapshot(_Value):
     def __init__(self, *, members: Sequence[RosterMember], people: Sequence[Person], retired: Sequence[str], tombstoned: Sequence[str]) -> None: ...
     @property
@@ -323,6 +359,7 @@ class RosterSnapshot(_Value):
     @property
     def tombstoned(self) -> tuple[str, ...]: ...
 
+@final
 class Select(_Value):
     def __init__(self, *, request: SelectionRequest, fallback: ResponderDecision) -> None: ...
     @property
@@ -330,6 +367,7 @@ class Select(_Value):
     @property
     def fallback(self) -> ResponderDecision: ...
 
+@final
 class SelectionEvaluation(_Value):
     def __init__(self, *, choice: str, probabilities: Sequence[CandidateProbability], confidence: Probability) -> None: ...
     @property
@@ -339,6 +377,7 @@ class SelectionEvaluation(_Value):
     @property
     def confidence(self) -> Probability: ...
 
+@final
 class SelectionRequest(_Value):
     def __init__(self, *, message: str, desk_id: str, candidates: Sequence[SelectorCandidate]) -> None: ...
     @property
@@ -348,9 +387,11 @@ class SelectionRequest(_Value):
     @property
     def candidates(self) -> tuple[SelectorCandidate, ...]: ...
 
+@final
 class SelectorAbsent(_Value):
     def __init__(self) -> None: ...
 
+@final
 class SelectorCandidate(_Value):
     def __init__(self, *, id: str, label: str, role: str, description: str | None) -> None: ...
     @property
@@ -362,6 +403,7 @@ class SelectorCandidate(_Value):
     @property
     def description(self) -> str | None: ...
 
+@final
 class SelectorEvaluation(_Value):
     def __init__(self, *, evaluation: SelectionEvaluation, minimum_confidence: Probability) -> None: ...
     @property
@@ -369,14 +411,17 @@ class SelectorEvaluation(_Value):
     @property
     def minimum_confidence(self) -> Probability: ...
 
+@final
 class SelectorFailed(_Value):
     def __init__(self) -> None: ...
 
+@final
 class SelectorText(_Value):
     def __init__(self, *, output: str) -> None: ...
     @property
     def output(self) -> str: ...
 
+@final
 class TeamBriefing(_Value):
     def __init__(self, *, viewer_id: str, desk_id: str, desk_name: str, teammates: Sequence[BriefedTeammate], brevity: Brevity = ...) -> None: ...
     @property
