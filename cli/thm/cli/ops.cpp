@@ -1,5 +1,6 @@
 // One function per operation of cases.md. Each decodes its input with the wire decoder
 // first (SPEC §0.8), so a refused value is a `Decode` error result, never a decision.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -259,61 +260,12 @@ Result<EnqueueOutcome, QueueError> scripted_answer(Args& a) {
 
 namespace {
 
-using Roundtrip = std::function<Result<Value, json::DecodeError>(const Value&, std::string_view)>;
-
+// `value` decoded as the wire type `T` and written back in its canonical form.
 template <json::WireType T>
-Roundtrip roundtrip() {
-  return [](const Value& value, std::string_view root) -> Result<Value, json::DecodeError> {
-    auto decoded = json::from_value<T>(value, root);
-    if (!decoded.has_value()) return unexpected{std::move(decoded).error()};
-    return json::to_value(*decoded);
-  };
-}
-
-const std::map<std::string, Roundtrip, std::less<>>& wire_types() {
-  static const std::map<std::string, Roundtrip, std::less<>> types{
-      {"MentionTarget", roundtrip<MentionTarget>()},
-      {"MentionAuthor", roundtrip<MentionAuthor>()},
-      {"Mention", roundtrip<Mention>()},
-      {"RosterMember", roundtrip<RosterMember>()},
-      {"Person", roundtrip<Person>()},
-      {"RosterSnapshot", roundtrip<RosterSnapshot>()},
-      {"ResponderMode", roundtrip<ResponderMode>()},
-      {"Desk", roundtrip<Desk>()},
-      {"DeskMember", roundtrip<DeskMember>()},
-      {"DeskOrder", roundtrip<DeskOrder>()},
-      {"DeskSnapshot", roundtrip<DeskSnapshot>()},
-      {"SelectorCandidate", roundtrip<SelectorCandidate>()},
-      {"SelectionPolicy", roundtrip<SelectionPolicy>()},
-      {"ResponderRequest", roundtrip<ResponderRequest>()},
-      {"SelectionRequest", roundtrip<SelectionRequest>()},
-      {"ResponderRung", roundtrip<ResponderRung>()},
-      {"SelectionDisposition", roundtrip<SelectionDisposition>()},
-      {"ResponderDecision", roundtrip<ResponderDecision>()},
-      {"ResponderPlan", roundtrip<ResponderPlan>()},
-      {"Probability", roundtrip<Probability>()},
-      {"SelectionEvaluation", roundtrip<SelectionEvaluation>()},
-      {"SelectorResult", roundtrip<SelectorResult>()},
-      {"MentionDispatchPolicy", roundtrip<MentionDispatchPolicy>()},
-      {"DispatchKey", roundtrip<DispatchKey>()},
-      {"DispatchConversation", roundtrip<DispatchConversation>()},
-      {"MentionDispatchInput", roundtrip<MentionDispatchInput>()},
-      {"MentionTurnRequest", roundtrip<MentionTurnRequest>()},
-      {"NoDispatchReason", roundtrip<NoDispatchReason>()},
-      {"MentionDispatchDecision", roundtrip<MentionDispatchDecision>()},
-      {"EnqueueRefusal", roundtrip<EnqueueRefusal>()},
-      {"EnqueueOutcome", roundtrip<EnqueueOutcome>()},
-      {"MentionDispatchOutcome", roundtrip<MentionDispatchOutcome>()},
-      {"Conversation", roundtrip<Conversation>()},
-      {"MentionDispatchContext", roundtrip<MentionDispatchContext>()},
-      {"QueueError", roundtrip<QueueError>()},
-      {"QueueErrorKind", roundtrip<QueueErrorKind>()},
-      {"CandidateProbability", roundtrip<CandidateProbability>()},
-      {"Brevity", roundtrip<Brevity>()},
-      {"BriefedTeammate", roundtrip<BriefedTeammate>()},
-      {"TeamBriefing", roundtrip<TeamBriefing>()},
-  };
-  return types;
+Result<Value, json::DecodeError> roundtrip(const Value& value, std::string_view root) {
+  auto decoded = json::from_value<T>(value, root);
+  if (!decoded.has_value()) return unexpected{std::move(decoded).error()};
+  return json::to_value(*decoded);
 }
 
 }  // namespace
@@ -322,12 +274,14 @@ Value decode_op(Args& a) {
   const std::string type = a.text("type");
   const Value* value = a.field("json");
   if (a.error()) return error_result(*a.error());
-  const auto found = wire_types().find(type);
-  if (found == wire_types().end()) {
+  Result<Value, json::DecodeError> canonical = Value();
+  const bool known = json::visit_wire_type(type, [&]<class T>(std::type_identity<T>) {
+    canonical = roundtrip<T>(*value, "/input/json");
+  });
+  if (!known) {
     a.fail("type", "unknown wire type \"" + type + "\"");
     return error_result(*a.error());
   }
-  auto canonical = found->second(*value, "/input/json");
   if (!canonical.has_value()) return error_result(canonical.error());
   return {{"value", *std::move(canonical)}};
 }
@@ -413,8 +367,8 @@ std::vector<OperationInfo> operations() {
 }
 
 std::vector<std::string> wire_type_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, decoder] : wire_types()) names.push_back(name);
+  std::vector<std::string> names(json::kWireTypeNames.begin(), json::kWireTypeNames.end());
+  std::sort(names.begin(), names.end());
   return names;
 }
 

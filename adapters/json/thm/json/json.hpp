@@ -7,6 +7,7 @@
 /// offending value. Unknown keys are ignored; `null` is never the same as absent; u64
 /// values round-trip exactly. Nothing here throws through the API.
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <nlohmann/json_fwd.hpp>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "thm/core.hpp"
@@ -55,6 +57,62 @@ struct is_one_of<T, std::tuple<Ts...>> : std::bool_constant<(std::same_as<T, Ts>
 /// One of `WireTypes`: a type `decode`, `encode`, `from_value` and `to_value` accept.
 template <class T>
 concept WireType = detail::is_one_of<T, WireTypes>::value;
+
+/// The names of `WireTypes`, in its order: what the case files' `decode` operation and the
+/// language packages call each type (`"MentionDispatchInput"`).
+inline constexpr std::array<std::string_view, std::tuple_size_v<WireTypes>> kWireTypeNames{
+    "MentionTarget",
+    "MentionAuthor",
+    "Mention",
+    "RosterMember",
+    "Person",
+    "RosterSnapshot",
+    "ResponderMode",
+    "Desk",
+    "DeskMember",
+    "DeskOrder",
+    "DeskSnapshot",
+    "SelectorCandidate",
+    "SelectionPolicy",
+    "ResponderRequest",
+    "SelectionRequest",
+    "ResponderRung",
+    "SelectionDisposition",
+    "ResponderDecision",
+    "ResponderPlan",
+    "Probability",
+    "CandidateProbability",
+    "SelectionEvaluation",
+    "SelectorResult",
+    "MentionDispatchPolicy",
+    "DispatchKey",
+    "DispatchConversation",
+    "MentionDispatchInput",
+    "MentionTurnRequest",
+    "NoDispatchReason",
+    "MentionDispatchDecision",
+    "EnqueueRefusal",
+    "EnqueueOutcome",
+    "MentionDispatchOutcome",
+    "Conversation",
+    "MentionDispatchContext",
+    "QueueErrorKind",
+    "QueueError",
+    "Brevity",
+    "BriefedTeammate",
+    "TeamBriefing"};
+
+/// Calls `visit(std::type_identity<T>{})` for the wire type `T` named `name` and returns
+/// true, or returns false when no wire type has that name.
+template <class Visit>
+bool visit_wire_type(std::string_view name, Visit&& visit) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return ((name == kWireTypeNames[I] &&
+             (visit(std::type_identity<std::tuple_element_t<I, WireTypes>>{}), true)) ||
+            ...);
+  }
+  (std::make_index_sequence<std::tuple_size_v<WireTypes>>{});
+}
 
 /// The deepest nesting of arrays and objects `parse` accepts. Wire forms need fewer than
 /// ten levels; the limit keeps hostile documents from exhausting the stack of any code

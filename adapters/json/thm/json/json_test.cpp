@@ -5,7 +5,11 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
 
 namespace thm::json {
 namespace {
@@ -369,3 +373,31 @@ TEST(JsonErrorValueTest, CoreAndHostErrorsKeepTheirFields) {
 
 }  // namespace
 }  // namespace thm::json
+
+// Every wire type has one name, and the name finds exactly that type.
+TEST(WireTypeNamesTest, EachNameVisitsItsOwnTypeAndNoOther) {
+  std::set<std::string_view> seen;
+  std::size_t index = 0;
+  std::apply(
+      [&](auto... tags) {
+        (
+            [&]<class T>(std::type_identity<T>) {
+              const std::string_view name = thm::json::kWireTypeNames[index++];
+              EXPECT_TRUE(seen.insert(name).second) << name << " is named twice";
+              bool found_itself = false;
+              EXPECT_TRUE(thm::json::visit_wire_type(name, [&]<class U>(std::type_identity<U>) {
+                found_itself = std::is_same_v<T, U>;
+              })) << name;
+              EXPECT_TRUE(found_itself) << name << " visits another type";
+            }(tags),
+            ...);
+      },
+      [] {
+        return []<class... Ts>(std::tuple<Ts...>*) {
+          return std::tuple<std::type_identity<Ts>...>{};
+        }(static_cast<thm::json::WireTypes*>(nullptr));
+      }());
+  EXPECT_EQ(seen.size(), std::tuple_size_v<thm::json::WireTypes>);
+  EXPECT_FALSE(thm::json::visit_wire_type("Roster", [](auto) {}));
+  EXPECT_FALSE(thm::json::visit_wire_type("", [](auto) {}));
+}
