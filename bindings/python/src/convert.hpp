@@ -88,10 +88,12 @@ template <class T>
   throw py::type_error(where + ": expected " + expected<T>() + ", got " + type_name(value));
 }
 
-/// The `T` that `value`, an instance of `T`'s bound class, holds. `TypeError` for one that
-/// holds none: made by `T.__new__` alone, never by its constructor.
+/// The `T` that `value`, an instance of `T`'s bound class, holds, by reference (a snapshot
+/// is not copied). `TypeError` for anything else, and for an instance that holds none: made
+/// by `T.__new__` alone, never by its constructor.
 template <class T>
 const T& held(py::handle value, const std::string& where) {
+  if (!py::isinstance<T>(value)) mismatch<T>(value, where);
   auto* instance = reinterpret_cast<py::detail::instance*>(value.ptr());
   auto slot = instance->get_value_and_holder(py::detail::get_type_info(typeid(T)), false);
   if (!slot || !slot.holder_constructed()) {
@@ -190,7 +192,6 @@ T from_py(py::handle value, const std::string& where) {
   } else if constexpr (is_variant<T>::value) {
     return variant_from_py(value, where, static_cast<T*>(nullptr));
   } else {
-    if (!py::isinstance<T>(value)) mismatch<T>(value, where);
     return held<T>(value, where);
   }
 }

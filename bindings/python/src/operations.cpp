@@ -21,13 +21,6 @@ namespace {
 
 using namespace pybind11::literals;
 
-// `value` as the bound `T` it must be, by reference (a snapshot is not copied).
-template <class T>
-const T& ref(py::handle value, const char* where) {
-  if (!py::isinstance<T>(value)) mismatch<T>(value, where);
-  return held<T>(value, where);
-}
-
 // `decide()`, with the GIL released: other threads run while the core works on a long body
 // or a large team. Every input is C++ by then, or a value no thread can change (values are
 // immutable, and the caller's arguments keep them alive).
@@ -70,7 +63,7 @@ bool op_same_conversation(py::handle a, py::handle b) {
 
 DispatchConversation op_dispatch_conversation(py::handle conversation) {
   return DispatchConversation::from(
-      ref<Conversation>(conversation, "dispatch_conversation(conversation)"));
+      held<Conversation>(conversation, "dispatch_conversation(conversation)"));
 }
 
 // ---- mentions (SPEC §1.5) -------------------------------------------------------------------
@@ -81,8 +74,8 @@ py::list op_resolve_mentions(py::handle body, py::handle supplied, py::handle au
   const auto given =
       from_py<std::optional<std::vector<Mention>>>(supplied, "resolve_mentions(supplied)");
   const auto by = from_py<MentionAuthor>(author, "resolve_mentions(author)");
-  const auto& team = ref<RosterSnapshot>(roster, "resolve_mentions(roster)");
-  const auto& set = ref<DeskSnapshot>(desks, "resolve_mentions(desks)");
+  const auto& team = held<RosterSnapshot>(roster, "resolve_mentions(roster)");
+  const auto& set = held<DeskSnapshot>(desks, "resolve_mentions(desks)");
   std::optional<std::span<const Mention>> view;
   if (given) view = std::span<const Mention>(*given);
   return list_to_py(
@@ -91,7 +84,7 @@ py::list op_resolve_mentions(py::handle body, py::handle supplied, py::handle au
 
 py::object op_direct_responder(py::handle mentions, py::handle roster) {
   const auto list = from_py<std::vector<Mention>>(mentions, "direct_responder(mentions)");
-  const auto& team = ref<RosterSnapshot>(roster, "direct_responder(roster)");
+  const auto& team = held<RosterSnapshot>(roster, "direct_responder(roster)");
   return to_py(unlocked([&] { return direct_responder(list, Roster(team)); }));
 }
 
@@ -101,8 +94,8 @@ py::list op_mentioned_members(py::handle mentions, py::handle addressed_desk, py
   const auto desk =
       from_py<std::optional<std::string>>(addressed_desk, "mentioned_members(addressed_desk)");
   const auto who = from_py<std::optional<std::string>>(responder, "mentioned_members(responder)");
-  const auto& team = ref<RosterSnapshot>(roster, "mentioned_members(roster)");
-  const auto& set = ref<DeskSnapshot>(desks, "mentioned_members(desks)");
+  const auto& team = held<RosterSnapshot>(roster, "mentioned_members(roster)");
+  const auto& set = held<DeskSnapshot>(desks, "mentioned_members(desks)");
   std::optional<std::string_view> desk_view;
   if (desk) desk_view = *desk;
   std::optional<std::string_view> who_view;
@@ -115,7 +108,7 @@ py::list op_mentioned_members(py::handle mentions, py::handle addressed_desk, py
 
 // The error as an exception object, not raised: what `validate_desks` answers.
 py::object op_validate_desks(py::handle desks) {
-  const auto& set = ref<DeskSnapshot>(desks, "validate_desks(desks)");
+  const auto& set = held<DeskSnapshot>(desks, "validate_desks(desks)");
   const auto error = DeskSet(set).validate();
   if (!error) return py::none();
   const py::object type = py::module_::import("thm._errors").attr("DeskError");
@@ -123,7 +116,7 @@ py::object op_validate_desks(py::handle desks) {
 }
 
 py::tuple op_desk_members(py::handle desks, py::handle identity) {
-  const auto& set = ref<DeskSnapshot>(desks, "desk_members(desks)");
+  const auto& set = held<DeskSnapshot>(desks, "desk_members(desks)");
   const auto name = from_py<std::string>(identity, "desk_members(identity)");
   const DeskSet view(set);
   auto members = view.members(name);
@@ -137,9 +130,9 @@ py::tuple op_desk_members(py::handle desks, py::handle identity) {
 
 py::object op_responder_plan(py::handle request, py::handle roster, py::handle desks,
                              py::handle candidate_details) {
-  const auto& asked = ref<ResponderRequest>(request, "responder_plan(request)");
-  const auto& team = ref<RosterSnapshot>(roster, "responder_plan(roster)");
-  const auto& set = ref<DeskSnapshot>(desks, "responder_plan(desks)");
+  const auto& asked = held<ResponderRequest>(request, "responder_plan(request)");
+  const auto& team = held<RosterSnapshot>(roster, "responder_plan(roster)");
+  const auto& set = held<DeskSnapshot>(desks, "responder_plan(desks)");
   const auto details = from_py<std::vector<SelectorCandidate>>(candidate_details,
                                                                "responder_plan(candidate_details)");
   auto plan = unlocked([&] { return responder_plan(asked, Roster(team), DeskSet(set), details); });
@@ -150,18 +143,18 @@ py::object op_responder_plan(py::handle request, py::handle roster, py::handle d
 // ---- the team briefing (SPEC §7) --------------------------------------------------------------
 
 std::string op_briefing_text(py::handle briefing, py::handle context) {
-  const auto& team = ref<TeamBriefing>(briefing, "briefing_text(briefing)");
+  const auto& team = held<TeamBriefing>(briefing, "briefing_text(briefing)");
   if (context.is_none()) return team.system_text();
   return team.system_text_with_dispatch(
-      ref<MentionDispatchContext>(context, "briefing_text(context)"));
+      held<MentionDispatchContext>(context, "briefing_text(context)"));
 }
 
 TeamBriefing op_from_snapshots(py::handle viewer_id, py::handle conversation, py::handle desks,
                                py::handle roster) {
   const auto viewer = from_py<std::string>(viewer_id, "TeamBriefing.from_snapshots(viewer_id)");
-  const auto& where = ref<Conversation>(conversation, "TeamBriefing.from_snapshots(conversation)");
-  const auto& set = ref<DeskSnapshot>(desks, "TeamBriefing.from_snapshots(desks)");
-  const auto& team = ref<RosterSnapshot>(roster, "TeamBriefing.from_snapshots(roster)");
+  const auto& where = held<Conversation>(conversation, "TeamBriefing.from_snapshots(conversation)");
+  const auto& set = held<DeskSnapshot>(desks, "TeamBriefing.from_snapshots(desks)");
+  const auto& team = held<RosterSnapshot>(roster, "TeamBriefing.from_snapshots(roster)");
   auto briefing = TeamBriefing::from_snapshots(viewer, where, DeskSet(set), Roster(team));
   if (!briefing) raise(briefing.error());
   return *std::move(briefing);
@@ -178,10 +171,10 @@ py::object op_accept_selection(py::handle output, py::handle candidates) {
 
 py::object op_accept_evaluation(py::handle evaluation, py::handle candidates,
                                 py::handle minimum_confidence) {
-  const auto& scored = ref<SelectionEvaluation>(evaluation, "accept_evaluation(evaluation)");
+  const auto& scored = held<SelectionEvaluation>(evaluation, "accept_evaluation(evaluation)");
   const auto list =
       from_py<std::vector<SelectorCandidate>>(candidates, "accept_evaluation(candidates)");
-  const auto& bar = ref<Probability>(minimum_confidence, "accept_evaluation(minimum_confidence)");
+  const auto& bar = held<Probability>(minimum_confidence, "accept_evaluation(minimum_confidence)");
   return to_py(accept_evaluation(scored, list, bar));
 }
 
@@ -193,16 +186,16 @@ ResponderDecision op_settle_selection(py::handle plan, py::handle selector) {
 // ---- dispatch (SPEC §3, §4) -------------------------------------------------------------------
 
 py::object op_mention_dispatch(py::handle policy, py::handle input, py::handle roster) {
-  const auto& rules = ref<MentionDispatchPolicy>(policy, "mention_dispatch(policy)");
-  const auto& reply = ref<MentionDispatchInput>(input, "mention_dispatch(input)");
-  const auto& team = ref<RosterSnapshot>(roster, "mention_dispatch(roster)");
+  const auto& rules = held<MentionDispatchPolicy>(policy, "mention_dispatch(policy)");
+  const auto& reply = held<MentionDispatchInput>(input, "mention_dispatch(input)");
+  const auto& team = held<RosterSnapshot>(roster, "mention_dispatch(roster)");
   auto decision = unlocked([&] { return mention_dispatch(rules, reply, Roster(team)); });
   if (!decision) raise(decision.error());
   return to_py(*decision);
 }
 
 bool op_may_dispatch(py::handle context) {
-  return ref<MentionDispatchContext>(context, "may_dispatch(context)").may_dispatch();
+  return held<MentionDispatchContext>(context, "may_dispatch(context)").may_dispatch();
 }
 
 // The sentence a host shows for `value`, a member of one of the four enums with wording.

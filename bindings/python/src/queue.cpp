@@ -109,9 +109,6 @@ py::object op_dispatch_mention(py::handle queue, py::handle policy, py::handle i
   py::object enqueue_once = enqueue_method(queue);
   const auto rules = from_py<MentionDispatchPolicy>(policy, "dispatch_mention(policy)");
   const auto reply = from_py<MentionDispatchInput>(input, "dispatch_mention(input)");
-  if (!py::isinstance<RosterSnapshot>(roster)) {
-    mismatch<RosterSnapshot>(roster, "dispatch_mention(roster)");
-  }
   const auto& team = held<RosterSnapshot>(roster, "dispatch_mention(roster)");
   PythonQueue port(std::move(enqueue_once));
   auto outcome = dispatch_mention(port, rules, reply, Roster(team));
@@ -121,20 +118,16 @@ py::object op_dispatch_mention(py::handle queue, py::handle policy, py::handle i
   }
   const QueueError& failure = std::get<EnqueueFailure>(outcome.error()).error;
   const py::object thm_error = py::module_::import("thm._errors").attr("QueueError");
-  if (auto& raised = port.raised()) {
-    // The queue's own thm.QueueError, or a BaseException that is not an Exception
-    // (KeyboardInterrupt, SystemExit): raised again as it was.
-    if (py::isinstance(raised->value(), thm_error) ||
-        !py::isinstance(raised->value(), py::handle(PyExc_Exception))) {
-      raised->restore();
-      throw py::error_already_set();
-    }
-    const py::object error = thm_error(std::string(name(failure.kind)), failure.message);
-    error.attr("__cause__") = raised->value();
-    PyErr_SetObject(thm_error.ptr(), error.ptr());
+  auto& raised = port.raised();
+  // The queue's own thm.QueueError, or a BaseException that is not an Exception
+  // (KeyboardInterrupt, SystemExit): raised again as it was.
+  if (raised && (py::isinstance(raised->value(), thm_error) ||
+                 !py::isinstance(raised->value(), py::handle(PyExc_Exception)))) {
+    raised->restore();
     throw py::error_already_set();
   }
   const py::object error = thm_error(std::string(name(failure.kind)), failure.message);
+  if (raised) error.attr("__cause__") = raised->value();
   PyErr_SetObject(thm_error.ptr(), error.ptr());
   throw py::error_already_set();
 }

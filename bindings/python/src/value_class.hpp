@@ -50,7 +50,7 @@ class ValueClass {
  public:
   /// Binds `T` as `module.<name>`.
   ValueClass(py::module_& module, const char* name, const char* doc)
-      : class_(module, name, doc, py::is_final()), name_(name) {
+      : class_(module, name, doc, py::is_final()) {
     class_.def(py::init([](const py::kwargs& fields) { return make(T{}, fields, true); }),
                "Keyword arguments only, one per field; every field the wire form requires "
                "must be given.");
@@ -124,9 +124,6 @@ class ValueClass {
     class_.attr("__match_args__") = py::tuple(names);
     return *this;
   }
-
-  /// The pybind11 class, for what only this type has.
-  py::class_<T>& binding() { return class_; }
 
   /// `value` decoded as the wire form of `T`.
   static T decode(py::handle value, const std::string& root) {
@@ -212,7 +209,6 @@ class ValueClass {
   }
 
   py::class_<T> class_;
-  std::string name_;
 };
 
 /// `text` in capitals: `hop_limit_reached` -> `HOP_LIMIT_REACHED`.

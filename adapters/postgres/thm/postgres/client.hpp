@@ -194,6 +194,8 @@ class Transaction {
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
 
+  /// `BEGIN`, at the session's isolation level (READ COMMITTED by default); a failure is
+  /// the server's error, and leaves no transaction open.
   [[nodiscard]] Result<Committed, QueueError> begin();
   /// A COMMIT that fails on a live connection rolled back (`Unavailable`); on a lost one,
   /// nobody knows (`Indeterminate`).
