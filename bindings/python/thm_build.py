@@ -57,6 +57,7 @@ def _build_module(scratch: Path) -> Path:
         f"-DPython3_EXECUTABLE={sys.executable}", "-DTHM_WITH_PYTHON=ON",
         "-DTHM_BUILD_TESTS=OFF", "-DTHM_WITH_SQLITE=OFF", "-DTHM_WITH_POSTGRES=OFF",
         "-DTHM_WITH_CONFORMANCE=OFF", "-DTHM_WITH_CLI=OFF", "-DTHM_INSTALL=OFF",
+        "-DTHM_WITH_NODE=OFF",
     ]
     if shutil.which("ninja"):
         configure += ["-G", "Ninja"]

@@ -1,0 +1,187 @@
+// thm for Node.js (adr/0014): the functions, the errors and the wire types. Values are the
+// SPEC §6 wire forms (./wire.d.ts); arguments accept `In<T>` of them, or what `fromJSON`
+// answered, which is read without converting it again. A malformed wire argument throws
+// `DecodeError` with the JSON Pointer path from the argument's name (`/roster/members/0/id`);
+// an argument of the wrong JavaScript type (a body that is not a string) throws `TypeError`.
+import type {
+  Conversation, DeskSnapshot, DispatchConversation, EnqueueOutcome, In, Mention, MentionAuthor,
+  MentionDispatchContext, MentionDispatchDecision, MentionDispatchInput, MentionDispatchOutcome,
+  MentionDispatchPolicy, MentionTurnRequest, Probability, QueueErrorKind, ResponderDecision,
+  ResponderPlan, ResponderRequest, RosterSnapshot, SelectionEvaluation, SelectorCandidate,
+  SelectorResult, TeamBriefing, Wire, WireType,
+} from "./wire.js";
+
+export type * from "./wire.js";
+
+/** The package's version, the project's. */
+export declare const version: string;
+/** The name of every wire type, in `thm::json::WireTypes` order. */
+export declare const WIRE_TYPES: readonly WireType[];
+/** Every QueueErrorKind token, in the core's order. */
+export declare const QUEUE_ERROR_KINDS: readonly QueueErrorKind[];
+
+// ---- chat identity (SPEC §1.3) ----
+
+/** Whether `chat` (a desk identity, or null) is the General chat. */
+export declare function isGeneralChat(chat: string | null): boolean;
+/** Whether two chat identities (or null) name the same conversation. */
+export declare function sameConversation(a: string | null, b: string | null): boolean;
+/** The conversation as dispatch keys it: General folded, names dropped (SPEC §3.3). */
+export declare function dispatchConversation(conversation: In<Conversation>): DispatchConversation;
+
+// ---- mentions (SPEC §1.5) ----
+
+/** The mentions of `body`, code spans and blocks masked; `supplied` are mentions the host
+ * resolved itself, or null. Offsets are UTF-8 byte offsets. */
+export declare function resolveMentions(body: string, args: {
+  readonly supplied?: readonly In<Mention>[] | null;
+  readonly author: In<MentionAuthor>;
+  readonly roster: In<RosterSnapshot>;
+  readonly desks: In<DeskSnapshot>;
+}): readonly Mention[];
+/** The first active agent mentioned directly, or null (SPEC §2.2). */
+export declare function directResponder(mentions: readonly In<Mention>[], args: {
+  readonly roster: In<RosterSnapshot>;
+}): string | null;
+/** Every active agent the mentions reach, in order, without the responder (SPEC §2.3). */
+export declare function mentionedMembers(mentions: readonly In<Mention>[], args: {
+  readonly addressed_desk?: string | null;
+  readonly responder?: string | null;
+  readonly roster: In<RosterSnapshot>;
+  readonly desks: In<DeskSnapshot>;
+}): readonly string[];
+
+// ---- desks (SPEC §1.2) ----
+
+/** null for a well-formed desk snapshot, else the DeskError it has, not thrown. */
+export declare function validateDesks(desks: In<DeskSnapshot>): DeskError | null;
+/** The members and lead of the desk `identity` names; throws DeskError. */
+export declare function deskMembers(desks: In<DeskSnapshot>, args: { readonly identity: string }):
+  { readonly members: readonly string[]; readonly lead: string | null };
+
+// ---- the responder ladder and selection (SPEC §2) ----
+
+/** Who answers `request`: a decided plan, or one that asks the host's selector first;
+ * throws RosterError, DeskError or ResponderError. */
+export declare function responderPlan(request: In<ResponderRequest>, args: {
+  readonly roster: In<RosterSnapshot>;
+  readonly desks: In<DeskSnapshot>;
+  readonly candidate_details: readonly In<SelectorCandidate>[];
+}): ResponderPlan;
+/** The candidate a selector's free-text answer names, or null (SPEC §2.5). */
+export declare function acceptSelection(output: string, args: {
+  readonly candidates: readonly In<SelectorCandidate>[];
+}): string | null;
+/** The candidate a scored answer settles on, or null (SPEC §2.5). */
+export declare function acceptEvaluation(evaluation: In<SelectionEvaluation>, args: {
+  readonly candidates: readonly In<SelectorCandidate>[];
+  readonly minimum_confidence: Probability;
+}): string | null;
+/** The decision a plan settles to with the selector's result (SPEC §2.6). */
+export declare function settleSelection(plan: In<ResponderPlan>, args: {
+  readonly selector: In<SelectorResult>;
+}): ResponderDecision;
+
+// ---- dispatch (SPEC §3, §4) ----
+
+/** The arguments of `mentionDispatch` and `dispatchMention`. */
+export interface DispatchArgs {
+  readonly policy: In<MentionDispatchPolicy>;
+  readonly input: In<MentionDispatchInput>;
+  readonly roster: In<RosterSnapshot>;
+}
+/** Whether a committed reply starts exactly one child turn (SPEC §3); throws RosterError. */
+export declare function mentionDispatch(args: DispatchArgs): MentionDispatchDecision;
+/** A host's turn queue (SPEC §4): `enqueueOnce` enqueues the child turn of `request` at most
+ * once and returns what happened, synchronously. To report a host failure it throws a
+ * QueueError; anything else it throws or returns becomes a QueueError of kind `internal`. */
+export interface MentionTurnQueue {
+  enqueueOnce(request: MentionTurnRequest): In<EnqueueOutcome>;
+}
+/** `mentionDispatch`, then, for a `one` decision only, `queue.enqueueOnce(request)` exactly
+ * once (SPEC §4). Throws RosterError for a malformed roster, QueueError for a host failure,
+ * and RangeError when nested more than 32 deep. */
+export declare function dispatchMention(queue: MentionTurnQueue, args: DispatchArgs):
+  MentionDispatchOutcome;
+/** Whether a reply in this turn may start one more (SPEC §3.4). */
+export declare function mayDispatch(context: In<MentionDispatchContext>): boolean;
+
+// ---- the team briefing (SPEC §7) ----
+
+/** The briefing for `viewer_id` in `conversation`; throws RosterError or DeskError. */
+export declare function teamBriefing(args: {
+  readonly viewer_id: string;
+  readonly conversation: In<Conversation>;
+  readonly desks: In<DeskSnapshot>;
+  readonly roster: In<RosterSnapshot>;
+}): TeamBriefing;
+/** The briefing's system text, offering dispatch when `context` allows it (SPEC §7). */
+export declare function briefingText(briefing: In<TeamBriefing>,
+  context?: In<MentionDispatchContext> | null): string;
+/** Whether a system text offers dispatch (SPEC §7). */
+export declare function offersDispatch(text: string): boolean;
+
+// ---- wording (SPEC §5) ----
+
+/** The enums with a sentence, by name. */
+export interface Displayed {
+  NoDispatchReason: Wire["NoDispatchReason"];
+  EnqueueRefusal: Wire["EnqueueRefusal"];
+  ResponderRung: Wire["ResponderRung"];
+  SelectionDisposition: Wire["SelectionDisposition"];
+}
+/** The sentence a host shows for `token` of the enum `type` (SPEC §5); RangeError for a
+ * token that is not one. */
+export declare function display<K extends keyof Displayed>(type: K, token: Displayed[K]): string;
+
+// ---- wire forms (SPEC §6) ----
+
+/** `value` decoded as the wire type `type` and answered as its wire form, frozen, holding
+ * the decoded value so that functions read it without converting it again; `root` starts
+ * the paths of errors (""). Throws DecodeError. */
+export declare function fromJSON<K extends WireType>(type: K, value: unknown,
+  options?: { readonly root?: string }): Wire[K];
+/** `text`, one JSON document, decoded as `type` (exact u64, repeated keys refused), as
+ * `fromJSON` answers it. Throws DecodeError. */
+export declare function parse<K extends WireType>(type: K, text: string): Wire[K];
+/** The compact wire text of `value` as `type` (SPEC §6), u64 exact. Throws DecodeError. */
+export declare function stringify<K extends WireType>(type: K, value: In<Wire[K]>): string;
+
+// ---- errors ----
+
+/** Base class of every error thm throws: `variant`, the variant's fields, `message`. */
+export declare class ThmError extends Error {
+  readonly variant: string;
+  /** The case-file form: `{ variant, <fields>, message }`. */
+  toJSON(): Record<string, unknown>;
+  readonly [field: string]: unknown;
+}
+/** A value the wire decoder refused (SPEC §0.5). */
+export declare class DecodeError extends ThmError {
+  constructor(path: string, reason: string);
+  readonly variant: "Decode";
+  /** The JSON Pointer of the offending value. */
+  readonly path: string;
+  /** What is wrong with it. */
+  readonly reason: string;
+}
+/** A malformed roster snapshot (SPEC §1.1). */
+export declare class RosterError extends ThmError {
+  constructor(wire: { readonly variant: string; readonly message: string });
+}
+/** A malformed desk snapshot, or an identity that names no desk or several (SPEC §1.2). */
+export declare class DeskError extends ThmError {
+  constructor(wire: { readonly variant: string; readonly message: string });
+}
+/** A responder request the ladder cannot answer (SPEC §2.2). */
+export declare class ResponderError extends ThmError {
+  constructor(wire: { readonly variant: string; readonly message: string });
+}
+/** A host failure from the queue (SPEC §4). */
+export declare class QueueError extends ThmError {
+  constructor(kind: QueueErrorKind, message?: string, options?: { cause?: unknown });
+  readonly variant: "Enqueue";
+  readonly kind: QueueErrorKind;
+  /** The QueueError wire form, `{ kind, message }`. */
+  toJSON(): { kind: QueueErrorKind; message: string };
+}

@@ -1,0 +1,66 @@
+#pragma once
+// JavaScript values to the wire codec's JSON tree and back (adr/0014). Going in, what JSON
+// can say is taken as it is, and what it cannot is a `thm.DecodeError` at the value's JSON
+// Pointer path: `undefined` in an array, a function, a symbol, a `Map` or any other object
+// that is not plain, a number that is not finite or is an integer beyond 2^53 - 1 (it has
+// already lost digits), a `bigint` outside -2^63 .. 2^64 - 1, a string with a lone
+// surrogate, nesting deeper than `json::kMaxDepth`. A property whose value is `undefined` is
+// absent, as `JSON.stringify` has it. SPEC §6's u64 fields (`trigger_sequence`,
+// `thread_root`) also take a decimal string. Coming out, every number is a `number` except
+// those two fields, which are always `bigint`, and every object and array is frozen.
+
+#include <napi.h>
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "thm/json/json.hpp"
+
+namespace thm::node {
+
+/// Where a value is inside an argument, as a chain from the argument down: a JSON Pointer
+/// made only when an error needs it.
+struct Where {
+  const Where* parent = nullptr;
+  std::string_view key{};  // the member's key, or empty for an array element or the root
+  std::size_t index = 0;   // the element's index, when `is_index`
+  bool is_index = false;
+  std::string_view root{};  // for the root only: the pointer the argument starts at
+
+  /// This place as a JSON Pointer (RFC 6901), e.g. `/roster/agents/2/id`.
+  [[nodiscard]] std::string pointer() const;
+};
+
+/// Throws `thm.DecodeError(path, reason)` as a JavaScript exception.
+[[noreturn]] void throw_decode_error(Napi::Env env, const json::DecodeError& error);
+
+/// Throws the thm error class `family` (`"DecodeError"`, `"RosterError"`, `"DeskError"`,
+/// `"ResponderError"`, `"QueueError"`) built from a core error's case-file form.
+[[noreturn]] void throw_error(Napi::Env env, const char* family, const json::Value& wire);
+
+/// The thm error `family` built from `wire`, not thrown (what `validateDesks` answers).
+[[nodiscard]] Napi::Value make_error(Napi::Env env, const char* family, const json::Value& wire);
+
+/// `value` as a JSON tree (see the file comment); refusals throw `thm.DecodeError`.
+[[nodiscard]] json::Value to_json(Napi::Env env, Napi::Value value, const Where& where);
+
+/// `value` as JavaScript: plain frozen objects and arrays, u64 fields as `bigint`.
+[[nodiscard]] Napi::Value to_js(Napi::Env env, const json::Value& value);
+
+/// Like `to_js`, but an object is left unfrozen, so the caller can attach to it first.
+[[nodiscard]] Napi::Value to_js_unfrozen(Napi::Env env, const json::Value& value);
+
+/// `value` as UTF-8 text; `what` names it for the `TypeError` thrown when it is not a string
+/// or holds a lone surrogate, e.g. `resolveMentions(body)`.
+[[nodiscard]] std::string text(Napi::Value value, std::string_view what);
+
+/// Like `text`, but `null` or `undefined` is `std::nullopt`.
+[[nodiscard]] std::optional<std::string> nullable_text(Napi::Value value, std::string_view what);
+
+/// The type name of `value` for messages: `undefined`, `null`, `a number`, `a Map`.
+[[nodiscard]] std::string described(Napi::Value value);
+
+}  // namespace thm::node

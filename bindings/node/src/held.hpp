@@ -1,0 +1,119 @@
+#pragma once
+// Wire values with their C++ value attached (adr/0014). `thm.fromJSON(type, value)` decodes
+// `value` once and answers its wire form as a frozen object that also holds the decoded
+// C++ value (`napi_wrap`, behind a type tag no other addon uses). An operation given such
+// an object where it expects that type reads the C++ value as it is; given anything else,
+// it decodes the argument there and then. Either way the answer is the same.
+
+#include <napi.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "convert.hpp"
+#include "thm/json/json.hpp"
+
+namespace thm::node {
+
+/// The index of the wire type `T` in `json::WireTypes`.
+template <json::WireType T>
+constexpr std::size_t wire_index() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    std::size_t out = 0;
+    ((std::is_same_v<T, std::tuple_element_t<I, json::WireTypes>> ? (out = I) : 0), ...);
+    return out;
+  }
+  (std::make_index_sequence<std::tuple_size_v<json::WireTypes>>{});
+}
+
+/// A decoded value held by its JavaScript wire object.
+struct Held {
+  virtual ~Held() = default;
+  std::size_t type = 0;  // its index in json::WireTypes
+};
+
+/// The `Held` of a wire type.
+template <json::WireType T>
+struct HeldValue final : Held {
+  explicit HeldValue(T decoded) : value(std::move(decoded)) { type = wire_index<T>(); }
+  T value;
+};
+
+/// The held value of `value` if it is an object `attach` made, else null.
+[[nodiscard]] const Held* held(Napi::Env env, Napi::Value value);
+
+/// The frozen wire object of `decoded` (its encoder's form), holding `decoded`.
+template <json::WireType T>
+[[nodiscard]] Napi::Value attach(Napi::Env env, T decoded);
+
+/// Implements `attach` for one held value.
+[[nodiscard]] Napi::Value attach_held(Napi::Env env, const json::Value& wire,
+                                      std::unique_ptr<Held> value);
+
+template <json::WireType T>
+Napi::Value attach(Napi::Env env, T decoded) {
+  const json::Value wire = json::to_value(decoded);
+  return attach_held(env, wire, std::make_unique<HeldValue<T>>(std::move(decoded)));
+}
+
+/// `value` decoded as a `T`, refusals thrown as `thm.DecodeError` with paths from `root`.
+template <json::WireType T>
+[[nodiscard]] T decode(Napi::Env env, Napi::Value value, std::string_view root) {
+  if (const Held* h = held(env, value); h != nullptr && h->type == wire_index<T>()) {
+    return static_cast<const HeldValue<T>*>(h)->value;
+  }
+  const json::Value tree = to_json(env, value, Where{.root = root});
+  auto decoded = json::from_value<T>(tree, root);
+  if (!decoded) throw_decode_error(env, decoded.error());
+  return *std::move(decoded);
+}
+
+/// An argument of wire type `T`: the value its object holds, read in place, or else the
+/// argument decoded (paths from `root`, e.g. `/roster`).
+template <json::WireType T>
+class Arg {
+ public:
+  Arg(Napi::Env env, Napi::Value value, std::string_view root) {
+    if (const Held* h = held(env, value); h != nullptr && h->type == wire_index<T>()) {
+      value_ = &static_cast<const HeldValue<T>*>(h)->value;
+    } else {
+      value_ = &decoded_.emplace(decode<T>(env, value, root));
+    }
+  }
+  Arg(const Arg&) = delete;
+  Arg& operator=(const Arg&) = delete;
+
+  const T& operator*() const { return *value_; }
+  const T* operator->() const { return value_; }
+
+ private:
+  std::optional<T> decoded_;
+  const T* value_ = nullptr;
+};
+
+/// An array argument of wire type `T`, each element decoded at `root/i`; `TypeError` when
+/// `value` is not an array (`what` names the argument).
+template <json::WireType T>
+[[nodiscard]] std::vector<T> decode_list(Napi::Env env, Napi::Value value, std::string_view root,
+                                         std::string_view what) {
+  if (!value.IsArray()) {
+    throw Napi::TypeError::New(env,
+                               std::string(what) + ": expected an array, got " + described(value));
+  }
+  const auto array = value.As<Napi::Array>();
+  std::vector<T> out;
+  out.reserve(array.Length());
+  for (std::uint32_t i = 0; i < array.Length(); ++i) {
+    const std::string at = std::string(root) + "/" + std::to_string(i);
+    out.push_back(decode<T>(env, array.Get(i), at));
+  }
+  return out;
+}
+
+}  // namespace thm::node

@@ -1,0 +1,412 @@
+// The operations of `thm eval` as JavaScript functions (adr/0014), each a call of the core's
+// own function. Wire arguments are the SPEC §6 forms as plain objects (or what `fromJSON`
+// made, read in place); a malformed one is a `thm.DecodeError` with the path from the
+// argument's name (`/roster/agents/0/id`). Answers are frozen wire forms; refusals are
+// values; a core error is thrown as the thm error of its family, built from the C++ error's
+// case-file form.
+#include "operations.hpp"
+
+#include <napi.h>
+
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convert.hpp"
+#include "held.hpp"
+#include "thm/core.hpp"
+#include "thm/json/json.hpp"
+
+namespace thm::node {
+namespace {
+
+// ---- arguments ----------------------------------------------------------------------------
+
+// The object of named arguments at `info[index]`, e.g. `{ roster, desks }`.
+Napi::Object named(const Napi::CallbackInfo& info, std::size_t index, std::string_view op) {
+  const Napi::Value value = info[index];
+  if (!value.IsObject() || value.IsArray() || value.IsFunction()) {
+    throw Napi::TypeError::New(
+        info.Env(),
+        std::string(op) + ": expected an object of named arguments, got " + described(value));
+  }
+  return value.As<Napi::Object>();
+}
+
+// The named argument `key`, which must be given.
+Napi::Value required(Napi::Object args, const char* key, std::string_view op) {
+  Napi::Value value = args.Get(key);
+  if (value.IsUndefined()) {
+    throw Napi::TypeError::New(args.Env(),
+                               std::string(op) + ": the argument " + key + " is missing");
+  }
+  return value;
+}
+
+std::string where(std::string_view op, std::string_view argument) {
+  return std::string(op) + "(" + std::string(argument) + ")";
+}
+
+Napi::Value optional_id(Napi::Env env, const std::optional<std::string>& id) {
+  if (!id) return env.Null();
+  return Napi::String::New(env, *id);
+}
+
+template <json::WireType T>
+Napi::Value wire(Napi::Env env, const T& value) {
+  return to_js(env, json::to_value(value));
+}
+
+template <class List>
+Napi::Value wire_list(Napi::Env env, const List& values) {
+  Napi::Array out = Napi::Array::New(env, values.size());
+  std::uint32_t i = 0;
+  for (const auto& value : values) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
+      out.Set(i++, Napi::String::New(env, value));
+    } else {
+      out.Set(i++, wire(env, value));
+    }
+  }
+  out.Freeze();
+  return out;
+}
+
+// ---- errors: one class per family, built from the case-file form --------------------------
+
+[[noreturn]] void raise(Napi::Env env, const RosterError& error) {
+  throw_error(env, "RosterError", json::error_value(error));
+}
+[[noreturn]] void raise(Napi::Env env, const DeskError& error) {
+  throw_error(env, "DeskError", json::error_value(error));
+}
+[[noreturn]] void raise(Napi::Env env, const ResponderError& error) {
+  if (const auto* roster = std::get_if<RosterError>(&error)) raise(env, *roster);
+  if (const auto* desks = std::get_if<DeskError>(&error)) raise(env, *desks);
+  throw_error(env, "ResponderError", json::error_value(error));
+}
+[[noreturn]] void raise(Napi::Env env, const BriefingError& error) {
+  std::visit([&](const auto& inner) { raise(env, inner); }, error);
+  thm::detail::unreachable();
+}
+
+// ---- chat identity (SPEC §1.3) ------------------------------------------------------------
+
+Napi::Value op_is_general_chat(const Napi::CallbackInfo& info) {
+  const auto chat = nullable_text(info[0], "isGeneralChat(chat)");
+  return Napi::Boolean::New(info.Env(), is_general_chat(chat));
+}
+
+Napi::Value op_same_conversation(const Napi::CallbackInfo& info) {
+  const auto a = nullable_text(info[0], "sameConversation(a)");
+  const auto b = nullable_text(info[1], "sameConversation(b)");
+  return Napi::Boolean::New(info.Env(), same_conversation(a, b));
+}
+
+Napi::Value op_dispatch_conversation(const Napi::CallbackInfo& info) {
+  const Arg<Conversation> conversation(info.Env(), info[0], "/conversation");
+  return wire(info.Env(), DispatchConversation::from(*conversation));
+}
+
+// ---- mentions (SPEC §1.5) -----------------------------------------------------------------
+
+Napi::Value op_resolve_mentions(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "resolveMentions";
+  const Napi::Env env = info.Env();
+  const auto body = text(info[0], where(op, "body"));
+  const Napi::Object args = named(info, 1, op);
+  const Napi::Value supplied_value = args.Get("supplied");
+  std::optional<std::vector<Mention>> supplied;
+  if (!supplied_value.IsNull() && !supplied_value.IsUndefined()) {
+    supplied = decode_list<Mention>(env, supplied_value, "/supplied", where(op, "supplied"));
+  }
+  const Arg<MentionAuthor> author(env, required(args, "author", op), "/author");
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
+  std::optional<std::span<const Mention>> view;
+  if (supplied) view = std::span<const Mention>(*supplied);
+  return wire_list(env, resolve_mentions(body, view, *author, Roster(*roster), DeskSet(*desks)));
+}
+
+Napi::Value op_direct_responder(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "directResponder";
+  const Napi::Env env = info.Env();
+  const auto mentions = decode_list<Mention>(env, info[0], "/mentions", where(op, "mentions"));
+  const Napi::Object args = named(info, 1, op);
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  return optional_id(env, direct_responder(mentions, Roster(*roster)));
+}
+
+Napi::Value op_mentioned_members(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "mentionedMembers";
+  const Napi::Env env = info.Env();
+  const auto mentions = decode_list<Mention>(env, info[0], "/mentions", where(op, "mentions"));
+  const Napi::Object args = named(info, 1, op);
+  const auto desk = nullable_text(args.Get("addressed_desk"), where(op, "addressed_desk"));
+  const auto responder = nullable_text(args.Get("responder"), where(op, "responder"));
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
+  std::optional<std::string_view> desk_view;
+  if (desk) desk_view = *desk;
+  std::optional<std::string_view> responder_view;
+  if (responder) responder_view = *responder;
+  return wire_list(env, mentioned_members(mentions, desk_view, responder_view, Roster(*roster),
+                                          DeskSet(*desks)));
+}
+
+// ---- desks (SPEC §1.2) --------------------------------------------------------------------
+
+Napi::Value op_validate_desks(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const Arg<DeskSnapshot> desks(env, info[0], "/desks");
+  const auto error = DeskSet(*desks).validate();
+  if (!error) return env.Null();
+  return make_error(env, "DeskError", json::error_value(*error));
+}
+
+Napi::Value op_desk_members(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "deskMembers";
+  const Napi::Env env = info.Env();
+  const Arg<DeskSnapshot> desks(env, info[0], "/desks");
+  const Napi::Object args = named(info, 1, op);
+  const auto identity = text(required(args, "identity", op), where(op, "identity"));
+  const DeskSet view(*desks);
+  auto members = view.members(identity);
+  if (!members) raise(env, members.error());
+  auto lead = view.lead(identity);
+  if (!lead) raise(env, lead.error());
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("members", wire_list(env, *members));
+  out.Set("lead", optional_id(env, *lead));
+  out.Freeze();
+  return out;
+}
+
+// ---- the responder ladder (SPEC §2.2, §2.3) -----------------------------------------------
+
+Napi::Value op_responder_plan(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "responderPlan";
+  const Napi::Env env = info.Env();
+  const Arg<ResponderRequest> request(env, info[0], "/request");
+  const Napi::Object args = named(info, 1, op);
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
+  const auto details =
+      decode_list<SelectorCandidate>(env, required(args, "candidate_details", op),
+                                     "/candidate_details", where(op, "candidate_details"));
+  auto plan = responder_plan(*request, Roster(*roster), DeskSet(*desks), details);
+  if (!plan) raise(env, plan.error());
+  return wire(env, *plan);
+}
+
+// ---- the team briefing (SPEC §7) ----------------------------------------------------------
+
+Napi::Value op_team_briefing(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "teamBriefing";
+  const Napi::Env env = info.Env();
+  const Napi::Object args = named(info, 0, op);
+  const auto viewer = text(required(args, "viewer_id", op), where(op, "viewer_id"));
+  const Arg<Conversation> conversation(env, required(args, "conversation", op), "/conversation");
+  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  auto briefing =
+      TeamBriefing::from_snapshots(viewer, *conversation, DeskSet(*desks), Roster(*roster));
+  if (!briefing) raise(env, briefing.error());
+  return attach(env, *std::move(briefing));
+}
+
+Napi::Value op_briefing_text(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const Arg<TeamBriefing> briefing(env, info[0], "/briefing");
+  if (info[1].IsNull() || info[1].IsUndefined()) {
+    return Napi::String::New(env, briefing->system_text());
+  }
+  const Arg<MentionDispatchContext> context(env, info[1], "/context");
+  return Napi::String::New(env, briefing->system_text_with_dispatch(*context));
+}
+
+Napi::Value op_offers_dispatch(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), offers_dispatch(text(info[0], "offersDispatch(text)")));
+}
+
+// ---- selection (SPEC §2.5, §2.6) ----------------------------------------------------------
+
+Napi::Value op_accept_selection(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "acceptSelection";
+  const Napi::Env env = info.Env();
+  const auto output = text(info[0], where(op, "output"));
+  const Napi::Object args = named(info, 1, op);
+  const auto candidates = decode_list<SelectorCandidate>(env, required(args, "candidates", op),
+                                                         "/candidates", where(op, "candidates"));
+  return optional_id(env, accept_selection(output, candidates));
+}
+
+Napi::Value op_accept_evaluation(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "acceptEvaluation";
+  const Napi::Env env = info.Env();
+  const Arg<SelectionEvaluation> evaluation(env, info[0], "/evaluation");
+  const Napi::Object args = named(info, 1, op);
+  const auto candidates = decode_list<SelectorCandidate>(env, required(args, "candidates", op),
+                                                         "/candidates", where(op, "candidates"));
+  const Arg<Probability> bar(env, required(args, "minimum_confidence", op), "/minimum_confidence");
+  return optional_id(env, accept_evaluation(*evaluation, candidates, *bar));
+}
+
+Napi::Value op_settle_selection(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "settleSelection";
+  const Napi::Env env = info.Env();
+  const Arg<ResponderPlan> plan(env, info[0], "/plan");
+  const Napi::Object args = named(info, 1, op);
+  const Arg<SelectorResult> selector(env, required(args, "selector", op), "/selector");
+  return wire(env, settle_selection(*plan, *selector));
+}
+
+// ---- dispatch (SPEC §3) -------------------------------------------------------------------
+
+Napi::Value op_mention_dispatch(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "mentionDispatch";
+  const Napi::Env env = info.Env();
+  const Napi::Object args = named(info, 0, op);
+  const Arg<MentionDispatchPolicy> policy(env, required(args, "policy", op), "/policy");
+  const Arg<MentionDispatchInput> input(env, required(args, "input", op), "/input");
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  auto decision = mention_dispatch(*policy, *input, Roster(*roster));
+  if (!decision) raise(env, decision.error());
+  return wire(env, *decision);
+}
+
+Napi::Value op_may_dispatch(const Napi::CallbackInfo& info) {
+  const Arg<MentionDispatchContext> context(info.Env(), info[0], "/context");
+  return Napi::Boolean::New(info.Env(), context->may_dispatch());
+}
+
+// ---- wording (SPEC §5) --------------------------------------------------------------------
+
+template <class E>
+std::optional<std::string> sentence(std::string_view token,
+                                    std::optional<E> (*from_name)(std::string_view)) {
+  const auto value = from_name(token);
+  if (!value) return std::nullopt;
+  return std::string(to_string(*value));
+}
+
+Napi::Value op_display(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const auto type = text(info[0], "display(type)");
+  const auto token = text(info[1], "display(token)");
+  std::optional<std::string> out;
+  if (type == "NoDispatchReason") {
+    out = sentence(token, no_dispatch_reason_from_name);
+  } else if (type == "EnqueueRefusal") {
+    out = sentence(token, enqueue_refusal_from_name);
+  } else if (type == "ResponderRung") {
+    out = sentence(token, responder_rung_from_name);
+  } else if (type == "SelectionDisposition") {
+    out = sentence(token, selection_disposition_from_name);
+  } else {
+    throw Napi::TypeError::New(env,
+                               "display(type): expected \"NoDispatchReason\", "
+                               "\"EnqueueRefusal\", \"ResponderRung\" or "
+                               "\"SelectionDisposition\", got \"" +
+                                   type + "\"");
+  }
+  if (!out) {
+    throw Napi::RangeError::New(env, "display(token): \"" + token + "\" is not a " + type);
+  }
+  return Napi::String::New(env, *out);
+}
+
+// ---- wire forms (SPEC §6) -----------------------------------------------------------------
+
+// The wire type named by `info[0]`, given to `visit` as a std::type_identity.
+template <class Visit>
+Napi::Value by_type(const Napi::CallbackInfo& info, std::string_view op, Visit visit) {
+  const auto name = text(info[0], where(op, "type"));
+  Napi::Value out;
+  if (!json::visit_wire_type(name, [&](auto type) { out = visit(type); })) {
+    throw Napi::TypeError::New(info.Env(), std::string(op) + "(type): \"" + name +
+                                               "\" is not a wire type (see WIRE_TYPES)");
+  }
+  return out;
+}
+
+// The `{ root }` option of `fromJSON` and `parse`: where paths in errors start ("").
+std::string root_option(const Napi::CallbackInfo& info, std::string_view op) {
+  if (info.Length() < 3 || info[2].IsUndefined()) return "";
+  const Napi::Object options = named(info, 2, op);
+  const auto root = nullable_text(options.Get("root"), where(op, "root"));
+  return root.value_or("");
+}
+
+Napi::Value op_from_json(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const std::string root = root_option(info, "fromJSON");
+  return by_type(info, "fromJSON", [&]<class T>(std::type_identity<T>) {
+    return attach(env, decode<T>(env, info[1], root));
+  });
+}
+
+Napi::Value op_parse(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const auto document = text(info[1], "parse(text)");
+  return by_type(info, "parse", [&]<class T>(std::type_identity<T>) {
+    auto decoded = json::decode<T>(document);
+    if (!decoded) throw_decode_error(env, decoded.error());
+    return attach(env, *std::move(decoded));
+  });
+}
+
+Napi::Value op_stringify(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  return by_type(info, "stringify", [&]<class T>(std::type_identity<T>) {
+    return Napi::String::New(env, json::encode(decode<T>(env, info[1], "")));
+  });
+}
+
+}  // namespace
+
+void add_operations(Napi::Env env, Napi::Object exports) {
+  const auto add = [&](const char* name, Napi::Value (*op)(const Napi::CallbackInfo&)) {
+    exports.Set(name, Napi::Function::New(env, op, name));
+  };
+  add("isGeneralChat", op_is_general_chat);
+  add("sameConversation", op_same_conversation);
+  add("dispatchConversation", op_dispatch_conversation);
+  add("resolveMentions", op_resolve_mentions);
+  add("directResponder", op_direct_responder);
+  add("mentionedMembers", op_mentioned_members);
+  add("validateDesks", op_validate_desks);
+  add("deskMembers", op_desk_members);
+  add("responderPlan", op_responder_plan);
+  add("teamBriefing", op_team_briefing);
+  add("briefingText", op_briefing_text);
+  add("offersDispatch", op_offers_dispatch);
+  add("acceptSelection", op_accept_selection);
+  add("acceptEvaluation", op_accept_evaluation);
+  add("settleSelection", op_settle_selection);
+  add("mentionDispatch", op_mention_dispatch);
+  add("mayDispatch", op_may_dispatch);
+  add("display", op_display);
+  add("fromJSON", op_from_json);
+  add("parse", op_parse);
+  add("stringify", op_stringify);
+  Napi::Array names = Napi::Array::New(env, json::kWireTypeNames.size());
+  std::uint32_t i = 0;
+  for (const auto name : json::kWireTypeNames) {
+    names.Set(i++, Napi::String::New(env, name.data(), name.size()));
+  }
+  names.Freeze();
+  exports.Set("WIRE_TYPES", names);
+  Napi::Array kinds = Napi::Array::New(env, kAllQueueErrorKinds.size());
+  i = 0;
+  for (const auto kind : kAllQueueErrorKinds) {
+    const std::string_view token = name(kind);
+    kinds.Set(i++, Napi::String::New(env, token.data(), token.size()));
+  }
+  kinds.Freeze();
+  exports.Set("QUEUE_ERROR_KINDS", kinds);
+}
+
+}  // namespace thm::node

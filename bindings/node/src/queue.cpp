@@ -1,0 +1,182 @@
+// `dispatchMention` with a queue written in JavaScript (adr/0014): any object whose
+// `enqueueOnce(request)` returns an EnqueueOutcome wire form (`{ status: "enqueued" }`,
+// `{ status: "already" }`, `{ status: "refused", reason }`), synchronously. Nothing the queue
+// does unwinds through the core (built without exceptions): what it throws is caught at the
+// port, kept, and thrown again once the core returns.
+#include <napi.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "convert.hpp"
+#include "held.hpp"
+#include "operations.hpp"
+#include "state.hpp"
+#include "thm/core.hpp"
+#include "thm/json/json.hpp"
+
+namespace thm::node {
+namespace {
+
+// How deep `dispatchMention` may nest (a queue that dispatches from inside `enqueueOnce`):
+// far past any real host, and far short of the native stack.
+constexpr int kMaxNestedDispatches = 32;
+
+// The port over a JavaScript object, called on the thread that called `dispatchMention`,
+// once at most.
+class JsQueue final : public MentionTurnQueue {
+ public:
+  JsQueue(Napi::Object queue, Napi::Function enqueue_once)
+      : queue_(std::move(queue)), enqueue_once_(std::move(enqueue_once)) {}
+
+  Result<EnqueueOutcome, QueueError> enqueue_once(
+      const MentionTurnRequest& request) noexcept override {
+    const Napi::Env env = queue_.Env();
+    try {
+      const Napi::Value answer = enqueue_once_.Call(queue_, {attach(env, request)});
+      if (answer.IsPromise() || is_thenable(answer)) {
+        // A rejection nobody handles would end the process later: handle it, and say why.
+        answer.As<Napi::Object>().Get("then").As<Napi::Function>().Call(
+            answer, {Napi::Function::New(env, [](const Napi::CallbackInfo&) {}),
+                     Napi::Function::New(env, [](const Napi::CallbackInfo&) {})});
+        return unexpected{QueueError{
+            QueueErrorKind::Internal,
+            "enqueueOnce returned a promise: dispatchMention needs the outcome synchronously "
+            "(an asynchronous host calls mentionDispatch and awaits its own enqueue)"}};
+      }
+      return outcome_of(answer);
+    } catch (const Napi::Error& thrown) {
+      return unexpected{keep(thrown)};
+    } catch (const std::exception& e) {  // a C++ failure on the way (e.g. no memory)
+      return unexpected{QueueError{QueueErrorKind::Internal, e.what()}};
+    } catch (...) {
+      return unexpected{QueueError{QueueErrorKind::Internal, "an unknown C++ exception"}};
+    }
+  }
+
+  // The outcome `answer` is, or an `Internal` error saying what it is instead.
+  static Result<EnqueueOutcome, QueueError> outcome_of(Napi::Value answer) {
+    const auto garbage = [&](const std::string& why) {
+      return unexpected{QueueError{
+          QueueErrorKind::Internal,
+          "enqueueOnce returned " + described(answer) + ", not an EnqueueOutcome (" + why + ")"}};
+    };
+    json::Value tree;
+    try {
+      tree = to_json(answer.Env(), answer, Where{});
+    } catch (const Napi::Error& refused) {
+      return garbage(refused.Message());
+    }
+    auto outcome = json::from_value<EnqueueOutcome>(tree, "");
+    if (outcome) return *std::move(outcome);
+    const auto& error = outcome.error();
+    return garbage(error.reason + (error.path.empty() ? "" : " at " + error.path));
+  }
+
+  // What the queue threw, if it threw.
+  const std::optional<Napi::Reference<Napi::Value>>& thrown() const { return thrown_; }
+
+ private:
+  static bool is_thenable(Napi::Value value) {
+    return value.IsObject() && value.As<Napi::Object>().Get("then").IsFunction();
+  }
+
+  // Keeps what the queue threw (a garbage answer's own DecodeError included), and the host
+  // failure it stands for: a thm.QueueError's own kind and message; for anything else,
+  // `Internal` with its text.
+  QueueError keep(const Napi::Error& error) noexcept {
+    try {
+      const Napi::Env env = queue_.Env();
+      const Napi::Value value = error.Value();
+      thrown_ = Napi::Persistent(value);
+      if (value.IsObject()) {
+        const Napi::Object object = value.As<Napi::Object>();
+        if (object.InstanceOf(state(env).queue_error.Value()) && object.Get("kind").IsString() &&
+            object.Get("message").IsString()) {
+          const auto token = object.Get("kind").As<Napi::String>().Utf8Value();
+          const auto message = object.Get("message").As<Napi::String>().Utf8Value();
+          if (const auto kind = queue_error_kind_from_name(token)) return {*kind, message};
+          return {QueueErrorKind::Internal, "unknown kind " + token + ": " + message};
+        }
+      }
+      return {QueueErrorKind::Internal, "enqueueOnce threw " + error.Message()};
+    } catch (...) {
+      return {QueueErrorKind::Internal, "the queue threw something that cannot be shown"};
+    }
+  }
+
+  Napi::Object queue_;
+  Napi::Function enqueue_once_;
+  std::optional<Napi::Reference<Napi::Value>> thrown_;
+};
+
+Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  int& nested = state(env).nested_dispatches;
+  if (nested >= kMaxNestedDispatches) {
+    throw Napi::RangeError::New(env, "dispatchMention nested more than " +
+                                         std::to_string(kMaxNestedDispatches) +
+                                         " deep: a queue is dispatching from inside enqueueOnce");
+  }
+  struct Nested {
+    explicit Nested(int& depth) : depth_(depth) { ++depth_; }
+    ~Nested() { --depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+    int& depth_;
+  } const nesting(nested);
+
+  const Napi::Value queue = info[0];
+  const Napi::Value method =
+      queue.IsObject() ? queue.As<Napi::Object>().Get("enqueueOnce") : env.Undefined();
+  if (!method.IsFunction()) {
+    throw Napi::TypeError::New(env,
+                               "dispatchMention(queue): expected an object with "
+                               "enqueueOnce(request), got " +
+                                   described(queue));
+  }
+  const Napi::Value args_value = info[1];
+  if (!args_value.IsObject() || args_value.IsArray()) {
+    throw Napi::TypeError::New(env, "dispatchMention: expected an object of named arguments, got " +
+                                        described(args_value));
+  }
+  const auto args = args_value.As<Napi::Object>();
+  const auto required = [&](const char* key) {
+    Napi::Value value = args.Get(key);
+    if (value.IsUndefined()) {
+      throw Napi::TypeError::New(
+          env, std::string("dispatchMention: the argument ") + key + " is missing");
+    }
+    return value;
+  };
+  const Arg<MentionDispatchPolicy> policy(env, required("policy"), "/policy");
+  const Arg<MentionDispatchInput> input(env, required("input"), "/input");
+  const Arg<RosterSnapshot> roster(env, required("roster"), "/roster");
+
+  JsQueue port(queue.As<Napi::Object>(), method.As<Napi::Function>());
+  auto outcome = dispatch_mention(port, *policy, *input, Roster(*roster));
+  if (outcome) return to_js(env, json::to_value(*outcome));
+  if (const auto* core = std::get_if<CoreFailure>(&outcome.error())) {
+    throw_error(env, "RosterError", json::error_value(core->core));
+  }
+  const QueueError& failure = std::get<EnqueueFailure>(outcome.error()).error;
+  const auto& thrown = port.thrown();
+  // The queue's own thm.QueueError is thrown again as it was.
+  if (thrown && thrown->Value().IsObject() &&
+      thrown->Value().As<Napi::Object>().InstanceOf(state(env).queue_error.Value())) {
+    throw Napi::Error(env, thrown->Value());
+  }
+  json::Value wire = json::to_value(failure);
+  Napi::Object error = make_error(env, "QueueError", wire).As<Napi::Object>();
+  if (thrown) error.Set("cause", thrown->Value());
+  throw Napi::Error(env, error);
+}
+
+}  // namespace
+
+void add_dispatch_mention(Napi::Env env, Napi::Object exports) {
+  exports.Set("dispatchMention", Napi::Function::New(env, op_dispatch_mention, "dispatchMention"));
+}
+
+}  // namespace thm::node

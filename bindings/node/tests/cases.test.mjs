@@ -1,0 +1,37 @@
+// @ts-check
+// Every case of every shared case file, through the Node.js package (spec/cases.md).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { OPERATIONS, caseFiles, loadCases, matches, runOp } from "./case_runner.mjs";
+
+const directory =
+  process.env.THM_CASES ?? fileURLToPath(new URL("../../../model/cases", import.meta.url));
+const files = caseFiles(directory);
+const cases = files.flatMap(loadCases);
+
+test("the case files are there", () => {
+  // A runner that found no cases would pass every case it ran: refuse that.
+  assert.ok(files.length >= 9, `no case files under ${directory}`);
+  assert.ok(cases.length >= 200, `only ${cases.length} cases under ${directory}`);
+});
+
+test("every operation of the cases is answered here", () => {
+  const missing = [...new Set(cases.map((c) => c.op))].filter((op) => !(op in OPERATIONS));
+  assert.deepEqual(missing, []);
+});
+
+for (const c of cases) {
+  test(c.name, () => {
+    const actual = runOp(c.op, c.input);
+    assert.ok(
+      matches(c.expected, actual),
+      `${c.name}\n  op: ${c.op}\n  expected: ${show(c.expected)}\n  actual: ${show(actual)}`,
+    );
+  });
+}
+
+/** @param {unknown} value */
+function show(value) {
+  return JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
+}
