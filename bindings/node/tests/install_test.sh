@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs the package the way README.md says, offline, into a new project, and runs every
+# shared case and the package's own tests through the installed copy:
+#     install_test.sh
+# README's commands build the addon in the checkout (bindings/node/build); to leave this
+# checkout as it is, they run on a copy of the parts of it the package needs.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+scratch="$(mktemp -d /tmp/thm-node-install.XXXXXX)"
+trap 'rm -rf "$scratch"' EXIT
+
+checkout="$scratch/thm"
+mkdir -p "$checkout/bindings/node" "$checkout/adapters" "$checkout/model"
+cp -r "$root/core" "$checkout/core"
+cp -r "$root/adapters/json" "$checkout/adapters/json"
+cp -r "$root/model/cases" "$checkout/model/cases"
+(cd "$root/bindings/node" && cp -r package.json package-lock.json binding.gyp build.cjs sources.cjs \
+  lib src tests "$checkout/bindings/node/")
+
+# README.md, "Five minutes in TypeScript": the package's dependencies and its build, then
+# the package into the host's project. --prefer-offline: from npm's cache, which
+# scripts/setup filled.
+cd "$checkout"
+npm ci --prefix bindings/node --prefer-offline --no-audit --no-fund --loglevel=error
+mkdir "$scratch/host"
+cd "$scratch/host"
+echo '{ "name": "host", "private": true, "type": "module" }' >package.json
+npm install "$checkout/bindings/node" --prefer-offline --no-audit --no-fund --loglevel=error
+
+cat >esm.mjs <<'JS'
+import thm, { mentionDispatch, version } from "thm";
+import assert from "node:assert/strict";
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+const where = realpathSync(require.resolve("thm"));
+assert.ok(where.startsWith(process.argv[2]), where);
+assert.equal(thm.mentionDispatch, mentionDispatch);
+assert.equal(require("thm").QueueError, thm.QueueError);  // one module for both ways in
+console.log("thm", version, "for node", process.version, "at", where);
+JS
+node esm.mjs "$checkout/bindings/node"
+node -e 'const thm = require("thm"); if (typeof thm.resolveMentions !== "function") process.exit(1)'
+
+# Every test of the package, on the installed copy (which is the checkout's copy, linked).
+cd "$checkout/bindings/node"
+THM_CASES="$checkout/model/cases" npm test --silent
+echo "install_test: installed and tested for node $(node --version)"
