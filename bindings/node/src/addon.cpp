@@ -42,6 +42,13 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   add_operations(env, exports);
   add_dispatch_mention(env, exports);
   exports.Set("version", Napi::String::New(env, THM_VERSION));
+  exports.Set("heldValues", Napi::Function::New(
+                                env,
+                                [](const Napi::CallbackInfo& info) {
+                                  return Napi::Number::New(info.Env(),
+                                                           static_cast<double>(Held::alive.load()));
+                                },
+                                "heldValues"));
   return exports;
 }
 

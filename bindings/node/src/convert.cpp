@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -72,12 +73,19 @@ std::optional<std::uint64_t> decimal_u64(std::string_view digits) {
   return out;
 }
 
+// An integral `number` as its decimal digits (2**60 as 1152921504606846976, not 1.15e+18).
+std::string integer_text(double number) {
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%.0f", number);
+  return digits;
+}
+
 json::Value number_to_json(Napi::Env env, double number, const Where& where) {
   if (!std::isfinite(number)) refuse(env, where, "a number that is not finite");
   if (std::trunc(number) != number) return number;  // the decoder refuses it, saying why
   if (std::fabs(number) > kMaxSafeInteger) {
     refuse(env, where,
-           nlohmann::json(number).dump() +
+           integer_text(number) +
                " is not a safe integer (it may have lost digits); pass a BigInt or a decimal "
                "string");
   }
@@ -157,9 +165,6 @@ json::Value object_to_json(Napi::Env env, Napi::Object object, const Where& wher
 }
 
 json::Value to_json_at(Napi::Env env, Napi::Value value, const Where& where, std::size_t depth) {
-  if (depth > json::kMaxDepth) {
-    refuse(env, where, "nested deeper than " + std::to_string(json::kMaxDepth) + " levels");
-  }
   switch (value.Type()) {
     case napi_null:
       return nullptr;
@@ -178,6 +183,10 @@ json::Value to_json_at(Napi::Env env, Napi::Value value, const Where& where, std
       return out;
     }
     case napi_object:
+      // As the parser counts: the 257th array or object inside another is too deep.
+      if (depth >= json::kMaxDepth) {
+        refuse(env, where, "nested deeper than " + std::to_string(json::kMaxDepth) + " levels");
+      }
       if (value.IsArray()) return array_to_json(env, value.As<Napi::Array>(), where, depth);
       return object_to_json(env, value.As<Napi::Object>(), where, depth);
     case napi_undefined:
@@ -286,6 +295,14 @@ std::string text(Napi::Value value, std::string_view what) {
 std::optional<std::string> nullable_text(Napi::Value value, std::string_view what) {
   if (value.IsNull() || value.IsUndefined()) return std::nullopt;
   return text(value, what);
+}
+
+std::string shown(Napi::Value value) {
+  try {
+    return value.ToString().Utf8Value();
+  } catch (const Napi::Error&) {
+    return described(value);
+  }
 }
 
 std::string described(Napi::Value value) {

@@ -60,6 +60,10 @@ struct Where {
 /// Like `text`, but `null` or `undefined` is `std::nullopt`.
 [[nodiscard]] std::optional<std::string> nullable_text(Napi::Value value, std::string_view what);
 
+/// `value` as `String(value)` says it, for messages, or `described(value)` where that throws
+/// (a symbol, an object whose `toString` throws).
+[[nodiscard]] std::string shown(Napi::Value value);
+
 /// The type name of `value` for messages: `undefined`, `null`, `a number`, `a Map`.
 [[nodiscard]] std::string described(Napi::Value value);
 

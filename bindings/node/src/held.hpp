@@ -7,6 +7,7 @@
 
 #include <napi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -34,8 +35,14 @@ constexpr std::size_t wire_index() {
 
 /// A decoded value held by its JavaScript wire object.
 struct Held {
-  virtual ~Held() = default;
+  Held() { ++alive; }
+  virtual ~Held() { --alive; }
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
   std::size_t type = 0;  // its index in json::WireTypes
+  /// How many exist in the process: what the addon's `heldValues()` answers, so that a test
+  /// can see the garbage collector's finalizers free every one.
+  static inline std::atomic<long> alive{0};
 };
 
 /// The `Held` of a wire type.

@@ -75,7 +75,10 @@ class JsQueue final : public MentionTurnQueue {
   }
 
   // What the queue threw, if it threw.
-  const std::optional<Napi::Reference<Napi::Value>>& thrown() const { return thrown_; }
+  std::optional<Napi::Value> thrown() const {
+    if (thrown_.IsEmpty()) return std::nullopt;
+    return thrown_.Value().Get(0U);
+  }
 
  private:
   static bool is_thenable(Napi::Value value) {
@@ -88,19 +91,19 @@ class JsQueue final : public MentionTurnQueue {
   QueueError keep(const Napi::Error& error) noexcept {
     try {
       const Napi::Env env = queue_.Env();
-      const Napi::Value value = error.Value();
-      thrown_ = Napi::Persistent(value);
-      if (value.IsObject()) {
+      const Napi::Value value = error.Value();  // what was thrown, a primitive included
+      // Node 20 makes references to objects only: a primitive is kept inside an array.
+      Napi::Array holder = Napi::Array::New(env, 1);
+      holder.Set(0U, value);
+      thrown_ = Napi::Persistent(holder);
+      if (value.IsObject() && value.As<Napi::Object>().InstanceOf(state(env).queue_error.Value())) {
         const Napi::Object object = value.As<Napi::Object>();
-        if (object.InstanceOf(state(env).queue_error.Value()) && object.Get("kind").IsString() &&
-            object.Get("message").IsString()) {
-          const auto token = object.Get("kind").As<Napi::String>().Utf8Value();
-          const auto message = object.Get("message").As<Napi::String>().Utf8Value();
-          if (const auto kind = queue_error_kind_from_name(token)) return {*kind, message};
-          return {QueueErrorKind::Internal, "unknown kind " + token + ": " + message};
-        }
+        const auto token = text(object.Get("kind"), "QueueError.kind");
+        const auto message = text(object.Get("message"), "QueueError.message");
+        if (const auto kind = queue_error_kind_from_name(token)) return {*kind, message};
+        return {QueueErrorKind::Internal, "unknown kind " + token + ": " + message};
       }
-      return {QueueErrorKind::Internal, "enqueueOnce threw " + error.Message()};
+      return {QueueErrorKind::Internal, "enqueueOnce threw " + shown(value)};
     } catch (...) {
       return {QueueErrorKind::Internal, "the queue threw something that cannot be shown"};
     }
@@ -108,7 +111,7 @@ class JsQueue final : public MentionTurnQueue {
 
   Napi::Object queue_;
   Napi::Function enqueue_once_;
-  std::optional<Napi::Reference<Napi::Value>> thrown_;
+  Napi::Reference<Napi::Array> thrown_;
 };
 
 Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
@@ -161,15 +164,15 @@ Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
     throw_error(env, "RosterError", json::error_value(core->core));
   }
   const QueueError& failure = std::get<EnqueueFailure>(outcome.error()).error;
-  const auto& thrown = port.thrown();
+  const auto thrown = port.thrown();
   // The queue's own thm.QueueError is thrown again as it was.
-  if (thrown && thrown->Value().IsObject() &&
-      thrown->Value().As<Napi::Object>().InstanceOf(state(env).queue_error.Value())) {
-    throw Napi::Error(env, thrown->Value());
+  if (thrown && thrown->IsObject() &&
+      thrown->As<Napi::Object>().InstanceOf(state(env).queue_error.Value())) {
+    throw Napi::Error(env, *thrown);
   }
   json::Value wire = json::to_value(failure);
   Napi::Object error = make_error(env, "QueueError", wire).As<Napi::Object>();
-  if (thrown) error.Set("cause", thrown->Value());
+  if (thrown) error.Set("cause", *thrown);
   throw Napi::Error(env, error);
 }
 

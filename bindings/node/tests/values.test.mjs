@@ -1,0 +1,206 @@
+// @ts-check
+// Values as a JavaScript host holds them: what converts, exactly, and what is refused, with
+// which error and where (adr/0014, SPEC §0.5, §6).
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import * as thm from "thm";
+
+const require = createRequire(import.meta.url);
+const roster = { members: [{ id: "ada", name: "Ada" }], people: [], retired: [], tombstoned: [] };
+
+/**
+ * Asserts that `run` throws a thm.DecodeError at `path` whose reason matches `reason`.
+ * @param {() => unknown} run
+ * @param {string} path
+ * @param {RegExp} reason
+ */
+function refusedAt(run, path, reason) {
+  assert.throws(run, (error) => {
+    assert.ok(error instanceof thm.DecodeError, String(error));
+    assert.equal(error.path, path);
+    assert.match(error.reason, reason);
+    return true;
+  });
+}
+
+test("fromJSON answers the wire form, frozen all the way down", () => {
+  const value = thm.fromJSON("RosterSnapshot", roster);
+  assert.deepEqual(value, roster);
+  assert.ok(Object.isFrozen(value) && Object.isFrozen(value.members) && Object.isFrozen(value.members[0]));
+  assert.notEqual(value, roster);
+  assert.equal(Object.getPrototypeOf(value), Object.prototype);
+});
+
+test("the encoder's form: a false quiet is dropped, brevity is filled in", () => {
+  const mention = { target: { kind: "agent", id: "ada" }, text: "@ada", offset: 2, quiet: false };
+  assert.deepEqual(thm.fromJSON("Mention", mention), { target: mention.target, text: "@ada", offset: 2 });
+  const briefing = thm.fromJSON("TeamBriefing", { viewer_id: "v", desk_id: "d", desk_name: "D", teammates: [] });
+  assert.deepEqual(briefing.brevity, { message_chars: 600, window: 30 });
+});
+
+test("u64: a bigint, a decimal string or a safe integer in; always a bigint out", () => {
+  const max = 18446744073709551615n;
+  for (const given of [max, "18446744073709551615"]) {
+    assert.equal(thm.fromJSON("DispatchKey", { trigger_sequence: given }).trigger_sequence, max);
+  }
+  assert.equal(thm.fromJSON("DispatchKey", { trigger_sequence: 7 }).trigger_sequence, 7n);
+  assert.equal(thm.fromJSON("Conversation", { desk_id: "d", desk_name: "D", thread_root: "9" }).thread_root, 9n);
+  assert.equal(thm.stringify("DispatchKey", { trigger_sequence: max }), '{"trigger_sequence":18446744073709551615}');
+  assert.equal(thm.parse("DispatchKey", '{"trigger_sequence":18446744073709551615}').trigger_sequence, max);
+});
+
+test("an unsafe number is refused, saying what to pass instead", () => {
+  refusedAt(
+    () => thm.fromJSON("DispatchKey", { trigger_sequence: 2 ** 60 }),
+    "/trigger_sequence",
+    /1152921504606846976 is not a safe integer.*pass a BigInt or a decimal string/,
+  );
+  refusedAt(() => thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: 2 ** 53 }), "/max_hops", /not a safe integer/);
+});
+
+test("integers out of range, and strings that are not decimal u64s, are refused", () => {
+  refusedAt(() => thm.fromJSON("DispatchKey", { trigger_sequence: 2n ** 64n }), "/trigger_sequence", /BigInt outside/);
+  refusedAt(() => thm.fromJSON("DispatchKey", { trigger_sequence: -1n }), "/trigger_sequence", /minus sign/);
+  for (const text of ["18446744073709551616", "-1", "+1", "01", "1e3", " 1", ""]) {
+    refusedAt(() => thm.fromJSON("DispatchKey", { trigger_sequence: text }), "/trigger_sequence", /decimal string/);
+  }
+  refusedAt(() => thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: 2 ** 32 }), "/max_hops", /out of range/);
+  refusedAt(() => thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: 2.5 }), "/max_hops", /fraction/);
+  refusedAt(() => thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: NaN }), "/max_hops", /not finite/);
+});
+
+test("what JSON cannot say is refused where it is", () => {
+  const member = (/** @type {unknown} */ id) => ({ members: [{ id, name: null }], people: [], retired: [], tombstoned: [] });
+  refusedAt(() => thm.fromJSON("RosterSnapshot", member(new Map())), "/members/0/id", /a Map, not a plain object/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", member(new Date(0))), "/members/0/id", /a Date/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", member(Buffer.from("ada"))), "/members/0/id", /not a plain object/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", member(Symbol("ada"))), "/members/0/id", /a symbol/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", member(() => "ada")), "/members/0/id", /a function/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", member("ad\ud800a")), "/members/0/id", /lone surrogate at index 2/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", { ...roster, retired: [undefined] }), "/retired/0", /undefined/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", { ...roster, "a/b~\udc00": 1 }), "/a~1b~0\ufffd", /key with a lone surrogate/);
+});
+
+test("a property that is undefined is absent, as JSON.stringify has it", () => {
+  refusedAt(() => thm.fromJSON("RosterMember", { id: "ada", name: undefined }), "/name", /required key "name" is missing/);
+  assert.deepEqual(thm.fromJSON("Mention", { target: { kind: "everyone" }, text: "@everyone", offset: 0, quiet: undefined }),
+    { target: { kind: "everyone" }, text: "@everyone", offset: 0 });
+});
+
+test("a valid pair of surrogates is text, and so is U+FFFD itself", () => {
+  const id = "\ud83d\ude00\ufffd";
+  assert.equal(thm.fromJSON("RosterMember", { id, name: null }).id, id);
+});
+
+test("a cycle, or nesting past 256 levels, is refused instead of exhausting the stack", () => {
+  /** @type {any} */
+  const cyclic = { kind: "agent", id: "x" };
+  cyclic.self = cyclic;
+  refusedAt(() => thm.fromJSON("MentionTarget", cyclic), "/self".repeat(256), /nested deeper than 256/);
+  // The same limit as the text parser's: 256 levels of arrays and objects, the root's included.
+  const nested = (/** @type {number} */ n) => "[".repeat(n) + "]".repeat(n);
+  for (const levels of [255, 256]) {
+    const extra = JSON.parse(nested(levels));
+    const text = `{"id":"ada","name":null,"extra":${nested(levels)}}`;
+    const fromText = () => thm.parse("RosterMember", text);
+    const fromObject = () => thm.fromJSON("RosterMember", { id: "ada", name: null, extra });
+    if (levels === 255) {
+      assert.deepEqual(fromObject(), fromText());
+    } else {
+      assert.throws(fromText, thm.DecodeError);
+      assert.throws(fromObject, thm.DecodeError);
+    }
+  }
+  let deep = /** @type {unknown} */ ([]);
+  for (let i = 0; i < 10000; i += 1) deep = [deep];
+  assert.throws(() => thm.fromJSON("RosterSnapshot", { ...roster, people: deep }), thm.DecodeError);
+});
+
+test("what a getter or a proxy throws comes through as it was", () => {
+  const boom = new Error("boom");
+  const getter = { get id() { throw boom; }, name: null };
+  assert.throws(() => thm.fromJSON("RosterMember", getter), (error) => error === boom);
+  const proxy = new Proxy({}, { ownKeys() { throw boom; } });
+  assert.throws(() => thm.fromJSON("RosterMember", proxy), (error) => error === boom);
+});
+
+test("unknown keys are ignored (if they are JSON); a repeated key in text is refused (SPEC §0.5)", () => {
+  assert.deepEqual(thm.fromJSON("RosterMember", { id: "ada", name: null, extra: [1, "x"] }), { id: "ada", name: null });
+  refusedAt(() => thm.parse("DispatchKey", '{"trigger_sequence":1,"trigger_sequence":1}'), "/trigger_sequence", /repeated/);
+  refusedAt(() => thm.parse("DispatchKey", "{"), "", /not valid json/);
+});
+
+test("decode errors carry the case-file form and say where", () => {
+  try {
+    thm.fromJSON("RosterSnapshot", { members: [{ id: 5 }] }, { root: "/input/roster" });
+    assert.fail("no error");
+  } catch (error) {
+    assert.ok(error instanceof thm.DecodeError && error instanceof thm.ThmError && error instanceof Error);
+    assert.equal(error.name, "DecodeError");
+    assert.equal(error.message, "expected a string (at /input/roster/members/0/id)");
+    assert.deepEqual(error.toJSON(), { variant: "Decode", path: "/input/roster/members/0/id", reason: "expected a string" });
+  }
+});
+
+test("core errors are their family's class, with the C++ error's fields", () => {
+  const duplicate = { members: [{ id: "ada", name: null }, { id: "ada", name: null }], people: [], retired: [], tombstoned: [] };
+  const author = /** @type {const} */ ({ kind: "other" });
+  const desks = { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] };
+  assert.throws(() => thm.responderPlan(
+    { message: "hi", chat: null, mentions: [], orchestrator_id: "ada", selection_policy: "allowed" },
+    { roster: duplicate, desks, candidate_details: [] }), (error) => {
+    assert.ok(error instanceof thm.RosterError);
+    assert.equal(error.variant, "DuplicateRosterMemberId");
+    assert.equal(error.member_id, "ada");
+    assert.deepEqual(Object.keys(error.toJSON()), ["variant", "member_id", "message"]);
+    return true;
+  });
+  assert.ok(thm.resolveMentions("hi @ada", { author, roster, desks }).length === 1);
+});
+
+test("a held value is read in place, and a plain object gives the same answer", () => {
+  const desks = thm.fromJSON("DeskSnapshot", { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] });
+  const held = thm.fromJSON("RosterSnapshot", roster);
+  const author = thm.fromJSON("MentionAuthor", { kind: "other" });
+  assert.deepEqual(
+    thm.resolveMentions("@ada, `@ada`", { author, roster: held, desks }),
+    thm.resolveMentions("@ada, `@ada`", { author: { kind: "other" }, roster, desks: { ...desks } }),
+  );
+  // A held value of another type is read as the wire object it is.
+  refusedAt(() => thm.resolveMentions("x", { author, roster: /** @type {any} */ (desks), desks }), "/roster/members", /missing/);
+});
+
+test("held values are freed when they are collected", async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = /** @type {() => void} */ (runInNewContext("gc"));
+  const addon = require("../lib/addon.cjs");
+  // Collects until the count stops falling: finalizers run after the collection that found
+  // their objects, so one gc() is not enough.
+  const settle = async () => {
+    for (let round = 0, last = -1; round < 20 && addon.heldValues() !== last; round += 1) {
+      last = addon.heldValues();
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return addon.heldValues();
+  };
+  const before = await settle();
+  (() => {
+    for (let i = 0; i < 10000; i += 1) thm.fromJSON("RosterSnapshot", roster);
+  })();
+  assert.ok(addon.heldValues() > before);
+  assert.ok((await settle()) <= before);
+});
+
+test("CommonJS and ESM share one module", async () => {
+  const cjs = require("thm");
+  const esm = await import("thm");
+  assert.equal(cjs.DecodeError, esm.DecodeError);
+  assert.equal(cjs.fromJSON, esm.default.fromJSON);
+  assert.ok(Object.isFrozen(cjs));
+  assert.equal(cjs.version, require("../package.json").version);
+  assert.deepEqual([...thm.WIRE_TYPES].length, 40);
+});
