@@ -4,8 +4,9 @@
 // called through Node-API; values are the SPEC §6 wire forms as plain frozen objects.
 const addon = require("./addon.cjs");
 const errors = require("./errors.cjs");
+const make = require("./make.cjs");
 
-addon.setup(errors.fromCase, errors.QueueError);
+addon.setup(errors.fromCase, errors.QueueError, make.compileObjectMaker, make.freezeArray);
 
 module.exports = Object.freeze({
   version: addon.version,

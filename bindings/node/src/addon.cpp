@@ -23,11 +23,18 @@ void finalize_held(napi_env /*env*/, void* data, void* /*hint*/) {
 }
 
 Napi::Value op_setup(const Napi::CallbackInfo& info) {
-  if (!info[0].IsFunction() || !info[1].IsFunction()) {
-    throw Napi::TypeError::New(info.Env(), "setup(makeError, QueueError): expected two functions");
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (!info[i].IsFunction()) {
+      throw Napi::TypeError::New(info.Env(),
+                                 "setup(makeError, QueueError, compileObjectMaker, freezeArray): "
+                                 "expected four functions");
+    }
   }
-  state(info.Env()).make_error = Napi::Persistent(info[0].As<Napi::Function>());
-  state(info.Env()).queue_error = Napi::Persistent(info[1].As<Napi::Function>());
+  State& kept = state(info.Env());
+  kept.make_error = Napi::Persistent(info[0].As<Napi::Function>());
+  kept.queue_error = Napi::Persistent(info[1].As<Napi::Function>());
+  kept.compile_object_maker = Napi::Persistent(info[2].As<Napi::Function>());
+  kept.freeze_array = Napi::Persistent(info[3].As<Napi::Function>());
   return info.Env().Undefined();
 }
 

@@ -1,5 +1,6 @@
 #include "convert.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -198,6 +199,69 @@ json::Value to_json_at(Napi::Env env, Napi::Value value, const Where& where, std
   refuse(env, where, described(value));
 }
 
+Napi::Value to_js_at(Napi::Env env, const json::Value& value, std::string_view key, bool freeze);
+
+// Answers are made in JavaScript, one call per object or array: a function compiled for the
+// object's keys builds the frozen literal, where V8 knows its shape up front. Made from C++
+// one property at a time, the same object costs several times as much (bench/README.md).
+// Arrays and objects longer than this are made from C++, one element at a time.
+constexpr std::size_t kMaxMadeInJs = 256;
+
+// The function that makes an object with `value`'s keys, in order, from their values. Found
+// by a hash of the keys, and the keys compared, so that no string is made on the way.
+Napi::Function object_maker(Napi::Env env, const json::Value& value) {
+  std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a over the keys, each ended by a NUL
+  for (const auto& [name, item] : value.items()) {
+    for (const char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    hash *= 1099511628211ULL;
+  }
+  const auto same_keys = [&](const std::vector<std::string>& keys) {
+    if (keys.size() != value.size()) return false;
+    std::size_t i = 0;
+    for (const auto& [name, item] : value.items()) {
+      if (keys[i++] != name) return false;
+    }
+    return true;
+  };
+  auto& makers = state(env).object_makers;
+  auto [first, last] = makers.equal_range(hash);
+  for (auto it = first; it != last; ++it) {
+    if (same_keys(it->second.keys)) return it->second.make.Value();
+  }
+  State::ObjectMaker made;
+  Napi::Array keys = Napi::Array::New(env, value.size());
+  std::uint32_t i = 0;
+  for (const auto& [name, item] : value.items()) {
+    made.keys.push_back(name);
+    keys.Set(i++, Napi::String::New(env, name));
+  }
+  made.make = Napi::Persistent(state(env).compile_object_maker.Call({keys}).As<Napi::Function>());
+  return makers.emplace(hash, std::move(made))->second.make.Value();
+}
+
+// `make` called with `values`, on the stack when there are few.
+Napi::Value call_with(Napi::Env env, const Napi::Function& make, const json::Value& value,
+                      bool object) {
+  constexpr std::size_t kOnStack = 16;
+  std::array<napi_value, kOnStack> few{};
+  std::vector<napi_value> many;
+  napi_value* args = few.data();
+  if (value.size() > kOnStack) {
+    many.resize(value.size());
+    args = many.data();
+  }
+  std::size_t i = 0;
+  if (object) {
+    for (const auto& [name, item] : value.items()) args[i++] = to_js_at(env, item, name, true);
+  } else {
+    for (const auto& item : value) args[i++] = to_js_at(env, item, {}, true);
+  }
+  napi_value out = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_call_function(env, env.Undefined(), make, i, args, &out),
+                       Napi::Value());
+  return {env, out};
+}
+
 // Frozen, unless `freeze` is false for the outermost value.
 Napi::Value to_js_at(Napi::Env env, const json::Value& value, std::string_view key, bool freeze) {
   switch (value.type()) {
@@ -219,6 +283,9 @@ Napi::Value to_js_at(Napi::Env env, const json::Value& value, std::string_view k
       return Napi::String::New(env, text.data(), text.size());
     }
     case json::Value::value_t::array: {
+      if (value.size() <= kMaxMadeInJs) {
+        return call_with(env, state(env).freeze_array.Value(), value, false);
+      }
       Napi::Array out = Napi::Array::New(env, value.size());
       std::uint32_t i = 0;
       for (const auto& item : value) out.Set(i++, to_js_at(env, item, {}, true));
@@ -226,6 +293,9 @@ Napi::Value to_js_at(Napi::Env env, const json::Value& value, std::string_view k
       return out;
     }
     case json::Value::value_t::object: {
+      if (freeze && value.size() <= kMaxMadeInJs) {
+        return call_with(env, object_maker(env, value), value, true);
+      }
       Napi::Object out = Napi::Object::New(env);
       for (const auto& [name, item] : value.items()) {
         out.Set(Napi::String::New(env, name.data(), name.size()), to_js_at(env, item, name, true));

@@ -6,6 +6,11 @@
 
 #include <napi.h>
 
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
 namespace thm::node {
 
 /// The addon's per-environment state (`napi_set_instance_data`).
@@ -20,6 +25,19 @@ struct State {
   /// How deep `dispatchMention` is nested in this environment: a queue that dispatches from
   /// inside `enqueueOnce`.
   int nested_dispatches = 0;
+  /// `(keys) => function`: compiles, for one list of keys, the function that makes the
+  /// frozen object with those keys from its arguments (lib/make.cjs).
+  Napi::FunctionReference compile_object_maker;
+  /// `(...items) => frozen array`.
+  Napi::FunctionReference freeze_array;
+  /// A compiled maker, and the keys it makes.
+  struct ObjectMaker {
+    std::vector<std::string> keys;
+    Napi::FunctionReference make;
+  };
+  /// The compiled makers, by a hash of their keys: one per shape of answer, a few dozen in
+  /// all (the wire forms' and the errors').
+  std::unordered_multimap<std::uint64_t, ObjectMaker> object_makers;
 };
 
 /// The state of `env`, made when the addon was loaded into it.
