@@ -10,6 +10,7 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
@@ -140,6 +141,44 @@ template <WireType T>
 /// `null`; only `quiet: false` and `responder_mode: "lead"` are omitted.
 template <WireType T>
 [[nodiscard]] Value to_value(const T& value);
+
+/// What receives a wire form (SPEC §6) as the encoder writes it, one value at a time: the
+/// values, keys and order of the tree `to_value` builds (which is made through one). Every
+/// number of a wire form is unsigned. A container's size is given when it begins: an array
+/// of `size` values, or an object of `size` members, each a `key` and then its value. A
+/// key's view stays valid until `write` returns. A language package builds its own values
+/// from these calls, with no tree in between (bindings/node).
+class WireWriter {
+ public:
+  virtual ~WireWriter() = default;
+  /// A `null`: an absent value of a required-nullable field.
+  virtual void null() = 0;
+  /// `true` or `false`.
+  virtual void boolean(bool value) = 0;
+  /// An integer: an offset, a u32, a u64 `Sequence` or a probability's parts per million.
+  virtual void number(std::uint64_t value) = 0;
+  /// A string, UTF-8 as the value holds it.
+  virtual void string(std::string_view value) = 0;
+  /// An array of `size` values follows, then `end_array`.
+  virtual void begin_array(std::size_t size) = 0;
+  /// The array begun last is complete.
+  virtual void end_array() = 0;
+  /// An object of `size` members follows, each a `key` and then its value, then `end_object`.
+  virtual void begin_object(std::size_t size) = 0;
+  /// The next member's key.
+  virtual void key(std::string_view name) = 0;
+  /// The object begun last is complete.
+  virtual void end_object() = 0;
+
+ protected:
+  WireWriter() = default;
+  WireWriter(const WireWriter&) = default;
+  WireWriter& operator=(const WireWriter&) = default;
+};
+
+/// Writes the wire form of `value` to `out` (SPEC §6), as `to_value` would build it.
+template <WireType T>
+void write(const T& value, WireWriter& out);
 
 /// `parse` then `from_value`: the one-call decoder of a wire document (SPEC §0.5, §0.8).
 template <WireType T>

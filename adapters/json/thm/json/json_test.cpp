@@ -10,17 +10,85 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace thm::json {
 namespace {
 
-// Decodes `text` as T and checks that the canonical encoding is exactly `text`.
+// A WireWriter that checks what a writer is promised: each container gets exactly the
+// number of values its begin announced, and in an object each value follows its key.
+// It also counts the values written, containers included.
+class CheckingWriter final : public WireWriter {
+ public:
+  void null() override { value(); }
+  void boolean(bool) override { value(); }
+  void number(std::uint64_t) override { value(); }
+  void string(std::string_view) override { value(); }
+  void begin_array(std::size_t size) override { begin(size, false); }
+  void end_array() override { end(false); }
+  void begin_object(std::size_t size) override { begin(size, true); }
+  void key(std::string_view) override {
+    ASSERT_FALSE(open_.empty());
+    EXPECT_TRUE(open_.back().object) << "a key in an array";
+    EXPECT_FALSE(open_.back().keyed) << "two keys in a row";
+    open_.back().keyed = true;
+  }
+  void end_object() override { end(true); }
+
+  std::size_t values = 0;
+  [[nodiscard]] bool closed() const { return open_.empty(); }
+
+ private:
+  struct Open {
+    bool object;
+    std::size_t announced;
+    std::size_t written = 0;
+    bool keyed = false;
+  };
+  void value() {
+    ++values;
+    if (open_.empty()) return;
+    Open& into = open_.back();
+    if (into.object) {
+      EXPECT_TRUE(into.keyed) << "a member without a key";
+      into.keyed = false;
+    }
+    ++into.written;
+  }
+  void begin(std::size_t size, bool object) {
+    value();
+    open_.push_back({.object = object, .announced = size});
+  }
+  void end(bool object) {
+    ASSERT_FALSE(open_.empty());
+    EXPECT_EQ(open_.back().object, object) << "a container closed as the other kind";
+    EXPECT_EQ(open_.back().written, open_.back().announced) << "not the size announced";
+    open_.pop_back();
+  }
+  std::vector<Open> open_;
+};
+
+// How many values `tree` holds, itself and its containers' included.
+std::size_t count_values(const Value& tree) {
+  std::size_t out = 1;
+  for (const auto& item : tree) {
+    if (tree.is_structured()) out += count_values(item);
+  }
+  return out;
+}
+
+// Decodes `text` as T and checks that the canonical encoding is exactly `text`, and that
+// `write` keeps its promises to a writer, value for value with the tree.
 template <WireType T>
 void expect_golden(const std::string& text) {
   SCOPED_TRACE(text);
   const auto decoded = decode<T>(text);
   ASSERT_TRUE(decoded.has_value()) << decoded.error().path << ": " << decoded.error().reason;
   EXPECT_EQ(encode(*decoded), text);
+  CheckingWriter checking;
+  write(*decoded, checking);
+  EXPECT_TRUE(checking.closed());
+  EXPECT_EQ(checking.values, count_values(to_value(*decoded)));
 }
 
 template <WireType T>

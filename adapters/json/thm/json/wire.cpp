@@ -1,4 +1,4 @@
-// SPEC §6 wire forms: one `read` and one `write` per type. Readers never throw: they check
+// SPEC §6 wire forms: one `read` and one `put` per type. Readers never throw: they check
 // each JSON type before touching it and report the first problem with its JSON Pointer.
 #include <concepts>
 #include <cstdint>
@@ -458,225 +458,381 @@ void read(Reader& r, const Value& j, QueueError& out) {
 }
 
 // ---- writers ------------------------------------------------------------------------------
+// Each `put` writes one value to a WireWriter. An object is written as
+// `Object(out, size).field(key, value)....end()`, `size` being how many fields follow.
 
-Value write(const std::string& value) { return value; }
+void put(WireWriter& out, std::string_view text) { out.string(text); }
+void put(WireWriter& out, const char* text) { out.string(text); }
+void put(WireWriter& out, const std::string& text) { out.string(text); }
+void put(WireWriter& out, bool value) { out.boolean(value); }
 template <WireUnsigned T>
-Value write(T value) {
-  return static_cast<std::uint64_t>(value);
+void put(WireWriter& out, T value) {
+  out.number(static_cast<std::uint64_t>(value));
 }
 template <WireEnum E>
-Value write(E value) {
-  return std::string(name(value));
+void put(WireWriter& out, E value) {
+  out.string(name(value));
 }
-Value write(Probability value) { return value.parts_per_million; }
+void put(WireWriter& out, Probability value) { out.number(value.parts_per_million); }
 
-// Declared here, defined after every writer they may call.
+// Declared here, so that `Object::field` finds each one; defined below.
 template <class T>
-Value write(const std::optional<T>& value);
+void put(WireWriter& out, const std::optional<T>& value);
 template <class T>
-Value write(const std::vector<T>& values);
+void put(WireWriter& out, const std::vector<T>& values);
+void put(WireWriter& out, const MentionTarget& value);
+void put(WireWriter& out, const MentionAuthor& value);
+void put(WireWriter& out, const Mention& value);
+void put(WireWriter& out, const RosterMember& value);
+void put(WireWriter& out, const Person& value);
+void put(WireWriter& out, const RosterSnapshot& value);
+void put(WireWriter& out, const Desk& value);
+void put(WireWriter& out, const DeskMember& value);
+void put(WireWriter& out, const DeskOrder& value);
+void put(WireWriter& out, const DeskSnapshot& value);
+void put(WireWriter& out, const SelectorCandidate& value);
+void put(WireWriter& out, const ResponderRequest& value);
+void put(WireWriter& out, const SelectionRequest& value);
+void put(WireWriter& out, const ResponderDecision& value);
+void put(WireWriter& out, const ResponderPlan& value);
+void put(WireWriter& out, const CandidateProbability& value);
+void put(WireWriter& out, const SelectionEvaluation& value);
+void put(WireWriter& out, const SelectorResult& value);
+void put(WireWriter& out, const MentionDispatchPolicy& value);
+void put(WireWriter& out, const DispatchKey& value);
+void put(WireWriter& out, const DispatchConversation& value);
+void put(WireWriter& out, const MentionDispatchInput& value);
+void put(WireWriter& out, const MentionTurnRequest& value);
+void put(WireWriter& out, const MentionDispatchDecision& value);
+void put(WireWriter& out, const EnqueueOutcome& value);
+void put(WireWriter& out, const MentionDispatchOutcome& value);
+void put(WireWriter& out, const Conversation& value);
+void put(WireWriter& out, const MentionDispatchContext& value);
+void put(WireWriter& out, const QueueError& value);
+void put(WireWriter& out, const Brevity& value);
+void put(WireWriter& out, const BriefedTeammate& value);
+void put(WireWriter& out, const TeamBriefing& value);
 
-Value tagged(const char* key, const char* tag) { return Value{{key, tag}}; }
+class Object {
+ public:
+  Object(WireWriter& out, std::size_t size) : out_(out) { out_.begin_object(size); }
+  template <class V>
+  Object& field(std::string_view key, const V& value) {
+    out_.key(key);
+    put(out_, value);
+    return *this;
+  }
+  void end() { out_.end_object(); }
 
-Value write(const MentionTarget& target) {
-  return std::visit(overloaded{
-                        [](const AgentTarget& t) {
-                          return Value{{"kind", "agent"}, {"id", t.id}};
-                        },
-                        [](const PersonTarget& t) {
-                          return Value{{"kind", "person"}, {"id", t.id}};
-                        },
-                        [](const DeskTarget& t) {
-                          return Value{{"kind", "desk"}, {"id", t.id}};
-                        },
-                        [](const EveryoneTarget&) { return tagged("kind", "everyone"); },
-                    },
-                    target);
-}
+ private:
+  WireWriter& out_;
+};
 
-Value write(const MentionAuthor& author) {
-  return std::visit(overloaded{
-                        [](const AgentAuthor& a) {
-                          return Value{{"kind", "agent"}, {"id", a.id}};
-                        },
-                        [](const PersonAuthor& a) {
-                          return Value{{"kind", "person"}, {"id", a.id}};
-                        },
-                        [](const OtherAuthor&) { return tagged("kind", "other"); },
-                    },
-                    author);
-}
-
-Value write(const Mention& m) {
-  Value out{{"target", write(m.target)}, {"text", m.text}, {"offset", write(m.offset)}};
-  if (m.quiet) out["quiet"] = true;
-  return out;
-}
-
-Value write(const RosterMember& m) { return {{"id", m.id}, {"name", write(m.name)}}; }
-Value write(const Person& p) { return {{"id", p.id}, {"label", p.label}}; }
-Value write(const RosterSnapshot& s) {
-  return {{"members", write(s.members)},
-          {"people", write(s.people)},
-          {"retired", write(s.retired)},
-          {"tombstoned", write(s.tombstoned)}};
-}
-
-Value write(const Desk& d) {
-  Value out{{"id", d.id},
-            {"name", d.name},
-            {"description", write(d.description)},
-            {"members", write(d.members)}};
-  if (d.responder_mode != ResponderMode::Lead) out["responder_mode"] = write(d.responder_mode);
-  return out;
-}
-Value write(const DeskMember& m) { return {{"desk_id", m.desk_id}, {"agent_id", m.agent_id}}; }
-Value write(const DeskOrder& o) { return {{"desk_id", o.desk_id}, {"ordered", write(o.ordered)}}; }
-Value write(const DeskSnapshot& s) {
-  return {{"declared", write(s.declared)},
-          {"added", write(s.added)},
-          {"member_additions", write(s.member_additions)},
-          {"orders", write(s.orders)},
-          {"retired", write(s.retired)},
-          {"tombstoned", write(s.tombstoned)}};
+// An internally tagged alternative with no other field: `{"kind":"everyone"}`.
+void tagged(WireWriter& out, std::string_view key, std::string_view tag) {
+  Object(out, 1).field(key, tag).end();
 }
 
-Value write(const SelectorCandidate& c) {
-  return {
-      {"id", c.id}, {"label", c.label}, {"role", c.role}, {"description", write(c.description)}};
-}
-Value write(const ResponderRequest& q) {
-  return {{"message", q.message},
-          {"chat", write(q.chat)},
-          {"mentions", write(q.mentions)},
-          {"orchestrator_id", q.orchestrator_id},
-          {"selection_policy", write(q.selection_policy)}};
-}
-Value write(const SelectionRequest& q) {
-  return {{"message", q.message}, {"desk_id", q.desk_id}, {"candidates", write(q.candidates)}};
-}
-Value write(const ResponderDecision& d) {
-  return {{"responder_id", d.responder_id},
-          {"rung", write(d.rung)},
-          {"disposition", write(d.disposition)}};
-}
-Value write(const ResponderPlan& plan) {
-  return std::visit(overloaded{
-                        [](const Decided& d) {
-                          return Value{{"kind", "decided"}, {"decision", write(d.decision)}};
-                        },
-                        [](const Select& s) {
-                          return Value{{"kind", "select"},
-                                       {"request", write(s.request)},
-                                       {"fallback", write(s.fallback)}};
-                        },
-                    },
-                    plan);
-}
-Value write(const CandidateProbability& p) {
-  return {{"candidate_id", p.candidate_id}, {"probability", write(p.probability)}};
-}
-Value write(const SelectionEvaluation& e) {
-  return {{"choice", e.choice},
-          {"probabilities", write(e.probabilities)},
-          {"confidence", write(e.confidence)}};
-}
-Value write(const SelectorResult& result) {
-  return std::visit(overloaded{
-                        [](const SelectorAbsent&) { return tagged("kind", "absent"); },
-                        [](const SelectorFailed&) { return tagged("kind", "failed"); },
-                        [](const SelectorText& t) {
-                          return Value{{"kind", "text"}, {"output", t.output}};
-                        },
-                        [](const SelectorEvaluation& e) {
-                          return Value{{"kind", "evaluation"},
-                                       {"evaluation", write(e.evaluation)},
-                                       {"minimum_confidence", write(e.minimum_confidence)}};
-                        },
-                    },
-                    result);
+void put(WireWriter& out, const MentionTarget& target) {
+  std::visit(overloaded{
+                 [&](const AgentTarget& t) {
+                   Object(out, 2).field("kind", "agent").field("id", t.id).end();
+                 },
+                 [&](const PersonTarget& t) {
+                   Object(out, 2).field("kind", "person").field("id", t.id).end();
+                 },
+                 [&](const DeskTarget& t) {
+                   Object(out, 2).field("kind", "desk").field("id", t.id).end();
+                 },
+                 [&](const EveryoneTarget&) { tagged(out, "kind", "everyone"); },
+             },
+             target);
 }
 
-Value write(const MentionDispatchPolicy& p) {
-  return {{"enabled", p.enabled}, {"max_hops", write(p.max_hops)}};
-}
-Value write(const DispatchKey& k) { return {{"trigger_sequence", write(k.trigger_sequence)}}; }
-Value write(const DispatchConversation& c) {
-  return {{"desk_id", c.desk_id}, {"thread_root", write(c.thread_root)}};
-}
-Value write(const MentionDispatchInput& i) {
-  return {{"key", write(i.key)},           {"conversation", write(i.conversation)},
-          {"author_id", i.author_id},      {"content", i.content},
-          {"mentions", write(i.mentions)}, {"hop", write(i.hop)}};
-}
-Value write(const MentionTurnRequest& q) {
-  return {{"key", write(q.key)},
-          {"source_id", q.source_id},
-          {"target_id", q.target_id},
-          {"content", q.content},
-          {"conversation", write(q.conversation)},
-          {"child_hop", write(q.child_hop)}};
-}
-Value write(const MentionDispatchDecision& decision) {
-  return std::visit(overloaded{
-                        [](const NoDispatch& n) {
-                          return Value{{"kind", "none"}, {"reason", write(n.reason)}};
-                        },
-                        [](const DispatchOne& o) {
-                          return Value{{"kind", "one"}, {"request", write(o.request)}};
-                        },
-                    },
-                    decision);
+void put(WireWriter& out, const MentionAuthor& author) {
+  std::visit(overloaded{
+                 [&](const AgentAuthor& a) {
+                   Object(out, 2).field("kind", "agent").field("id", a.id).end();
+                 },
+                 [&](const PersonAuthor& a) {
+                   Object(out, 2).field("kind", "person").field("id", a.id).end();
+                 },
+                 [&](const OtherAuthor&) { tagged(out, "kind", "other"); },
+             },
+             author);
 }
 
-Value write(const Enqueued&) { return tagged("status", "enqueued"); }
-Value write(const Already&) { return tagged("status", "already"); }
-Value write(const Refused& r) { return {{"status", "refused"}, {"reason", write(r.reason)}}; }
-Value write(const NotDispatched& n) {
-  return {{"status", "not_dispatched"}, {"reason", write(n.reason)}};
-}
-Value write(const EnqueueOutcome& o) {
-  return std::visit([](const auto& alternative) { return write(alternative); }, o);
-}
-Value write(const MentionDispatchOutcome& o) {
-  return std::visit([](const auto& alternative) { return write(alternative); }, o);
+void put(WireWriter& out, const Mention& m) {
+  Object mention(out, m.quiet ? 4 : 3);
+  mention.field("target", m.target).field("text", m.text).field("offset", m.offset);
+  if (m.quiet) mention.field("quiet", true);
+  mention.end();
 }
 
-Value write(const Conversation& c) {
-  return {
-      {"desk_id", c.desk_id}, {"desk_name", c.desk_name}, {"thread_root", write(c.thread_root)}};
+void put(WireWriter& out, const RosterMember& m) {
+  Object(out, 2).field("id", m.id).field("name", m.name).end();
 }
-Value write(const MentionDispatchContext& c) {
-  return {{"policy", write(c.policy)}, {"hop", write(c.hop)}};
+void put(WireWriter& out, const Person& p) {
+  Object(out, 2).field("id", p.id).field("label", p.label).end();
 }
-Value write(const QueueError& e) { return {{"kind", write(e.kind)}, {"message", e.message}}; }
-Value write(const Brevity& b) {
-  return {{"message_chars", write(b.message_chars)}, {"window", write(b.window)}};
+void put(WireWriter& out, const RosterSnapshot& s) {
+  Object(out, 4)
+      .field("members", s.members)
+      .field("people", s.people)
+      .field("retired", s.retired)
+      .field("tombstoned", s.tombstoned)
+      .end();
 }
-Value write(const BriefedTeammate& t) {
-  return {{"id", t.id},
-          {"label", t.label},
-          {"role", write(t.role)},
-          {"description", write(t.description)}};
+
+void put(WireWriter& out, const Desk& d) {
+  const bool lead = d.responder_mode == ResponderMode::Lead;
+  Object desk(out, lead ? 4 : 5);
+  desk.field("id", d.id)
+      .field("name", d.name)
+      .field("description", d.description)
+      .field("members", d.members);
+  if (!lead) desk.field("responder_mode", d.responder_mode);
+  desk.end();
 }
-Value write(const TeamBriefing& b) {
-  return {{"viewer_id", b.viewer_id},
-          {"desk_id", b.desk_id},
-          {"desk_name", b.desk_name},
-          {"teammates", write(b.teammates)},
-          {"brevity", write(b.brevity)}};
+void put(WireWriter& out, const DeskMember& m) {
+  Object(out, 2).field("desk_id", m.desk_id).field("agent_id", m.agent_id).end();
+}
+void put(WireWriter& out, const DeskOrder& o) {
+  Object(out, 2).field("desk_id", o.desk_id).field("ordered", o.ordered).end();
+}
+void put(WireWriter& out, const DeskSnapshot& s) {
+  Object(out, 6)
+      .field("declared", s.declared)
+      .field("added", s.added)
+      .field("member_additions", s.member_additions)
+      .field("orders", s.orders)
+      .field("retired", s.retired)
+      .field("tombstoned", s.tombstoned)
+      .end();
+}
+
+void put(WireWriter& out, const SelectorCandidate& c) {
+  Object(out, 4)
+      .field("id", c.id)
+      .field("label", c.label)
+      .field("role", c.role)
+      .field("description", c.description)
+      .end();
+}
+void put(WireWriter& out, const ResponderRequest& q) {
+  Object(out, 5)
+      .field("message", q.message)
+      .field("chat", q.chat)
+      .field("mentions", q.mentions)
+      .field("orchestrator_id", q.orchestrator_id)
+      .field("selection_policy", q.selection_policy)
+      .end();
+}
+void put(WireWriter& out, const SelectionRequest& q) {
+  Object(out, 3)
+      .field("message", q.message)
+      .field("desk_id", q.desk_id)
+      .field("candidates", q.candidates)
+      .end();
+}
+void put(WireWriter& out, const ResponderDecision& d) {
+  Object(out, 3)
+      .field("responder_id", d.responder_id)
+      .field("rung", d.rung)
+      .field("disposition", d.disposition)
+      .end();
+}
+void put(WireWriter& out, const ResponderPlan& plan) {
+  std::visit(overloaded{
+                 [&](const Decided& d) {
+                   Object(out, 2).field("kind", "decided").field("decision", d.decision).end();
+                 },
+                 [&](const Select& s) {
+                   Object(out, 3)
+                       .field("kind", "select")
+                       .field("request", s.request)
+                       .field("fallback", s.fallback)
+                       .end();
+                 },
+             },
+             plan);
+}
+void put(WireWriter& out, const CandidateProbability& p) {
+  Object(out, 2).field("candidate_id", p.candidate_id).field("probability", p.probability).end();
+}
+void put(WireWriter& out, const SelectionEvaluation& e) {
+  Object(out, 3)
+      .field("choice", e.choice)
+      .field("probabilities", e.probabilities)
+      .field("confidence", e.confidence)
+      .end();
+}
+void put(WireWriter& out, const SelectorResult& result) {
+  std::visit(overloaded{
+                 [&](const SelectorAbsent&) { tagged(out, "kind", "absent"); },
+                 [&](const SelectorFailed&) { tagged(out, "kind", "failed"); },
+                 [&](const SelectorText& t) {
+                   Object(out, 2).field("kind", "text").field("output", t.output).end();
+                 },
+                 [&](const SelectorEvaluation& e) {
+                   Object(out, 3)
+                       .field("kind", "evaluation")
+                       .field("evaluation", e.evaluation)
+                       .field("minimum_confidence", e.minimum_confidence)
+                       .end();
+                 },
+             },
+             result);
+}
+
+void put(WireWriter& out, const MentionDispatchPolicy& p) {
+  Object(out, 2).field("enabled", p.enabled).field("max_hops", p.max_hops).end();
+}
+void put(WireWriter& out, const DispatchKey& k) {
+  Object(out, 1).field("trigger_sequence", k.trigger_sequence).end();
+}
+void put(WireWriter& out, const DispatchConversation& c) {
+  Object(out, 2).field("desk_id", c.desk_id).field("thread_root", c.thread_root).end();
+}
+void put(WireWriter& out, const MentionDispatchInput& i) {
+  Object(out, 6)
+      .field("key", i.key)
+      .field("conversation", i.conversation)
+      .field("author_id", i.author_id)
+      .field("content", i.content)
+      .field("mentions", i.mentions)
+      .field("hop", i.hop)
+      .end();
+}
+void put(WireWriter& out, const MentionTurnRequest& q) {
+  Object(out, 6)
+      .field("key", q.key)
+      .field("source_id", q.source_id)
+      .field("target_id", q.target_id)
+      .field("content", q.content)
+      .field("conversation", q.conversation)
+      .field("child_hop", q.child_hop)
+      .end();
+}
+void put(WireWriter& out, const MentionDispatchDecision& decision) {
+  std::visit(overloaded{
+                 [&](const NoDispatch& n) {
+                   Object(out, 2).field("kind", "none").field("reason", n.reason).end();
+                 },
+                 [&](const DispatchOne& o) {
+                   Object(out, 2).field("kind", "one").field("request", o.request).end();
+                 },
+             },
+             decision);
+}
+
+void put(WireWriter& out, const Enqueued&) { tagged(out, "status", "enqueued"); }
+void put(WireWriter& out, const Already&) { tagged(out, "status", "already"); }
+void put(WireWriter& out, const Refused& r) {
+  Object(out, 2).field("status", "refused").field("reason", r.reason).end();
+}
+void put(WireWriter& out, const NotDispatched& n) {
+  Object(out, 2).field("status", "not_dispatched").field("reason", n.reason).end();
+}
+void put(WireWriter& out, const EnqueueOutcome& o) {
+  std::visit([&](const auto& alternative) { put(out, alternative); }, o);
+}
+void put(WireWriter& out, const MentionDispatchOutcome& o) {
+  std::visit([&](const auto& alternative) { put(out, alternative); }, o);
+}
+
+void put(WireWriter& out, const Conversation& c) {
+  Object(out, 3)
+      .field("desk_id", c.desk_id)
+      .field("desk_name", c.desk_name)
+      .field("thread_root", c.thread_root)
+      .end();
+}
+void put(WireWriter& out, const MentionDispatchContext& c) {
+  Object(out, 2).field("policy", c.policy).field("hop", c.hop).end();
+}
+void put(WireWriter& out, const QueueError& e) {
+  Object(out, 2).field("kind", e.kind).field("message", e.message).end();
+}
+void put(WireWriter& out, const Brevity& b) {
+  Object(out, 2).field("message_chars", b.message_chars).field("window", b.window).end();
+}
+void put(WireWriter& out, const BriefedTeammate& t) {
+  Object(out, 4)
+      .field("id", t.id)
+      .field("label", t.label)
+      .field("role", t.role)
+      .field("description", t.description)
+      .end();
+}
+void put(WireWriter& out, const TeamBriefing& b) {
+  Object(out, 5)
+      .field("viewer_id", b.viewer_id)
+      .field("desk_id", b.desk_id)
+      .field("desk_name", b.desk_name)
+      .field("teammates", b.teammates)
+      .field("brevity", b.brevity)
+      .end();
 }
 
 template <class T>
-Value write(const std::optional<T>& value) {
-  return value.has_value() ? write(*value) : Value(nullptr);
+void put(WireWriter& out, const std::optional<T>& value) {
+  if (value.has_value()) {
+    put(out, *value);
+  } else {
+    out.null();
+  }
 }
 template <class T>
-Value write(const std::vector<T>& values) {
-  Value out = Value::array();
-  for (const T& value : values) out.push_back(write(value));
-  return out;
+void put(WireWriter& out, const std::vector<T>& values) {
+  out.begin_array(values.size());
+  for (const T& value : values) put(out, value);
+  out.end_array();
 }
+
+// The WireWriter behind `to_value`: builds the tree, each container sized as announced.
+class TreeWriter final : public WireWriter {
+ public:
+  [[nodiscard]] Value take() && { return std::move(root_); }
+
+  void null() override { add(nullptr); }
+  void boolean(bool value) override { add(value); }
+  void number(std::uint64_t value) override { add(value); }
+  void string(std::string_view value) override { add(std::string(value)); }
+  void begin_array(std::size_t size) override {
+    Value& array = add(Value::array());
+    array.get_ref<Value::array_t&>().reserve(size);
+    open_.push_back(&array);
+  }
+  void end_array() override { open_.pop_back(); }
+  void begin_object(std::size_t size) override {
+    Value& object = add(Value::object());
+    object.get_ref<Value::object_t&>().reserve(size);
+    open_.push_back(&object);
+  }
+  void key(std::string_view name) override { key_ = name; }
+  void end_object() override { open_.pop_back(); }
+
+ private:
+  // Adds `value` where the writer is, and answers where it now is. Only the innermost open
+  // container grows, so the pointers to the others stay valid.
+  Value& add(Value value) {
+    if (open_.empty()) {
+      root_ = std::move(value);
+      return root_;
+    }
+    Value& into = *open_.back();
+    if (into.is_array()) {
+      into.push_back(std::move(value));
+      return into.back();
+    }
+    return into[std::string(key_)] = std::move(value);
+  }
+
+  Value root_;
+  std::vector<Value*> open_;
+  std::string_view key_;
+};
 
 }  // namespace
 
@@ -701,13 +857,20 @@ Result<T, DecodeError> decode(std::string_view text) {
 }
 
 template <WireType T>
+void write(const T& value, WireWriter& out) {
+  put(out, value);
+}
+
+template <WireType T>
 Value to_value(const T& value) {
-  return write(value);
+  TreeWriter tree;
+  put(tree, value);
+  return std::move(tree).take();
 }
 
 template <WireType T>
 std::string encode(const T& value) {
-  return write(value).dump(-1, ' ', false, Value::error_handler_t::replace);
+  return to_value(value).dump(-1, ' ', false, Value::error_handler_t::replace);
 }
 
 Value error_value(const RosterError& error) {
@@ -782,7 +945,7 @@ Value error_value(const DispatchMentionError& error) {
                         },
                         [](const EnqueueFailure& failure) {
                           return Value{{"variant", "Enqueue"},
-                                       {"kind", write(failure.error.kind)},
+                                       {"kind", std::string(name(failure.error.kind))},
                                        {"message", failure.error.message}};
                         },
                     },
@@ -797,6 +960,7 @@ Value error_value(const DecodeError& error) {
 #define THM_JSON_WIRE_TYPE(T)                                                    \
   template Result<T, DecodeError> from_value<T>(const Value&, std::string_view); \
   template Value to_value<T>(const T&);                                          \
+  template void write<T>(const T&, WireWriter&);                                 \
   template Result<T, DecodeError> decode<T>(std::string_view);                   \
   template std::string encode<T>(const T&);
 THM_JSON_WIRE_TYPE(MentionTarget)
