@@ -70,15 +70,12 @@ const Held* held(Napi::Env env, Napi::Value value) {
   return static_cast<const Held*>(data);
 }
 
-Napi::Value attach_held(Napi::Env env, const json::Value& wire, std::unique_ptr<Held> value) {
-  if (!wire.is_object()) return to_js(env, wire);  // an enum's token, a probability's number
-  Napi::Object out = to_js_unfrozen(env, wire).As<Napi::Object>();
-  NAPI_THROW_IF_FAILED(env, napi_type_tag_object(env, out, &kHeldTag), Napi::Value());
-  NAPI_THROW_IF_FAILED(env, napi_wrap(env, out, value.get(), finalize_held, nullptr, nullptr),
-                       Napi::Value());
+void attach_held(Napi::Env env, Napi::Object wire, std::unique_ptr<Held> value) {
+  // A frozen object takes a type tag and a wrap: both are private to the engine.
+  NAPI_THROW_IF_FAILED_VOID(env, napi_type_tag_object(env, wire, &kHeldTag));
+  NAPI_THROW_IF_FAILED_VOID(env,
+                            napi_wrap(env, wire, value.get(), finalize_held, nullptr, nullptr));
   value.release();  // the object owns it now
-  out.Freeze();
-  return out;
 }
 
 }  // namespace thm::node

@@ -1,10 +1,11 @@
 #include "convert.hpp"
 
-#include <array>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -199,115 +200,66 @@ json::Value to_json_at(Napi::Env env, Napi::Value value, const Where& where, std
   refuse(env, where, described(value));
 }
 
-Napi::Value to_js_at(Napi::Env env, const json::Value& value, std::string_view key, bool freeze);
-
-// Answers are made in JavaScript, one call per object or array: a function compiled for the
-// object's keys builds the frozen literal, where V8 knows its shape up front. Made from C++
-// one property at a time, the same object costs several times as much (bench/README.md).
-// Arrays and objects longer than this are made from C++, one element at a time.
+// Answers are made in JavaScript, one call per object or array: a function compiled for an
+// object's keys returns the frozen literal, whose shape V8 knows up front. Made from C++ a
+// property at a time, the same object costs several times as much (bench/README.md).
+// Containers longer than this are made from C++, one element at a time.
 constexpr std::size_t kMaxMadeInJs = 256;
 
-// The function that makes an object with `value`'s keys, in order, from their values. Found
-// by a hash of the keys, and the keys compared, so that no string is made on the way.
-Napi::Function object_maker(Napi::Env env, const json::Value& value) {
-  std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a over the keys, each ended by a NUL
-  for (const auto& [name, item] : value.items()) {
-    for (const char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-    hash *= 1099511628211ULL;
-  }
-  const auto same_keys = [&](const std::vector<std::string>& keys) {
-    if (keys.size() != value.size()) return false;
-    std::size_t i = 0;
-    for (const auto& [name, item] : value.items()) {
-      if (keys[i++] != name) return false;
-    }
-    return true;
-  };
+// FNV-1a, over an object's keys.
+constexpr std::uint64_t kFnvPrime = 1099511628211ULL;
+
+// The function that makes the frozen object with `keys`, in order, from their values
+// (lib/make.cjs), compiled once per list of keys; `hash` is the keys' FNV-1a hash.
+napi_value object_maker(Napi::Env env, std::span<const std::string_view> keys, std::uint64_t hash) {
   auto& makers = state(env).object_makers;
   auto [first, last] = makers.equal_range(hash);
   for (auto it = first; it != last; ++it) {
-    if (same_keys(it->second.keys)) return it->second.make.Value();
+    if (std::equal(keys.begin(), keys.end(), it->second.keys.begin(), it->second.keys.end())) {
+      return it->second.make.Value();
+    }
   }
   State::ObjectMaker made;
-  Napi::Array keys = Napi::Array::New(env, value.size());
-  std::uint32_t i = 0;
-  for (const auto& [name, item] : value.items()) {
-    made.keys.push_back(name);
-    keys.Set(i++, Napi::String::New(env, name));
+  Napi::Array names = Napi::Array::New(env, keys.size());
+  for (std::uint32_t i = 0; i < keys.size(); ++i) {
+    made.keys.emplace_back(keys[i]);
+    names.Set(i, Napi::String::New(env, keys[i].data(), keys[i].size()));
   }
-  made.make = Napi::Persistent(state(env).compile_object_maker.Call({keys}).As<Napi::Function>());
+  made.make = Napi::Persistent(state(env).compile_object_maker.Call({names}).As<Napi::Function>());
   return makers.emplace(hash, std::move(made))->second.make.Value();
 }
 
-// `make` called with `values`, on the stack when there are few.
-Napi::Value call_with(Napi::Env env, const Napi::Function& make, const json::Value& value,
-                      bool object) {
-  constexpr std::size_t kOnStack = 16;
-  std::array<napi_value, kOnStack> few{};
-  std::vector<napi_value> many;
-  napi_value* args = few.data();
-  if (value.size() > kOnStack) {
-    many.resize(value.size());
-    args = many.data();
-  }
-  std::size_t i = 0;
-  if (object) {
-    for (const auto& [name, item] : value.items()) args[i++] = to_js_at(env, item, name, true);
-  } else {
-    for (const auto& item : value) args[i++] = to_js_at(env, item, {}, true);
-  }
-  napi_value out = nullptr;
-  NAPI_THROW_IF_FAILED(env, napi_call_function(env, env.Undefined(), make, i, args, &out),
-                       Napi::Value());
-  return {env, out};
-}
-
-// Frozen, unless `freeze` is false for the outermost value.
-Napi::Value to_js_at(Napi::Env env, const json::Value& value, std::string_view key, bool freeze) {
+// `value`'s tree, fed to `out` as the encoder feeds it.
+void feed(const json::Value& value, JsWriter& out) {
   switch (value.type()) {
     case json::Value::value_t::null:
-      return env.Null();
+      return out.null();
     case json::Value::value_t::boolean:
-      return Napi::Boolean::New(env, value.get<bool>());
-    case json::Value::value_t::number_unsigned: {
-      const auto number = value.get<std::uint64_t>();
-      if (is_sequence_key(key)) return Napi::BigInt::New(env, number);
-      return Napi::Number::New(env, static_cast<double>(number));
-    }
+      return out.boolean(value.get<bool>());
+    case json::Value::value_t::number_unsigned:
+      return out.number(value.get<std::uint64_t>());
     case json::Value::value_t::number_integer:
-      return Napi::Number::New(env, static_cast<double>(value.get<std::int64_t>()));
+      return out.real(static_cast<double>(value.get<std::int64_t>()));
     case json::Value::value_t::number_float:
-      return Napi::Number::New(env, value.get<double>());
-    case json::Value::value_t::string: {
-      const auto& text = value.get_ref<const std::string&>();
-      return Napi::String::New(env, text.data(), text.size());
-    }
-    case json::Value::value_t::array: {
-      if (value.size() <= kMaxMadeInJs) {
-        return call_with(env, state(env).freeze_array.Value(), value, false);
-      }
-      Napi::Array out = Napi::Array::New(env, value.size());
-      std::uint32_t i = 0;
-      for (const auto& item : value) out.Set(i++, to_js_at(env, item, {}, true));
-      out.Freeze();
-      return out;
-    }
-    case json::Value::value_t::object: {
-      if (freeze && value.size() <= kMaxMadeInJs) {
-        return call_with(env, object_maker(env, value), value, true);
-      }
-      Napi::Object out = Napi::Object::New(env);
+      return out.real(value.get<double>());
+    case json::Value::value_t::string:
+      return out.string(value.get_ref<const std::string&>());
+    case json::Value::value_t::array:
+      out.begin_array(value.size());
+      for (const auto& item : value) feed(item, out);
+      return out.end_array();
+    case json::Value::value_t::object:
+      out.begin_object(value.size());
       for (const auto& [name, item] : value.items()) {
-        out.Set(Napi::String::New(env, name.data(), name.size()), to_js_at(env, item, name, true));
+        out.key(name);
+        feed(item, out);
       }
-      if (freeze) out.Freeze();
-      return out;
-    }
+      return out.end_object();
     case json::Value::value_t::binary:
     case json::Value::value_t::discarded:
       break;
   }
-  return env.Null();
+  out.null();
 }
 
 }  // namespace
@@ -340,11 +292,99 @@ json::Value to_json(Napi::Env env, Napi::Value value, const Where& where) {
 }
 
 Napi::Value to_js(Napi::Env env, const json::Value& value) {
-  return to_js_at(env, value, {}, true);
+  JsWriter out(env);
+  feed(value, out);
+  return out.take();
 }
 
-Napi::Value to_js_unfrozen(Napi::Env env, const json::Value& value) {
-  return to_js_at(env, value, {}, false);
+// ---- JsWriter ------------------------------------------------------------------------------
+
+JsWriter::JsWriter(Napi::Env env) : env_(env) {}
+
+Napi::Value JsWriter::take() { return {env_, root_}; }
+
+void JsWriter::null() { add(env_.Null()); }
+void JsWriter::boolean(bool value) { add(Napi::Boolean::New(env_, value)); }
+void JsWriter::number(std::uint64_t value) {
+  if (!frames_.empty() && frames_.back().object && is_sequence_key(key_)) {
+    add(Napi::BigInt::New(env_, value));
+  } else {
+    add(Napi::Number::New(env_, static_cast<double>(value)));
+  }
+}
+void JsWriter::real(double value) { add(Napi::Number::New(env_, value)); }
+void JsWriter::string(std::string_view value) {
+  add(Napi::String::New(env_, value.data(), value.size()));
+}
+void JsWriter::begin_array(std::size_t size) {
+  frames_.push_back({.object = false, .first = values_.size(), .first_key = keys_.size()});
+  values_.reserve(values_.size() + size);
+}
+void JsWriter::begin_object(std::size_t size) {
+  frames_.push_back({.object = true, .first = values_.size(), .first_key = keys_.size()});
+  values_.reserve(values_.size() + size);
+  keys_.reserve(keys_.size() + size);
+}
+void JsWriter::key(std::string_view name) {
+  key_ = name;
+  keys_.push_back(name);
+  std::uint64_t& hash = frames_.back().hash;
+  for (const char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * kFnvPrime;
+  hash *= kFnvPrime;  // the key's end, so that ("ab", "c") and ("a", "bc") differ
+}
+
+void JsWriter::end_array() {
+  const Frame frame = frames_.back();
+  frames_.pop_back();
+  const std::span<const napi_value> items(values_.data() + frame.first,
+                                          values_.size() - frame.first);
+  napi_value out = nullptr;
+  if (items.size() <= kMaxMadeInJs) {
+    NAPI_THROW_IF_FAILED_VOID(
+        env_, napi_call_function(env_, env_.Undefined(), state(env_).freeze_array.Value(),
+                                 items.size(), items.data(), &out));
+  } else {
+    Napi::Array array = Napi::Array::New(env_, items.size());
+    for (std::uint32_t i = 0; i < items.size(); ++i) array.Set(i, Napi::Value(env_, items[i]));
+    array.Freeze();
+    out = array;
+  }
+  values_.resize(frame.first);
+  add(out);
+}
+
+void JsWriter::end_object() {
+  const Frame frame = frames_.back();
+  frames_.pop_back();
+  const std::span<const napi_value> members(values_.data() + frame.first,
+                                            values_.size() - frame.first);
+  const std::span<const std::string_view> keys(keys_.data() + frame.first_key,
+                                               keys_.size() - frame.first_key);
+  napi_value out = nullptr;
+  if (members.size() <= kMaxMadeInJs) {
+    NAPI_THROW_IF_FAILED_VOID(
+        env_, napi_call_function(env_, env_.Undefined(), object_maker(env_, keys, frame.hash),
+                                 members.size(), members.data(), &out));
+  } else {
+    Napi::Object object = Napi::Object::New(env_);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      object.Set(Napi::String::New(env_, keys[i].data(), keys[i].size()),
+                 Napi::Value(env_, members[i]));
+    }
+    object.Freeze();
+    out = object;
+  }
+  values_.resize(frame.first);
+  keys_.resize(frame.first_key);
+  add(out);
+}
+
+void JsWriter::add(napi_value value) {
+  if (frames_.empty()) {
+    root_ = value;
+  } else {
+    values_.push_back(value);
+  }
 }
 
 std::string text(Napi::Value value, std::string_view what) {

@@ -12,10 +12,12 @@
 #include <napi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "thm/json/json.hpp"
 
@@ -47,11 +49,56 @@ struct Where {
 /// `value` as a JSON tree (see the file comment); refusals throw `thm.DecodeError`.
 [[nodiscard]] json::Value to_json(Napi::Env env, Napi::Value value, const Where& where);
 
-/// `value` as JavaScript: plain frozen objects and arrays, u64 fields as `bigint`.
-[[nodiscard]] Napi::Value to_js(Napi::Env env, const json::Value& value);
+/// Builds the JavaScript form of what the wire encoder writes (`json::write`): plain frozen
+/// objects and arrays, u64 `Sequence` fields as `bigint`, every other number a `number`.
+/// Each object is made by a function compiled for its keys (lib/make.cjs).
+class JsWriter final : public json::WireWriter {
+ public:
+  explicit JsWriter(Napi::Env env);
+  /// The value written.
+  [[nodiscard]] Napi::Value take();
 
-/// Like `to_js`, but an object is left unfrozen, so the caller can attach to it first.
-[[nodiscard]] Napi::Value to_js_unfrozen(Napi::Env env, const json::Value& value);
+  void null() override;
+  void boolean(bool value) override;
+  void number(std::uint64_t value) override;
+  /// A number that is not a wire form's (a tree's signed or fractional one).
+  void real(double value);
+  void string(std::string_view value) override;
+  void begin_array(std::size_t size) override;
+  void end_array() override;
+  void begin_object(std::size_t size) override;
+  void key(std::string_view name) override;
+  void end_object() override;
+
+ private:
+  // An open array or object: its values (and keys) are those of `values_` (and `keys_`)
+  // from `first` (and `first_key`) on; `hash` is its keys' so far.
+  struct Frame {
+    bool object = false;
+    std::size_t first = 0;
+    std::size_t first_key = 0;
+    std::uint64_t hash = 14695981039346656037ULL;
+  };
+  void add(napi_value value);
+
+  Napi::Env env_;
+  std::vector<Frame> frames_;
+  std::vector<napi_value> values_;
+  std::vector<std::string_view> keys_;
+  std::string_view key_;  // the last key written: `number` makes a Sequence's a bigint
+  napi_value root_ = nullptr;
+};
+
+/// `value`'s JavaScript form: the wire encoder's, written to a `JsWriter`.
+template <json::WireType T>
+[[nodiscard]] Napi::Value to_js(Napi::Env env, const T& value) {
+  JsWriter out(env);
+  json::write(value, out);
+  return out.take();
+}
+
+/// A tree's JavaScript form, as `JsWriter` makes it: a core error's case-file form.
+[[nodiscard]] Napi::Value to_js(Napi::Env env, const json::Value& value);
 
 /// `value` as UTF-8 text; `what` names it for the `TypeError` thrown when it is not a string
 /// or holds a lone surrogate, e.g. `resolveMentions(body)`.

@@ -59,14 +59,16 @@ struct HeldValue final : Held {
 template <json::WireType T>
 [[nodiscard]] Napi::Value attach(Napi::Env env, T decoded);
 
-/// Implements `attach` for one held value.
-[[nodiscard]] Napi::Value attach_held(Napi::Env env, const json::Value& wire,
-                                      std::unique_ptr<Held> value);
+/// Attaches `value` to `wire`, the frozen wire object made of it (`attach`).
+void attach_held(Napi::Env env, Napi::Object wire, std::unique_ptr<Held> value);
 
 template <json::WireType T>
 Napi::Value attach(Napi::Env env, T decoded) {
-  const json::Value wire = json::to_value(decoded);
-  return attach_held(env, wire, std::make_unique<HeldValue<T>>(std::move(decoded)));
+  const Napi::Value wire = to_js(env, decoded);
+  // An enum's token and a probability's number hold nothing: they are their own value.
+  if (!wire.IsObject()) return wire;
+  attach_held(env, wire.As<Napi::Object>(), std::make_unique<HeldValue<T>>(std::move(decoded)));
+  return wire;
 }
 
 /// `value` decoded as a `T`, refusals thrown as `thm.DecodeError` with paths from `root`.

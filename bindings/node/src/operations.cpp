@@ -56,22 +56,23 @@ Napi::Value optional_id(Napi::Env env, const std::optional<std::string>& id) {
 
 template <json::WireType T>
 Napi::Value wire(Napi::Env env, const T& value) {
-  return to_js(env, json::to_value(value));
+  return to_js(env, value);
 }
 
+// A list of ids or of wire values, as one frozen array.
 template <class List>
 Napi::Value wire_list(Napi::Env env, const List& values) {
-  Napi::Array out = Napi::Array::New(env, values.size());
-  std::uint32_t i = 0;
+  JsWriter out(env);
+  out.begin_array(values.size());
   for (const auto& value : values) {
     if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
-      out.Set(i++, Napi::String::New(env, value));
+      out.string(value);
     } else {
-      out.Set(i++, wire(env, value));
+      json::write(value, out);
     }
   }
-  out.Freeze();
-  return out;
+  out.end_array();
+  return out.take();
 }
 
 // ---- errors: one class per family, built from the case-file form --------------------------

@@ -159,7 +159,7 @@ Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
 
   JsQueue port(queue.As<Napi::Object>(), method.As<Napi::Function>());
   auto outcome = dispatch_mention(port, *policy, *input, Roster(*roster));
-  if (outcome) return to_js(env, json::to_value(*outcome));
+  if (outcome) return to_js(env, *outcome);
   if (const auto* core = std::get_if<CoreFailure>(&outcome.error())) {
     throw_error(env, "RosterError", json::error_value(core->core));
   }
