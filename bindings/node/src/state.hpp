@@ -1,8 +1,8 @@
 #pragma once
 // What the addon keeps per JavaScript environment (the main thread and each worker has its
-// own): the function that builds thm's error classes, and the class `QueueError`, given by
-// `lib/index.cjs` once it has loaded the addon, and `Object.prototype`, against which a plain
-// object is told apart.
+// own): what `lib/index.cjs` hands it once it is loaded (how to build thm's errors and
+// answers, and the class `QueueError`), the answers' compiled object makers, and
+// `Object.prototype`, against which a plain object is told apart.
 
 #include <napi.h>
 
