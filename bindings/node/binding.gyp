@@ -31,6 +31,9 @@
       "defines": [
         "THM_VERSION=\"<!(node -p \"require('./package.json').version\")\"",
         "NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED",
+        # A worker terminated while inside thm cannot take a JavaScript exception; without
+        # this, node-addon-api's attempt to throw one ends the whole process.
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
       ],
       "libraries": ["-licuuc"],
     },

@@ -34,7 +34,9 @@ class TurnQueue {
 
   /** @param {thm.MentionTurnRequest} request @returns {thm.EnqueueOutcome} */
   enqueueOnce(request) {
-    const key = `${request.conversation.desk_id}/${request.key.trigger_sequence}`;
+    // One key per (conversation, trigger sequence), the thread included (SPEC §3.3).
+    const { desk_id, thread_root } = request.conversation;
+    const key = JSON.stringify([desk_id, thread_root?.toString() ?? null, `${request.key.trigger_sequence}`]);
     if (this.turns.has(key)) return { status: "already" };
     this.turns.set(key, request);
     return { status: "enqueued" };

@@ -6,17 +6,18 @@
 
 /** Base class of every error thm throws. */
 class ThmError extends Error {
+  /** `wire` is the case-file form: `{ variant, <fields>, message }`. */
   constructor(wire, options) {
-    super(String(wire.message ?? wire.reason ?? wire.variant ?? ""), options);
+    if (typeof wire !== "object" || wire === null || typeof wire.variant !== "string") {
+      throw new TypeError(`${new.target.name}(wire): expected a case-file form { variant, ... }`);
+    }
+    super(String(wire.message ?? wire.reason ?? wire.variant), options);
     Object.defineProperty(this, "wire", { value: Object.freeze({ ...wire }) });
     for (const [key, value] of Object.entries(wire)) {
       if (key !== "message") Object.defineProperty(this, key, { value, enumerable: true });
     }
   }
-  get name() {
-    return this.constructor.name;
-  }
-  /** The case-file form: `{ variant, <fields>, message }`. */
+  /** The case-file form: `{ variant, <fields>, message }` (`DecodeError`'s has no message). */
   toJSON() {
     return { ...this.wire };
   }
@@ -61,13 +62,25 @@ class QueueError extends ThmError {
   }
 }
 
-const FAMILIES = { DecodeError, RosterError, DeskError, ResponderError, QueueError };
+const FAMILIES = { ThmError, DecodeError, RosterError, DeskError, ResponderError, QueueError };
+// Each class's `name`, as a property of its prototype, as Error's own is.
+for (const [name, family] of Object.entries(FAMILIES)) {
+  Object.defineProperty(family.prototype, "name", { value: name, writable: true, configurable: true });
+}
 
-// How the addon builds an error of `family` from a core error's case-file form.
+// How the addon builds an error of `family` from a core error's case-file form. The stack
+// starts at the caller's call of thm, not here.
 function fromCase(family, wire) {
-  if (family === "DecodeError") return new DecodeError(wire.path, wire.reason);
-  if (family === "QueueError") return new QueueError(wire.kind, wire.message);
-  return new FAMILIES[family](wire);
+  let error;
+  if (family === "DecodeError") {
+    error = new DecodeError(wire.path, wire.reason);
+  } else if (family === "QueueError") {
+    error = new QueueError(wire.kind, wire.message);
+  } else {
+    error = new FAMILIES[family](wire);
+  }
+  Error.captureStackTrace(error, fromCase);
+  return error;
 }
 
 module.exports = {

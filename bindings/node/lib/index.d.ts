@@ -94,13 +94,17 @@ export interface DispatchArgs {
 export declare function mentionDispatch(args: DispatchArgs): MentionDispatchDecision;
 /** A host's turn queue (SPEC §4): `enqueueOnce` enqueues the child turn of `request` at most
  * once and returns what happened, synchronously. To report a host failure it throws a
- * QueueError; anything else it throws or returns becomes a QueueError of kind `internal`. */
+ * QueueError; anything else it throws or returns becomes a QueueError of kind `internal`.
+ * In a class, declare the method's return type (`: thm.EnqueueOutcome`), so that a literal
+ * like `{ status: "already" }` is read as one. */
 export interface MentionTurnQueue {
   enqueueOnce(request: MentionTurnRequest): In<EnqueueOutcome>;
 }
 /** `mentionDispatch`, then, for a `one` decision only, `queue.enqueueOnce(request)` exactly
- * once (SPEC §4). Throws RosterError for a malformed roster, QueueError for a host failure,
- * and RangeError when nested more than 32 deep. */
+ * once (SPEC §4). Throws RosterError for a malformed roster and QueueError for a host
+ * failure. A call nested more than 32 deep (a queue dispatching from inside `enqueueOnce`)
+ * throws RangeError; the calls around it see it as the `cause` of an internal QueueError,
+ * if their queues let it through. */
 export declare function dispatchMention(queue: MentionTurnQueue, args: DispatchArgs):
   MentionDispatchOutcome;
 /** Whether a reply in this turn may start one more (SPEC §3.4). */
@@ -151,10 +155,12 @@ export declare function stringify<K extends WireType>(type: K, value: In<Wire[K]
 
 /** Base class of every error thm throws: `variant`, the variant's fields, `message`. */
 export declare class ThmError extends Error {
+  /** `wire` is a case-file form: `{ variant, <fields>, message }`. */
+  constructor(wire: { readonly variant: string; readonly message?: string; readonly [field: string]: unknown },
+    options?: { cause?: unknown });
   readonly variant: string;
   /** The case-file form: `{ variant, <fields>, message }`. */
   toJSON(): Record<string, unknown>;
-  readonly [field: string]: unknown;
 }
 /** A value the wire decoder refused (SPEC §0.5). */
 export declare class DecodeError extends ThmError {
@@ -164,18 +170,28 @@ export declare class DecodeError extends ThmError {
   readonly path: string;
   /** What is wrong with it. */
   readonly reason: string;
+  /** The case-file form of a decode error, which has no message. */
+  toJSON(): { variant: "Decode"; path: string; reason: string };
 }
-/** A malformed roster snapshot (SPEC §1.1). */
+/** A malformed roster snapshot (SPEC §1.1): `EmptyRosterMemberId`,
+ * `DuplicateRosterMemberId` (`member_id`), `EmptyPersonId` or `DuplicatePersonId`
+ * (`person_id`). */
 export declare class RosterError extends ThmError {
-  constructor(wire: { readonly variant: string; readonly message: string });
+  readonly member_id?: string;
+  readonly person_id?: string;
 }
-/** A malformed desk snapshot, or an identity that names no desk or several (SPEC §1.2). */
+/** A malformed desk snapshot, or an identity that names no desk or several (SPEC §1.2):
+ * `variant` and its fields. */
 export declare class DeskError extends ThmError {
-  constructor(wire: { readonly variant: string; readonly message: string });
+  readonly desk_id?: string;
+  readonly identity?: string;
+  readonly agent_id?: string;
+  readonly missing_agent_id?: string;
 }
-/** A responder request the ladder cannot answer (SPEC §2.2). */
+/** A responder request the ladder cannot answer (SPEC §2.2): `DuplicateSelectorCandidate` or
+ * `NoActiveResponder`, each with `agent_id`. */
 export declare class ResponderError extends ThmError {
-  constructor(wire: { readonly variant: string; readonly message: string });
+  readonly agent_id: string;
 }
 /** A host failure from the queue (SPEC §4). */
 export declare class QueueError extends ThmError {

@@ -3,7 +3,9 @@
 // (`setup`), and is the package's only way in.
 #include <napi.h>
 
+#include <cstdint>
 #include <memory>
+#include <random>
 #include <utility>
 
 #include "held.hpp"
@@ -15,8 +17,19 @@ Napi::Object init(Napi::Env env, Napi::Object exports);
 
 namespace {
 
-// The tag of the objects `attach` made: held values of this addon and no other.
-constexpr napi_type_tag kHeldTag{0x9d3c'41a7'5be2'0f61ULL, 0x7c18'e4d2'a930'5b8eULL};
+// The tag of the objects `attach` made: held values of this copy of the addon and no other.
+// It is drawn when the copy is loaded, so that two builds in one process (two versions in
+// one node_modules, whose held values need not be laid out alike) never read each other's:
+// each reads the other's objects as the plain wire objects they also are. Workers share
+// the loaded copy, and its tag; a value cannot cross into another worker anyway.
+const napi_type_tag& held_tag() {
+  static const napi_type_tag tag = [] {
+    std::random_device random;
+    const auto draw = [&] { return (std::uint64_t{random()} << 32) ^ random(); };
+    return napi_type_tag{draw(), draw()};
+  }();
+  return tag;
+}
 
 void finalize_held(napi_env /*env*/, void* data, void* /*hint*/) {
   delete static_cast<Held*>(data);
@@ -43,9 +56,7 @@ Napi::Value op_setup(const Napi::CallbackInfo& info) {
 Napi::Object init(Napi::Env env, Napi::Object exports) {
   auto* made = new State();
   env.SetInstanceData<State>(made);
-  made->object_prototype = Napi::Persistent(
-      env.Global().Get("Object").As<Napi::Object>().Get("prototype").As<Napi::Object>());
-  exports.Set("setup", Napi::Function::New(env, op_setup, "setup"));
+  exports.Set("setup", Napi::Function::New(env, guarded<op_setup>, "setup"));
   add_operations(env, exports);
   add_dispatch_mention(env, exports);
   exports.Set("version", Napi::String::New(env, THM_VERSION));
@@ -62,7 +73,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
 const Held* held(Napi::Env env, Napi::Value value) {
   if (!value.IsObject()) return nullptr;
   bool tagged = false;
-  if (napi_check_object_type_tag(env, value, &kHeldTag, &tagged) != napi_ok || !tagged) {
+  if (napi_check_object_type_tag(env, value, &held_tag(), &tagged) != napi_ok || !tagged) {
     return nullptr;
   }
   void* data = nullptr;
@@ -72,7 +83,7 @@ const Held* held(Napi::Env env, Napi::Value value) {
 
 void attach_held(Napi::Env env, Napi::Object wire, std::unique_ptr<Held> value) {
   // A frozen object takes a type tag and a wrap: both are private to the engine.
-  NAPI_THROW_IF_FAILED_VOID(env, napi_type_tag_object(env, wire, &kHeldTag));
+  NAPI_THROW_IF_FAILED_VOID(env, napi_type_tag_object(env, wire, &held_tag()));
   NAPI_THROW_IF_FAILED_VOID(env,
                             napi_wrap(env, wire, value.get(), finalize_held, nullptr, nullptr));
   value.release();  // the object owns it now

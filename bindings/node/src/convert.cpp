@@ -17,14 +17,11 @@ namespace {
 
 // The largest integer a `number` holds exactly with every smaller one (2^53 - 1).
 constexpr double kMaxSafeInteger = 9007199254740991.0;
+constexpr std::uint64_t kMaxSafeUnsigned = 9007199254740991ULL;
 
 // SPEC §6's `Sequence` fields, the only u64 values of the wire forms.
 bool is_sequence_key(std::string_view key) {
   return key == "trigger_sequence" || key == "thread_root";
-}
-
-[[noreturn]] void refuse(Napi::Env env, const Where& where, const std::string& why) {
-  throw_decode_error(env, json::DecodeError{.path = where.pointer(), .reason = "not JSON: " + why});
 }
 
 // The lone surrogate in `value`'s UTF-16 text, if it has one, as its index.
@@ -77,128 +74,171 @@ std::optional<std::uint64_t> decimal_u64(std::string_view digits) {
 
 // An integral `number` as its decimal digits (2**60 as 1152921504606846976, not 1.15e+18).
 std::string integer_text(double number) {
-  char digits[32];
+  char digits[320];  // the largest double has 309 digits
   std::snprintf(digits, sizeof digits, "%.0f", number);
   return digits;
 }
 
-json::Value number_to_json(Napi::Env env, double number, const Where& where) {
-  if (!std::isfinite(number)) refuse(env, where, "a number that is not finite");
-  if (std::trunc(number) != number) return number;  // the decoder refuses it, saying why
-  if (std::fabs(number) > kMaxSafeInteger) {
-    refuse(env, where,
-           integer_text(number) +
-               " is not a safe integer (it may have lost digits); pass a BigInt or a decimal "
-               "string");
-  }
-  if (number >= 0) return static_cast<std::uint64_t>(number);
-  return static_cast<std::int64_t>(number);
+// A container of more values than this is not reserved for up front: its length is the
+// caller's to claim (an array's `length` can be 2^32 - 1 with nothing in it).
+constexpr std::size_t kMaxReserved = 1024;
+
+}  // namespace
+
+json::Value JsonReader::read(Napi::Value value, const Where& where) {
+  return read_at(value, where, {}, 0);
 }
 
-json::Value bigint_to_json(Napi::Env env, napi_value value, const Where& where) {
-  bool lossless = false;
-  std::uint64_t unsigned_value = 0;
-  NAPI_THROW_IF_FAILED(env, napi_get_value_bigint_uint64(env, value, &unsigned_value, &lossless),
-                       {});
-  if (lossless) return unsigned_value;
-  std::int64_t signed_value = 0;
-  NAPI_THROW_IF_FAILED(env, napi_get_value_bigint_int64(env, value, &signed_value, &lossless), {});
-  if (lossless && signed_value < 0) return signed_value;
-  refuse(env, where, "a BigInt outside -2^63 .. 2^64 - 1");
-}
-
-json::Value to_json_at(Napi::Env env, Napi::Value value, const Where& where, std::size_t depth);
-
-json::Value array_to_json(Napi::Env env, Napi::Array array, const Where& where, std::size_t depth) {
-  json::Value out = json::Value::array();
-  const std::uint32_t length = array.Length();
-  out.get_ref<json::Value::array_t&>().reserve(length);
-  for (std::uint32_t i = 0; i < length; ++i) {
-    const Where element{.parent = &where, .index = i, .is_index = true};
-    out.push_back(to_json_at(env, array.Get(i), element, depth + 1));
-  }
-  return out;
-}
-
-json::Value object_to_json(Napi::Env env, Napi::Object object, const Where& where,
-                           std::size_t depth) {
-  napi_value prototype = nullptr;
-  NAPI_THROW_IF_FAILED(env, napi_get_prototype(env, object, &prototype), {});
-  const Napi::Value proto(env, prototype);
-  if (!proto.IsNull() && !proto.StrictEquals(state(env).object_prototype.Value())) {
-    refuse(env, where, described(object) + ", not a plain object");
-  }
-  napi_value names_value = nullptr;
-  NAPI_THROW_IF_FAILED(env,
-                       napi_get_all_property_names(env, object, napi_key_own_only,
-                                                   static_cast<napi_key_filter>(
-                                                       napi_key_enumerable | napi_key_skip_symbols),
-                                                   napi_key_numbers_to_strings, &names_value),
-                       {});
-  const Napi::Array names(env, names_value);
-  json::Value out = json::Value::object();
-  const std::uint32_t count = names.Length();
-  out.get_ref<json::Value::object_t&>().reserve(count);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const Napi::Value name = names.Get(i);
-    std::optional<std::size_t> surrogate;
-    std::string key = utf8(env, name, surrogate);
-    const Napi::Value item = object.Get(name);
-    if (item.IsUndefined()) continue;  // absent, as JSON.stringify has it
-    const Where member{.parent = &where, .key = key};
-    if (surrogate) refuse(env, member, "a key with a lone surrogate");
-    if (is_sequence_key(key) && item.IsString()) {
-      std::optional<std::size_t> lone;
-      const std::string digits = utf8(env, item, lone);
-      const auto parsed = decimal_u64(digits);
-      if (!parsed) {
-        throw_decode_error(env, json::DecodeError{.path = member.pointer(),
-                                                  .reason = "expected a BigInt, a decimal string "
-                                                            "or a safe integer from 0 to "
-                                                            "18446744073709551615"});
-      }
-      out.emplace(std::move(key), *parsed);
-      continue;
+json::DecodeError JsonReader::explain(json::DecodeError error) const {
+  for (const Placeholder& placeholder : placeholders_) {
+    if (placeholder.at == error.path) {
+      return {.path = placeholder.path, .reason = "not JSON: " + placeholder.reason};
     }
-    json::Value converted = to_json_at(env, item, member, depth + 1);
-    out.emplace(std::move(key), std::move(converted));
   }
-  return out;
+  return error;
 }
 
-json::Value to_json_at(Napi::Env env, Napi::Value value, const Where& where, std::size_t depth) {
+json::Value JsonReader::placeholder(const Where& where, std::string reason) {
+  std::string path = where.pointer();
+  placeholders_.push_back({.at = path, .path = std::move(path), .reason = std::move(reason)});
+  return json::Value::binary({});
+}
+
+json::Value JsonReader::read_at(Napi::Value value, const Where& where, std::string_view key,
+                                std::size_t depth) {
   switch (value.Type()) {
     case napi_null:
       return nullptr;
     case napi_boolean:
       return value.As<Napi::Boolean>().Value();
     case napi_number:
-      return number_to_json(env, value.As<Napi::Number>().DoubleValue(), where);
+      return number(value.As<Napi::Number>().DoubleValue(), where);
     case napi_bigint:
-      return bigint_to_json(env, value, where);
+      return bigint(value, where, is_sequence_key(key));
     case napi_string: {
       std::optional<std::size_t> surrogate;
-      std::string out = utf8(env, value, surrogate);
+      std::string out = utf8(env_, value, surrogate);
       if (surrogate) {
-        refuse(env, where, "a string with a lone surrogate at index " + std::to_string(*surrogate));
+        return placeholder(where,
+                           "a string with a lone surrogate at index " + std::to_string(*surrogate));
+      }
+      if (is_sequence_key(key)) {
+        if (const auto parsed = decimal_u64(out)) return *parsed;
+        return placeholder(where,
+                           "a Sequence is a BigInt, a decimal string or a safe integer, "
+                           "from 0 to 18446744073709551615");
       }
       return out;
     }
     case napi_object:
       // As the parser counts: the 257th array or object inside another is too deep.
       if (depth >= json::kMaxDepth) {
-        refuse(env, where, "nested deeper than " + std::to_string(json::kMaxDepth) + " levels");
+        return placeholder(where,
+                           "nested deeper than " + std::to_string(json::kMaxDepth) + " levels");
       }
-      if (value.IsArray()) return array_to_json(env, value.As<Napi::Array>(), where, depth);
-      return object_to_json(env, value.As<Napi::Object>(), where, depth);
+      if (value.IsArray()) return array(value.As<Napi::Array>(), where, depth);
+      return object(value.As<Napi::Object>(), where, depth);
     case napi_undefined:
     case napi_symbol:
     case napi_function:
     case napi_external:
       break;
   }
-  refuse(env, where, described(value));
+  return placeholder(where, described(value));
 }
+
+json::Value JsonReader::number(double value, const Where& where) {
+  if (!std::isfinite(value)) return placeholder(where, "a number that is not finite");
+  if (std::trunc(value) != value) return value;  // the decoder refuses it, saying why
+  if (std::fabs(value) > kMaxSafeInteger) {
+    return placeholder(where, integer_text(value) +
+                                  " is not a safe integer (it may have lost digits); pass a "
+                                  "BigInt or a decimal string");
+  }
+  if (value >= 0) return static_cast<std::uint64_t>(value);
+  return static_cast<std::int64_t>(value);
+}
+
+json::Value JsonReader::bigint(Napi::Value value, const Where& where, bool sequence) {
+  bool lossless = false;
+  std::uint64_t unsigned_value = 0;
+  NAPI_THROW_IF_FAILED(env_, napi_get_value_bigint_uint64(env_, value, &unsigned_value, &lossless),
+                       {});
+  if (lossless && (sequence || unsigned_value <= kMaxSafeUnsigned)) {
+    return unsigned_value;
+  }
+  if (lossless) {
+    return placeholder(where, std::to_string(unsigned_value) +
+                                  "n is beyond 2^53 - 1, which only a Sequence (trigger_sequence, "
+                                  "thread_root) may be");
+  }
+  std::int64_t signed_value = 0;
+  NAPI_THROW_IF_FAILED(env_, napi_get_value_bigint_int64(env_, value, &signed_value, &lossless),
+                       {});
+  if (lossless && signed_value < 0) return signed_value;
+  return placeholder(where, "a BigInt outside -2^63 .. 2^64 - 1");
+}
+
+json::Value JsonReader::array(Napi::Array array, const Where& where, std::size_t depth) {
+  json::Value out = json::Value::array();
+  const std::uint32_t length = array.Length();
+  out.get_ref<json::Value::array_t&>().reserve(std::min<std::size_t>(length, kMaxReserved));
+  for (std::uint32_t i = 0; i < length; ++i) {
+    const Where element{.parent = &where, .index = i, .is_index = true};
+    const std::size_t before = placeholders_.size();
+    json::Value item = read_at(array.Get(i), element, {}, depth + 1);
+    if (item.is_binary()) {
+      // An array with a value JSON cannot say is not JSON as a whole: it is one placeholder,
+      // refused where the array is read, and explained at the element. Reading on would
+      // walk a `length` of 2^32 - 1 with nothing in it.
+      placeholders_[before].at = where.pointer();
+      placeholders_.resize(before + 1);
+      return json::Value::binary({});
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+bool JsonReader::plain(Napi::Object object) {
+  // Object.prototype of any realm (a vm context's, a test runner's) is the only object in
+  // its chain with a null prototype: one step up from a plain object is the end.
+  napi_value prototype = nullptr;
+  NAPI_THROW_IF_FAILED(env_, napi_get_prototype(env_, object, &prototype), false);
+  if (Napi::Value(env_, prototype).IsNull()) return true;
+  napi_value above = nullptr;
+  NAPI_THROW_IF_FAILED(env_, napi_get_prototype(env_, prototype, &above), false);
+  return Napi::Value(env_, above).IsNull();
+}
+
+json::Value JsonReader::object(Napi::Object object, const Where& where, std::size_t depth) {
+  if (!plain(object)) return placeholder(where, described(object) + ", not a plain object");
+  napi_value names_value = nullptr;
+  NAPI_THROW_IF_FAILED(env_,
+                       napi_get_all_property_names(env_, object, napi_key_own_only,
+                                                   static_cast<napi_key_filter>(
+                                                       napi_key_enumerable | napi_key_skip_symbols),
+                                                   napi_key_numbers_to_strings, &names_value),
+                       {});
+  const Napi::Array names(env_, names_value);
+  json::Value out = json::Value::object();
+  const std::uint32_t count = names.Length();
+  out.get_ref<json::Value::object_t&>().reserve(std::min<std::size_t>(count, kMaxReserved));
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const Napi::Value name = names.Get(i);
+    std::optional<std::size_t> surrogate;
+    std::string key = utf8(env_, name, surrogate);
+    if (surrogate) continue;  // no wire form has such a key: an unknown key, ignored
+    const Napi::Value item = object.Get(name);
+    if (item.IsUndefined()) continue;  // absent, as JSON.stringify has it
+    const Where member{.parent = &where, .key = key};
+    json::Value converted = read_at(item, member, key, depth + 1);
+    out.emplace(std::move(key), std::move(converted));
+  }
+  return out;
+}
+
+namespace {
 
 // Answers are made in JavaScript, one call per object or array: a function compiled for an
 // object's keys returns the frozen literal, whose shape V8 knows up front. Made from C++ a
@@ -285,10 +325,6 @@ void throw_error(Napi::Env env, const char* family, const json::Value& wire) {
 
 void throw_decode_error(Napi::Env env, const json::DecodeError& error) {
   throw_error(env, "DecodeError", json::error_value(error));
-}
-
-json::Value to_json(Napi::Env env, Napi::Value value, const Where& where) {
-  return to_json_at(env, value, where, 0);
 }
 
 Napi::Value to_js(Napi::Env env, const json::Value& value) {
@@ -443,7 +479,10 @@ std::string described(Napi::Value value) {
   if (constructor.IsFunction()) {
     const Napi::Value name = constructor.As<Napi::Object>().Get("name");
     if (name.IsString() && !name.As<Napi::String>().Utf8Value().empty()) {
-      return "a " + name.As<Napi::String>().Utf8Value();
+      const std::string type = name.As<Napi::String>().Utf8Value();
+      const bool vowel =
+          std::string_view("AEIOUaeiou").find(type.front()) != std::string_view::npos;
+      return (vowel ? "an " : "a ") + type;
     }
   }
   return "an object";

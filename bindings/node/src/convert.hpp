@@ -1,13 +1,15 @@
 #pragma once
 // JavaScript values to the wire codec's JSON tree and back (adr/0014). Going in, what JSON
-// can say is taken as it is, and what it cannot is a `thm.DecodeError` at the value's JSON
-// Pointer path: `undefined` in an array, a function, a symbol, a `Map` or any other object
-// that is not plain, a number that is not finite or is an integer beyond 2^53 - 1 (it has
-// already lost digits), a `bigint` outside -2^63 .. 2^64 - 1, a string with a lone
-// surrogate, nesting deeper than `json::kMaxDepth`. A property whose value is `undefined` is
-// absent, as `JSON.stringify` has it. SPEC §6's u64 fields (`trigger_sequence`,
-// `thread_root`) also take a decimal string. Coming out, every number is a `number` except
-// those two fields, which are always `bigint`, and every object and array is frozen.
+// can say is taken as it is. What it cannot is refused with a `thm.DecodeError` at its JSON
+// Pointer, but only where the decoder reads it, so an unknown key holding anything is
+// ignored: `undefined` in an array, a function, a symbol, a `Map`, a `Date` or any other
+// object that is not plain, a number that is not finite or is an integer beyond 2^53 - 1
+// (it has already lost digits), a `bigint` beyond 2^53 - 1 outside SPEC §6's u64 fields or
+// outside 0 .. 2^64 - 1 in them, a string with a lone surrogate, nesting deeper than
+// `json::kMaxDepth`. A property whose value is `undefined` is absent, as `JSON.stringify`
+// has it. The u64 fields (`trigger_sequence`, `thread_root`) also take a decimal string.
+// Coming out, every number is a `number` except those two fields, which are always
+// `bigint`, and every object and array is frozen.
 
 #include <napi.h>
 
@@ -17,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "thm/json/json.hpp"
@@ -46,8 +49,39 @@ struct Where {
 /// The thm error `family` built from `wire`, not thrown (what `validateDesks` answers).
 [[nodiscard]] Napi::Value make_error(Napi::Env env, const char* family, const json::Value& wire);
 
-/// `value` as a JSON tree (see the file comment); refusals throw `thm.DecodeError`.
-[[nodiscard]] json::Value to_json(Napi::Env env, Napi::Value value, const Where& where);
+/// Reads JavaScript values as JSON trees for the wire decoder (see the file comment). What
+/// JSON cannot say becomes a placeholder no wire type accepts, with the reason kept:
+/// `explain` puts it in the decoder's error when the decoder refused a placeholder. What a
+/// getter or a proxy throws is thrown as it was.
+class JsonReader {
+ public:
+  explicit JsonReader(Napi::Env env) : env_(env) {}
+  /// `value` as a tree; `where` is its place (its root pointer, for an argument).
+  [[nodiscard]] json::Value read(Napi::Value value, const Where& where);
+  /// `error`, the decoder's, with the reason of the placeholder it refused, if it did.
+  [[nodiscard]] json::DecodeError explain(json::DecodeError error) const;
+
+ private:
+  json::Value read_at(Napi::Value value, const Where& where, std::string_view key,
+                      std::size_t depth);
+  json::Value number(double value, const Where& where);
+  json::Value bigint(Napi::Value value, const Where& where, bool sequence);
+  json::Value array(Napi::Array array, const Where& where, std::size_t depth);
+  json::Value object(Napi::Object object, const Where& where, std::size_t depth);
+  bool plain(Napi::Object object);
+  json::Value placeholder(const Where& where, std::string reason);
+
+  // A value JSON cannot say: the decoder refuses it at `at`; the error names `path`, where it
+  // is (the same, or an element of the array at `at`), and `reason`.
+  struct Placeholder {
+    std::string at;
+    std::string path;
+    std::string reason;
+  };
+
+  Napi::Env env_;
+  std::vector<Placeholder> placeholders_;
+};
 
 /// Builds the JavaScript form of what the wire encoder writes (`json::write`): plain frozen
 /// objects and arrays, u64 `Sequence` fields as `bigint`, every other number a `number`.

@@ -77,9 +77,10 @@ template <json::WireType T>
   if (const Held* h = held(env, value); h != nullptr && h->type == wire_index<T>()) {
     return static_cast<const HeldValue<T>*>(h)->value;
   }
-  const json::Value tree = to_json(env, value, Where{.root = root});
+  JsonReader reader(env);
+  const json::Value tree = reader.read(value, Where{.root = root});
   auto decoded = json::from_value<T>(tree, root);
-  if (!decoded) throw_decode_error(env, decoded.error());
+  if (!decoded) throw_decode_error(env, reader.explain(std::move(decoded).error()));
   return *std::move(decoded);
 }
 
@@ -116,8 +117,7 @@ template <json::WireType T>
                                std::string(what) + ": expected an array, got " + described(value));
   }
   const auto array = value.As<Napi::Array>();
-  std::vector<T> out;
-  out.reserve(array.Length());
+  std::vector<T> out;  // not reserved: `length` is the caller's to claim
   for (std::uint32_t i = 0; i < array.Length(); ++i) {
     const std::string at = std::string(root) + "/" + std::to_string(i);
     out.push_back(decode<T>(env, array.Get(i), at));

@@ -35,6 +35,17 @@ Napi::Object named(const Napi::CallbackInfo& info, std::size_t index, std::strin
   return value.As<Napi::Object>();
 }
 
+// The positional argument `info[index]`, which must be given: `name` names it.
+Napi::Value given(const Napi::CallbackInfo& info, std::size_t index, std::string_view op,
+                  std::string_view name) {
+  Napi::Value value = info[index];
+  if (value.IsUndefined()) {
+    throw Napi::TypeError::New(
+        info.Env(), std::string(op) + ": the argument " + std::string(name) + " is missing");
+  }
+  return value;
+}
+
 // The named argument `key`, which must be given.
 Napi::Value required(Napi::Object args, const char* key, std::string_view op) {
   Napi::Value value = args.Get(key);
@@ -107,7 +118,8 @@ Napi::Value op_same_conversation(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value op_dispatch_conversation(const Napi::CallbackInfo& info) {
-  const Arg<Conversation> conversation(info.Env(), info[0], "/conversation");
+  const Arg<Conversation> conversation(
+      info.Env(), given(info, 0, "dispatchConversation", "conversation"), "/conversation");
   return wire(info.Env(), DispatchConversation::from(*conversation));
 }
 
@@ -161,7 +173,7 @@ Napi::Value op_mentioned_members(const Napi::CallbackInfo& info) {
 
 Napi::Value op_validate_desks(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
-  const Arg<DeskSnapshot> desks(env, info[0], "/desks");
+  const Arg<DeskSnapshot> desks(env, given(info, 0, "validateDesks", "desks"), "/desks");
   const auto error = DeskSet(*desks).validate();
   if (!error) return env.Null();
   return make_error(env, "DeskError", json::error_value(*error));
@@ -170,7 +182,7 @@ Napi::Value op_validate_desks(const Napi::CallbackInfo& info) {
 Napi::Value op_desk_members(const Napi::CallbackInfo& info) {
   constexpr std::string_view op = "deskMembers";
   const Napi::Env env = info.Env();
-  const Arg<DeskSnapshot> desks(env, info[0], "/desks");
+  const Arg<DeskSnapshot> desks(env, given(info, 0, op, "desks"), "/desks");
   const Napi::Object args = named(info, 1, op);
   const auto identity = text(required(args, "identity", op), where(op, "identity"));
   const DeskSet view(*desks);
@@ -190,7 +202,7 @@ Napi::Value op_desk_members(const Napi::CallbackInfo& info) {
 Napi::Value op_responder_plan(const Napi::CallbackInfo& info) {
   constexpr std::string_view op = "responderPlan";
   const Napi::Env env = info.Env();
-  const Arg<ResponderRequest> request(env, info[0], "/request");
+  const Arg<ResponderRequest> request(env, given(info, 0, op, "request"), "/request");
   const Napi::Object args = named(info, 1, op);
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
   const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
@@ -220,7 +232,7 @@ Napi::Value op_team_briefing(const Napi::CallbackInfo& info) {
 
 Napi::Value op_briefing_text(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
-  const Arg<TeamBriefing> briefing(env, info[0], "/briefing");
+  const Arg<TeamBriefing> briefing(env, given(info, 0, "briefingText", "briefing"), "/briefing");
   if (info[1].IsNull() || info[1].IsUndefined()) {
     return Napi::String::New(env, briefing->system_text());
   }
@@ -247,7 +259,7 @@ Napi::Value op_accept_selection(const Napi::CallbackInfo& info) {
 Napi::Value op_accept_evaluation(const Napi::CallbackInfo& info) {
   constexpr std::string_view op = "acceptEvaluation";
   const Napi::Env env = info.Env();
-  const Arg<SelectionEvaluation> evaluation(env, info[0], "/evaluation");
+  const Arg<SelectionEvaluation> evaluation(env, given(info, 0, op, "evaluation"), "/evaluation");
   const Napi::Object args = named(info, 1, op);
   const auto candidates = decode_list<SelectorCandidate>(env, required(args, "candidates", op),
                                                          "/candidates", where(op, "candidates"));
@@ -258,7 +270,7 @@ Napi::Value op_accept_evaluation(const Napi::CallbackInfo& info) {
 Napi::Value op_settle_selection(const Napi::CallbackInfo& info) {
   constexpr std::string_view op = "settleSelection";
   const Napi::Env env = info.Env();
-  const Arg<ResponderPlan> plan(env, info[0], "/plan");
+  const Arg<ResponderPlan> plan(env, given(info, 0, op, "plan"), "/plan");
   const Napi::Object args = named(info, 1, op);
   const Arg<SelectorResult> selector(env, required(args, "selector", op), "/selector");
   return wire(env, settle_selection(*plan, *selector));
@@ -279,7 +291,8 @@ Napi::Value op_mention_dispatch(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value op_may_dispatch(const Napi::CallbackInfo& info) {
-  const Arg<MentionDispatchContext> context(info.Env(), info[0], "/context");
+  const Arg<MentionDispatchContext> context(info.Env(), given(info, 0, "mayDispatch", "context"),
+                                            "/context");
   return Napi::Boolean::New(info.Env(), context->may_dispatch());
 }
 
@@ -372,27 +385,28 @@ void add_operations(Napi::Env env, Napi::Object exports) {
   const auto add = [&](const char* name, Napi::Value (*op)(const Napi::CallbackInfo&)) {
     exports.Set(name, Napi::Function::New(env, op, name));
   };
-  add("isGeneralChat", op_is_general_chat);
-  add("sameConversation", op_same_conversation);
-  add("dispatchConversation", op_dispatch_conversation);
-  add("resolveMentions", op_resolve_mentions);
-  add("directResponder", op_direct_responder);
-  add("mentionedMembers", op_mentioned_members);
-  add("validateDesks", op_validate_desks);
-  add("deskMembers", op_desk_members);
-  add("responderPlan", op_responder_plan);
-  add("teamBriefing", op_team_briefing);
-  add("briefingText", op_briefing_text);
-  add("offersDispatch", op_offers_dispatch);
-  add("acceptSelection", op_accept_selection);
-  add("acceptEvaluation", op_accept_evaluation);
-  add("settleSelection", op_settle_selection);
-  add("mentionDispatch", op_mention_dispatch);
-  add("mayDispatch", op_may_dispatch);
-  add("display", op_display);
-  add("fromJSON", op_from_json);
-  add("parse", op_parse);
-  add("stringify", op_stringify);
+
+  add("isGeneralChat", guarded<op_is_general_chat>);
+  add("sameConversation", guarded<op_same_conversation>);
+  add("dispatchConversation", guarded<op_dispatch_conversation>);
+  add("resolveMentions", guarded<op_resolve_mentions>);
+  add("directResponder", guarded<op_direct_responder>);
+  add("mentionedMembers", guarded<op_mentioned_members>);
+  add("validateDesks", guarded<op_validate_desks>);
+  add("deskMembers", guarded<op_desk_members>);
+  add("responderPlan", guarded<op_responder_plan>);
+  add("teamBriefing", guarded<op_team_briefing>);
+  add("briefingText", guarded<op_briefing_text>);
+  add("offersDispatch", guarded<op_offers_dispatch>);
+  add("acceptSelection", guarded<op_accept_selection>);
+  add("acceptEvaluation", guarded<op_accept_evaluation>);
+  add("settleSelection", guarded<op_settle_selection>);
+  add("mentionDispatch", guarded<op_mention_dispatch>);
+  add("mayDispatch", guarded<op_may_dispatch>);
+  add("display", guarded<op_display>);
+  add("fromJSON", guarded<op_from_json>);
+  add("parse", guarded<op_parse>);
+  add("stringify", guarded<op_stringify>);
   Napi::Array names = Napi::Array::New(env, json::kWireTypeNames.size());
   std::uint32_t i = 0;
   for (const auto name : json::kWireTypeNames) {

@@ -3,7 +3,27 @@
 
 #include <napi.h>
 
+#include <exception>
+#include <new>
+#include <string>
+
 namespace thm::node {
+
+/// `Op`, with any C++ exception but a JavaScript one thrown to JavaScript as an `Error`
+/// (a `RangeError` for exhausted memory) instead of ending the process: node-addon-api
+/// turns only `Napi::Error` into a JavaScript exception.
+template <Napi::Value (*Op)(const Napi::CallbackInfo&)>
+Napi::Value guarded(const Napi::CallbackInfo& info) {
+  try {
+    return Op(info);
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Napi::RangeError::New(info.Env(), "thm: out of memory");
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), std::string("thm: ") + e.what());
+  }
+}
 
 /// Adds the operations of `thm eval`, `fromJSON`, `parse`, `stringify` and `WIRE_TYPES` and
 /// `QUEUE_ERROR_KINDS`.

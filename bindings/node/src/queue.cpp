@@ -47,7 +47,7 @@ class JsQueue final : public MentionTurnQueue {
       }
       return outcome_of(answer);
     } catch (const Napi::Error& thrown) {
-      return unexpected{keep(thrown)};
+      return unexpected{keep(thrown, "enqueueOnce threw ")};
     } catch (const std::exception& e) {  // a C++ failure on the way (e.g. no memory)
       return unexpected{QueueError{QueueErrorKind::Internal, e.what()}};
     } catch (...) {
@@ -55,23 +55,24 @@ class JsQueue final : public MentionTurnQueue {
     }
   }
 
-  // The outcome `answer` is, or an `Internal` error saying what it is instead.
-  static Result<EnqueueOutcome, QueueError> outcome_of(Napi::Value answer) {
-    const auto garbage = [&](const std::string& why) {
-      return unexpected{QueueError{
-          QueueErrorKind::Internal,
-          "enqueueOnce returned " + described(answer) + ", not an EnqueueOutcome (" + why + ")"}};
-    };
-    json::Value tree;
+  // The outcome `answer` is, or an `Internal` error saying what it is instead. What a getter
+  // of the answer throws is kept as what the queue threw.
+  Result<EnqueueOutcome, QueueError> outcome_of(Napi::Value answer) noexcept {
     try {
-      tree = to_json(answer.Env(), answer, Where{});
-    } catch (const Napi::Error& refused) {
-      return garbage(refused.Message());
+      JsonReader reader(answer.Env());
+      const json::Value tree = reader.read(answer, Where{});
+      auto outcome = json::from_value<EnqueueOutcome>(tree, "");
+      if (outcome) return *std::move(outcome);
+      const json::DecodeError error = reader.explain(std::move(outcome).error());
+      return unexpected{QueueError{QueueErrorKind::Internal,
+                                   "enqueueOnce returned " + described(answer) +
+                                       ", not an EnqueueOutcome (" + error.reason +
+                                       (error.path.empty() ? "" : " at " + error.path) + ")"}};
+    } catch (const Napi::Error& thrown) {
+      return unexpected{keep(thrown, "reading what enqueueOnce returned threw ")};
+    } catch (const std::exception& e) {
+      return unexpected{QueueError{QueueErrorKind::Internal, e.what()}};
     }
-    auto outcome = json::from_value<EnqueueOutcome>(tree, "");
-    if (outcome) return *std::move(outcome);
-    const auto& error = outcome.error();
-    return garbage(error.reason + (error.path.empty() ? "" : " at " + error.path));
   }
 
   // What the queue threw, if it threw.
@@ -79,16 +80,17 @@ class JsQueue final : public MentionTurnQueue {
     if (thrown_.IsEmpty()) return std::nullopt;
     return thrown_.Value().Get(0U);
   }
+  // Whether what the queue threw is a thm.QueueError with a kind and a message.
+  bool threw_its_own_error() const { return own_error_; }
 
  private:
   static bool is_thenable(Napi::Value value) {
     return value.IsObject() && value.As<Napi::Object>().Get("then").IsFunction();
   }
 
-  // Keeps what the queue threw (a garbage answer's own DecodeError included), and the host
-  // failure it stands for: a thm.QueueError's own kind and message; for anything else,
-  // `Internal` with its text.
-  QueueError keep(const Napi::Error& error) noexcept {
+  // Keeps what the queue threw, and the host failure it stands for: a thm.QueueError's own
+  // kind and message; for anything else, `Internal` with `doing` and its text.
+  QueueError keep(const Napi::Error& error, const char* doing) noexcept {
     try {
       const Napi::Env env = queue_.Env();
       const Napi::Value value = error.Value();  // what was thrown, a primitive included
@@ -98,20 +100,26 @@ class JsQueue final : public MentionTurnQueue {
       thrown_ = Napi::Persistent(holder);
       if (value.IsObject() && value.As<Napi::Object>().InstanceOf(state(env).queue_error.Value())) {
         const Napi::Object object = value.As<Napi::Object>();
-        const auto token = text(object.Get("kind"), "QueueError.kind");
-        const auto message = text(object.Get("message"), "QueueError.message");
-        if (const auto kind = queue_error_kind_from_name(token)) return {*kind, message};
-        return {QueueErrorKind::Internal, "unknown kind " + token + ": " + message};
+        const Napi::Value token = object.Get("kind");
+        const Napi::Value message = object.Get("message");
+        if (token.IsString() && message.IsString()) {
+          if (const auto kind = queue_error_kind_from_name(token.As<Napi::String>().Utf8Value())) {
+            own_error_ = true;
+            return {*kind, message.As<Napi::String>().Utf8Value()};
+          }
+        }
+        return {QueueErrorKind::Internal, std::string(doing) + "a QueueError without a valid kind"};
       }
-      return {QueueErrorKind::Internal, "enqueueOnce threw " + shown(value)};
+      return {QueueErrorKind::Internal, std::string(doing) + shown(value)};
     } catch (...) {
-      return {QueueErrorKind::Internal, "the queue threw something that cannot be shown"};
+      return {QueueErrorKind::Internal, std::string(doing) + "something that cannot be shown"};
     }
   }
 
   Napi::Object queue_;
   Napi::Function enqueue_once_;
   Napi::Reference<Napi::Array> thrown_;
+  bool own_error_ = false;  // what was thrown is a well-formed thm.QueueError
 };
 
 Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
@@ -166,10 +174,7 @@ Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
   const QueueError& failure = std::get<EnqueueFailure>(outcome.error()).error;
   const auto thrown = port.thrown();
   // The queue's own thm.QueueError is thrown again as it was.
-  if (thrown && thrown->IsObject() &&
-      thrown->As<Napi::Object>().InstanceOf(state(env).queue_error.Value())) {
-    throw Napi::Error(env, *thrown);
-  }
+  if (thrown && port.threw_its_own_error()) throw Napi::Error(env, *thrown);
   json::Value wire = json::to_value(failure);
   Napi::Object error = make_error(env, "QueueError", wire).As<Napi::Object>();
   if (thrown) error.Set("cause", *thrown);
@@ -179,7 +184,8 @@ Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void add_dispatch_mention(Napi::Env env, Napi::Object exports) {
-  exports.Set("dispatchMention", Napi::Function::New(env, op_dispatch_mention, "dispatchMention"));
+  exports.Set("dispatchMention",
+              Napi::Function::New(env, guarded<op_dispatch_mention>, "dispatchMention"));
 }
 
 }  // namespace thm::node

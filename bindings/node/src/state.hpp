@@ -1,8 +1,7 @@
 #pragma once
 // What the addon keeps per JavaScript environment (the main thread and each worker has its
 // own): what `lib/index.cjs` hands it once it is loaded (how to build thm's errors and
-// answers, and the class `QueueError`), the answers' compiled object makers, and
-// `Object.prototype`, against which a plain object is told apart.
+// answers, and the class `QueueError`) and the answers' compiled object makers.
 
 #include <napi.h>
 
@@ -20,8 +19,6 @@ struct State {
   Napi::FunctionReference make_error;
   /// The class `thm.QueueError`, what a queue throws to report a host failure.
   Napi::FunctionReference queue_error;
-  /// `Object.prototype` of the environment.
-  Napi::ObjectReference object_prototype;
   /// How deep `dispatchMention` is nested in this environment: a queue that dispatches from
   /// inside `enqueueOnce`.
   int nested_dispatches = 0;

@@ -104,10 +104,26 @@ test("anything else the queue throws is an internal QueueError, with it as the c
 
 test("garbage returned is an internal QueueError saying what came back", () => {
   const garbage = [undefined, null, 5, "enqueued", [], {}, { status: "nope" }, { status: "refused" },
-    { status: "refused", reason: "because" }, new Map(), { status: "enqueued", extra: () => 1 }];
+    { status: "refused", reason: "because" }, new Map(), { status: new Date(0) }];
   for (const answer of garbage) {
     queueError(() => thm.dispatchMention(queue(() => answer), args), "internal", /enqueueOnce returned .*not an EnqueueOutcome/);
   }
+});
+
+test("an outcome with unknown keys is the outcome; one whose getter throws keeps what it threw", () => {
+  const noisy = { status: "enqueued", at: new Date(0), retry() {} };
+  assert.deepEqual(thm.dispatchMention(queue(() => noisy), args), { status: "enqueued" });
+  const boom = new Error("no status today");
+  const answer = { get status() { throw boom; } };
+  const error = queueError(() => thm.dispatchMention(queue(() => answer), args), "internal", /reading what enqueueOnce returned threw/);
+  assert.equal(error.cause, boom);
+});
+
+test("something that only looks like a QueueError is not passed through as one", () => {
+  const fake = Object.create(thm.QueueError.prototype);
+  const error = queueError(() => thm.dispatchMention(queue(() => { throw fake; }), args), "internal", /without a valid kind/);
+  assert.equal(error.cause, fake);
+  assert.notEqual(error, fake);
 });
 
 test("a promise is refused, and its rejection does not crash the process later", async () => {

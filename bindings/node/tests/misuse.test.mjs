@@ -1,0 +1,134 @@
+// @ts-check
+// Ways a host's process could be hurt by the addon, each shown not to (issue 21; found by a
+// fresh pair of eyes): workers terminated inside a call, arrays that claim a huge length,
+// objects from another realm, two copies of the addon in one process, a process that may
+// not compile code from strings, and calls missing their arguments.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { runInNewContext } from "node:vm";
+import * as thm from "thm";
+
+const require = createRequire(import.meta.url);
+const roster = { members: [{ id: "ada", name: null }], people: [], retired: [], tombstoned: [] };
+
+/**
+ * Runs `source` (CommonJS) in a new node with `flags`, where `require("thm")` is this package;
+ * answers its exit status and output.
+ * @param {string} source
+ * @param {string[]} [flags]
+ */
+function run(source, flags = []) {
+  const folder = mkdtempSync(join(tmpdir(), "thm-misuse-"));
+  try {
+    const file = join(folder, "script.cjs");
+    writeFileSync(file, `const thm = require(${JSON.stringify(require.resolve("thm"))});\n${source}`);
+    const done = spawnSync(process.execPath, [...flags, file], { encoding: "utf8", timeout: 60_000 });
+    return { status: done.status, output: `${done.stdout}${done.stderr}` };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+test("terminating a worker inside thm ends the worker, not the process", () => {
+  const { status, output } = run(`
+    const { Worker } = require("node:worker_threads");
+    const body = ${JSON.stringify(`
+      const thm = require(${JSON.stringify(require.resolve("thm"))});
+      const roster = ${JSON.stringify(roster)};
+      require("node:worker_threads").parentPort.postMessage("ready");
+      for (;;) {
+        thm.fromJSON("RosterSnapshot", roster);
+        try { thm.fromJSON("Mention", {}); } catch {}
+      }`)};
+    (async () => {
+      for (let i = 0; i < 20; i += 1) {
+        const worker = new Worker(body, { eval: true });
+        await new Promise((resolve) => worker.once("message", resolve));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await worker.terminate();
+      }
+      console.log("survived");
+    })();`);
+  assert.equal(status, 0, output);
+  assert.match(output, /survived/);
+});
+
+test("an array that claims 2^32 - 1 elements is refused at its first hole, at once", () => {
+  const claims = /** @type {any[]} */ ([]);
+  claims.length = 2 ** 32 - 1;
+  assert.throws(() => thm.directResponder(claims, { roster }), thm.DecodeError);
+  assert.throws(() => thm.fromJSON("RosterSnapshot", { ...roster, members: claims }),
+    (error) => error instanceof thm.DecodeError && error.path === "/members/0" && /undefined/.test(error.reason));
+  assert.deepEqual(thm.fromJSON("RosterMember", { id: "a", name: null, junk: claims }), { id: "a", name: null });
+});
+
+test("plain objects from another realm (a vm context, a test runner's) are plain", () => {
+  const member = runInNewContext('thm.fromJSON("RosterMember", { id: "a", name: null })', { thm });
+  assert.deepEqual(member, { id: "a", name: null });
+  assert.throws(() => runInNewContext('thm.fromJSON("RosterMember", new Map())', { thm }), /a Map, not a plain object/);
+});
+
+test("a second copy of the addon reads the first's held values as the plain objects they are", () => {
+  const folder = mkdtempSync(join(tmpdir(), "thm-copy-"));
+  try {
+    const copy = join(folder, "thm.node");
+    copyFileSync(require.resolve("../build/Release/thm.node"), copy);
+    const other = /** @type {any} */ ({ exports: {} });
+    process.dlopen(other, copy);
+    // The package's own parts, as lib/index.cjs hands them to the addon it loads.
+    const lib = join(require.resolve("thm"), "..");
+    const errors = require(join(lib, "errors.cjs"));
+    const make = require(join(lib, "make.cjs"));
+    other.exports.setup(errors.fromCase, errors.QueueError, make.compileObjectMaker, make.freezeArray);
+    const held = thm.fromJSON("RosterSnapshot", roster);
+    assert.equal(other.exports.stringify("RosterSnapshot", held), thm.stringify("RosterSnapshot", held));
+    assert.throws(() => other.exports.stringify("Person", held), (error) => error instanceof thm.DecodeError && error.path === "/id");
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("where code cannot be made from strings, answers and errors are made all the same", () => {
+  const { status, output } = run(`
+    const member = thm.fromJSON("RosterMember", { id: "a", name: null });
+    if (!Object.isFrozen(member) || member.id !== "a") throw new Error("wrong answer");
+    try { thm.fromJSON("RosterMember", { id: 5 }); } catch (error) {
+      if (!(error instanceof thm.DecodeError) || error.path !== "/id") throw error;
+      console.log("made");
+    }`, ["--disallow-code-generation-from-strings"]);
+  assert.equal(status, 0, output);
+  assert.match(output, /made/);
+});
+
+test("a missing positional argument is a TypeError naming the function and the argument", () => {
+  const missing = /** @type {Record<string, () => unknown>} */ ({
+    "validateDesks: the argument desks": () => /** @type {any} */ (thm.validateDesks)(),
+    "mayDispatch: the argument context": () => /** @type {any} */ (thm.mayDispatch)(),
+    "settleSelection: the argument plan": () => /** @type {any} */ (thm.settleSelection)(undefined, { selector: { kind: "absent" } }),
+  });
+  for (const [message, call] of Object.entries(missing)) {
+    assert.throws(call, (error) => error instanceof TypeError && error.message.startsWith(message));
+  }
+});
+
+test("errors: their names can be set, their stacks start at the caller, their base needs a form", () => {
+  /** @type {any} */
+  let caught;
+  try {
+    thm.fromJSON("RosterMember", { id: 5 });
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof thm.DecodeError);
+  assert.equal(caught.name, "DecodeError");
+  caught.name = "Renamed";
+  assert.equal(caught.name, "Renamed");
+  assert.doesNotMatch(String(caught.stack).split("\n")[1], /errors\.cjs/);
+  assert.match(String(caught.stack).split("\n")[1], /misuse\.test\.mjs/);
+  assert.throws(() => new thm.ThmError(/** @type {any} */ ("boom")), TypeError);
+});
