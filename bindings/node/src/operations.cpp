@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "arguments.hpp"
 #include "convert.hpp"
 #include "held.hpp"
 #include "thm/core.hpp"
@@ -22,43 +23,7 @@
 namespace thm::node {
 namespace {
 
-// ---- arguments ----------------------------------------------------------------------------
-
-// The object of named arguments at `info[index]`, e.g. `{ roster, desks }`.
-Napi::Object named(const Napi::CallbackInfo& info, std::size_t index, std::string_view op) {
-  const Napi::Value value = info[index];
-  if (!value.IsObject() || value.IsArray() || value.IsFunction()) {
-    throw Napi::TypeError::New(
-        info.Env(),
-        std::string(op) + ": expected an object of named arguments, got " + described(value));
-  }
-  return value.As<Napi::Object>();
-}
-
-// The positional argument `info[index]`, which must be given: `name` names it.
-Napi::Value given(const Napi::CallbackInfo& info, std::size_t index, std::string_view op,
-                  std::string_view name) {
-  Napi::Value value = info[index];
-  if (value.IsUndefined()) {
-    throw Napi::TypeError::New(
-        info.Env(), std::string(op) + ": the argument " + std::string(name) + " is missing");
-  }
-  return value;
-}
-
-// The named argument `key`, which must be given.
-Napi::Value required(Napi::Object args, const char* key, std::string_view op) {
-  Napi::Value value = args.Get(key);
-  if (value.IsUndefined()) {
-    throw Napi::TypeError::New(args.Env(),
-                               std::string(op) + ": the argument " + key + " is missing");
-  }
-  return value;
-}
-
-std::string where(std::string_view op, std::string_view argument) {
-  return std::string(op) + "(" + std::string(argument) + ")";
-}
+// ---- answers ------------------------------------------------------------------------------
 
 Napi::Value optional_id(Napi::Env env, const std::optional<std::string>& id) {
   if (!id) return env.Null();

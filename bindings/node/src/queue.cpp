@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "arguments.hpp"
 #include "convert.hpp"
 #include "held.hpp"
 #include "operations.hpp"
@@ -147,23 +148,11 @@ Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
                                "enqueueOnce(request), got " +
                                    described(queue));
   }
-  const Napi::Value args_value = info[1];
-  if (!args_value.IsObject() || args_value.IsArray()) {
-    throw Napi::TypeError::New(env, "dispatchMention: expected an object of named arguments, got " +
-                                        described(args_value));
-  }
-  const auto args = args_value.As<Napi::Object>();
-  const auto required = [&](const char* key) {
-    Napi::Value value = args.Get(key);
-    if (value.IsUndefined()) {
-      throw Napi::TypeError::New(
-          env, std::string("dispatchMention: the argument ") + key + " is missing");
-    }
-    return value;
-  };
-  const Arg<MentionDispatchPolicy> policy(env, required("policy"), "/policy");
-  const Arg<MentionDispatchInput> input(env, required("input"), "/input");
-  const Arg<RosterSnapshot> roster(env, required("roster"), "/roster");
+  constexpr std::string_view op = "dispatchMention";
+  const Napi::Object args = named(info, 1, op);
+  const Arg<MentionDispatchPolicy> policy(env, required(args, "policy", op), "/policy");
+  const Arg<MentionDispatchInput> input(env, required(args, "input", op), "/input");
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
 
   JsQueue port(queue.As<Napi::Object>(), method.As<Napi::Function>());
   auto outcome = dispatch_mention(port, *policy, *input, Roster(*roster));
