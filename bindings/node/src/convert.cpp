@@ -16,8 +16,8 @@ namespace thm::node {
 namespace {
 
 // The largest integer a `number` holds exactly with every smaller one (2^53 - 1).
-constexpr double kMaxSafeInteger = 9007199254740991.0;
 constexpr std::uint64_t kMaxSafeUnsigned = 9007199254740991ULL;
+constexpr auto kMaxSafeInteger = static_cast<double>(kMaxSafeUnsigned);
 
 // SPEC §6's `Sequence` fields, the only u64 values of the wire forms.
 bool is_sequence_key(std::string_view key) {
@@ -86,7 +86,7 @@ constexpr std::size_t kMaxReserved = 1024;
 }  // namespace
 
 json::Value JsonReader::read(Napi::Value value, const Where& where) {
-  return read_at(value, where, {}, 0);
+  return read_at(value, where, 0);
 }
 
 json::DecodeError JsonReader::explain(json::DecodeError error) const {
@@ -104,8 +104,7 @@ json::Value JsonReader::placeholder(const Where& where, std::string reason) {
   return json::Value::binary({});
 }
 
-json::Value JsonReader::read_at(Napi::Value value, const Where& where, std::string_view key,
-                                std::size_t depth) {
+json::Value JsonReader::read_at(Napi::Value value, const Where& where, std::size_t depth) {
   switch (value.Type()) {
     case napi_null:
       return nullptr;
@@ -114,7 +113,7 @@ json::Value JsonReader::read_at(Napi::Value value, const Where& where, std::stri
     case napi_number:
       return number(value.As<Napi::Number>().DoubleValue(), where);
     case napi_bigint:
-      return bigint(value, where, is_sequence_key(key));
+      return bigint(value, where, is_sequence_key(where.key));
     case napi_string: {
       std::optional<std::size_t> surrogate;
       std::string out = utf8(env_, value, surrogate);
@@ -122,7 +121,7 @@ json::Value JsonReader::read_at(Napi::Value value, const Where& where, std::stri
         return placeholder(where,
                            "a string with a lone surrogate at index " + std::to_string(*surrogate));
       }
-      if (is_sequence_key(key)) {
+      if (is_sequence_key(where.key)) {
         if (const auto parsed = decimal_u64(out)) return *parsed;
         return placeholder(where,
                            "a Sequence is a BigInt, a decimal string or a safe integer, "
@@ -186,7 +185,7 @@ json::Value JsonReader::array(Napi::Array array, const Where& where, std::size_t
   for (std::uint32_t i = 0; i < length; ++i) {
     const Where element{.parent = &where, .index = i, .is_index = true};
     const std::size_t before = placeholders_.size();
-    json::Value item = read_at(array.Get(i), element, {}, depth + 1);
+    json::Value item = read_at(array.Get(i), element, depth + 1);
     if (item.is_binary()) {
       // An array with a value JSON cannot say is not JSON as a whole: it is one placeholder,
       // refused where the array is read, and explained at the element. Reading on would
@@ -232,7 +231,7 @@ json::Value JsonReader::object(Napi::Object object, const Where& where, std::siz
     const Napi::Value item = object.Get(name);
     if (item.IsUndefined()) continue;  // absent, as JSON.stringify has it
     const Where member{.parent = &where, .key = key};
-    json::Value converted = read_at(item, member, key, depth + 1);
+    json::Value converted = read_at(item, member, depth + 1);
     out.emplace(std::move(key), std::move(converted));
   }
   return out;

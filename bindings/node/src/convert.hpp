@@ -62,8 +62,8 @@ class JsonReader {
   [[nodiscard]] json::DecodeError explain(json::DecodeError error) const;
 
  private:
-  json::Value read_at(Napi::Value value, const Where& where, std::string_view key,
-                      std::size_t depth);
+  // `where.key` is the value's key in its object (empty in an array, or at the root).
+  json::Value read_at(Napi::Value value, const Where& where, std::size_t depth);
   json::Value number(double value, const Where& where);
   json::Value bigint(Napi::Value value, const Where& where, bool sequence);
   json::Value array(Napi::Array array, const Where& where, std::size_t depth);

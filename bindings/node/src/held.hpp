@@ -71,12 +71,18 @@ Napi::Value attach(Napi::Env env, T decoded) {
   return wire;
 }
 
-/// `value` decoded as a `T`, refusals thrown as `thm.DecodeError` with paths from `root`.
+/// The value `value` holds as a `T`, if it is an object `attach` made of a `T`, else null.
 template <json::WireType T>
-[[nodiscard]] T decode(Napi::Env env, Napi::Value value, std::string_view root) {
-  if (const Held* h = held(env, value); h != nullptr && h->type == wire_index<T>()) {
-    return static_cast<const HeldValue<T>*>(h)->value;
-  }
+[[nodiscard]] const T* held_as(Napi::Env env, Napi::Value value) {
+  const Held* h = held(env, value);
+  if (h == nullptr || h->type != wire_index<T>()) return nullptr;
+  return &static_cast<const HeldValue<T>*>(h)->value;
+}
+
+/// `value`, a plain JavaScript value, decoded as a `T`; refusals are thrown as
+/// `thm.DecodeError` with paths from `root`.
+template <json::WireType T>
+[[nodiscard]] T decode_plain(Napi::Env env, Napi::Value value, std::string_view root) {
   JsonReader reader(env);
   const json::Value tree = reader.read(value, Where{.root = root});
   auto decoded = json::from_value<T>(tree, root);
@@ -84,17 +90,20 @@ template <json::WireType T>
   return *std::move(decoded);
 }
 
+/// `value` as a `T`: the value it holds, copied, or else `value` decoded (`decode_plain`).
+template <json::WireType T>
+[[nodiscard]] T decode(Napi::Env env, Napi::Value value, std::string_view root) {
+  if (const T* kept = held_as<T>(env, value)) return *kept;
+  return decode_plain<T>(env, value, root);
+}
+
 /// An argument of wire type `T`: the value its object holds, read in place, or else the
 /// argument decoded (paths from `root`, e.g. `/roster`).
 template <json::WireType T>
 class Arg {
  public:
-  Arg(Napi::Env env, Napi::Value value, std::string_view root) {
-    if (const Held* h = held(env, value); h != nullptr && h->type == wire_index<T>()) {
-      value_ = &static_cast<const HeldValue<T>*>(h)->value;
-    } else {
-      value_ = &decoded_.emplace(decode<T>(env, value, root));
-    }
+  Arg(Napi::Env env, Napi::Value value, std::string_view root) : value_(held_as<T>(env, value)) {
+    if (value_ == nullptr) value_ = &decoded_.emplace(decode_plain<T>(env, value, root));
   }
   Arg(const Arg&) = delete;
   Arg& operator=(const Arg&) = delete;

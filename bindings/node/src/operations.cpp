@@ -30,11 +30,6 @@ Napi::Value optional_id(Napi::Env env, const std::optional<std::string>& id) {
   return Napi::String::New(env, *id);
 }
 
-template <json::WireType T>
-Napi::Value wire(Napi::Env env, const T& value) {
-  return to_js(env, value);
-}
-
 // A list of ids or of wire values, as one frozen array.
 template <class List>
 Napi::Value wire_list(Napi::Env env, const List& values) {
@@ -85,7 +80,7 @@ Napi::Value op_same_conversation(const Napi::CallbackInfo& info) {
 Napi::Value op_dispatch_conversation(const Napi::CallbackInfo& info) {
   const Arg<Conversation> conversation(
       info.Env(), given(info, 0, "dispatchConversation", "conversation"), "/conversation");
-  return wire(info.Env(), DispatchConversation::from(*conversation));
+  return to_js(info.Env(), DispatchConversation::from(*conversation));
 }
 
 // ---- mentions (SPEC §1.5) -----------------------------------------------------------------
@@ -176,7 +171,7 @@ Napi::Value op_responder_plan(const Napi::CallbackInfo& info) {
                                      "/candidate_details", where(op, "candidate_details"));
   auto plan = responder_plan(*request, Roster(*roster), DeskSet(*desks), details);
   if (!plan) raise(env, plan.error());
-  return wire(env, *plan);
+  return to_js(env, *plan);
 }
 
 // ---- the team briefing (SPEC §7) ----------------------------------------------------------
@@ -238,7 +233,7 @@ Napi::Value op_settle_selection(const Napi::CallbackInfo& info) {
   const Arg<ResponderPlan> plan(env, given(info, 0, op, "plan"), "/plan");
   const Napi::Object args = named(info, 1, op);
   const Arg<SelectorResult> selector(env, required(args, "selector", op), "/selector");
-  return wire(env, settle_selection(*plan, *selector));
+  return to_js(env, settle_selection(*plan, *selector));
 }
 
 // ---- dispatch (SPEC §3) -------------------------------------------------------------------
@@ -252,7 +247,7 @@ Napi::Value op_mention_dispatch(const Napi::CallbackInfo& info) {
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
   auto decision = mention_dispatch(*policy, *input, Roster(*roster));
   if (!decision) raise(env, decision.error());
-  return wire(env, *decision);
+  return to_js(env, *decision);
 }
 
 Napi::Value op_may_dispatch(const Napi::CallbackInfo& info) {

@@ -36,7 +36,7 @@ class JsQueue final : public MentionTurnQueue {
     const Napi::Env env = queue_.Env();
     try {
       const Napi::Value answer = enqueue_once_.Call(queue_, {attach(env, request)});
-      if (answer.IsPromise() || is_thenable(answer)) {
+      if (is_thenable(answer)) {  // a Promise, or anything with a then()
         // A rejection nobody handles would end the process later: handle it, and say why.
         answer.As<Napi::Object>().Get("then").As<Napi::Function>().Call(
             answer, {Napi::Function::New(env, [](const Napi::CallbackInfo&) {}),
