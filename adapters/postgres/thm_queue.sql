@@ -5,8 +5,8 @@
 -- with the schema that should hold thm's tables first on the search_path: the functions
 -- remember that path (SET search_path FROM CURRENT), so they work whatever path their
 -- callers have. Every statement is idempotent, so applying it again (or over schema version
--- 1, which had the tables only) is safe; thm_schema then holds version 2, and a database at a
--- later version is refused. PostgresQueue::open applies it itself when the database is older.
+-- 1, which had the tables only, or version 2, which had no thm_admit) is safe; thm_schema then
+-- holds version 3, and a database at a later version is refused. PostgresQueue::open applies it itself when the database is older.
 -- A change to any function here comes with a new version, or databases keep the old one.
 -- Call thm_enqueue_once in a READ COMMITTED transaction (PostgreSQL's default): under
 -- REPEATABLE READ a concurrent duplicate fails with 40001 instead of answering 'already'.
@@ -33,8 +33,8 @@ CREATE TABLE IF NOT EXISTS thm_schema (
 
 DO $$
 BEGIN
-  IF (SELECT max(version) FROM thm_schema) > 2 THEN
-    RAISE EXCEPTION 'thm: this database has thm schema version %; thm_queue.sql is version 2',
+  IF (SELECT max(version) FROM thm_schema) > 3 THEN
+    RAISE EXCEPTION 'thm: this database has thm schema version %; thm_queue.sql is version 3',
       (SELECT max(version) FROM thm_schema) USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
 END $$;
@@ -183,15 +183,18 @@ RETURNS VOID LANGUAGE sql SET search_path FROM CURRENT AS $$
     SET author_id = excluded.author_id, content = excluded.content, hop = excluded.hop
 $$;
 
--- ---- enqueue_once ----------------------------------------------------------------------------
+-- ---- admit and enqueue_once --------------------------------------------------------------------
 
--- SPEC §4's enqueue step for one MentionTurnRequest, inside the caller's transaction (READ
--- COMMITTED). Commit when `outcome` is 'enqueued'; on any other outcome nothing was
--- written and committing or rolling back are the same. One row:
---   outcome  'enqueued' | 'already' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
---   reason   for 'refused': 'feature_disabled' | 'unauthorized' | 'target_unavailable';
---            for 'trigger_mismatch': 'source' | 'content' | 'child_hop'; else NULL
---   child_id for 'enqueued': the new child's id; else NULL
+-- SPEC §4's decision for one MentionTurnRequest, without the child: for a host whose child
+-- turns live in a job queue of its own (pg-boss, graphile-worker, its own table). Call it
+-- inside the transaction that inserts the job, and insert the job only on 'admitted', with
+-- record_id as the child's id; then commit. On any other outcome nothing was written. One
+-- row:
+--   outcome   'admitted' | 'already' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
+--   reason    for 'refused': 'feature_disabled' | 'unauthorized' | 'target_unavailable';
+--             for 'trigger_mismatch': 'source' | 'content' | 'child_hop'; else NULL
+--   record_id for 'admitted': the new record's id, which names its child; else NULL
+--   turn_key  the canonical key (thm_turn_key) of the request, whatever the outcome
 -- The steps, in order:
 --  1. re-read the committed reply under the request's key FOR SHARE (an edit waits for the
 --     caller's transaction): none → trigger_missing; another author or content, or a stored
@@ -202,16 +205,15 @@ $$;
 --     target_unavailable;
 --  3. INSERT the idempotency record ON CONFLICT (turn_key) DO NOTHING: no row → already (a
 --     concurrent insert of the same key is waited for, so 'already' always means a
---     committed child);
---  4. insert the child with the record's id.
+--     committed record). The record is never deleted: it outlives its child (EQ-22).
 -- No error is caught, so none needs a savepoint. Sizes are the caller's to limit.
-CREATE OR REPLACE FUNCTION thm_enqueue_once(
+CREATE OR REPLACE FUNCTION thm_admit(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
-    OUT outcome TEXT, OUT reason TEXT, OUT child_id BIGINT)
+    OUT outcome TEXT, OUT reason TEXT, OUT record_id BIGINT, OUT turn_key BYTEA)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
 DECLARE
-  key CONSTANT BYTEA := thm_turn_key(desk_id, thread_root, trigger_sequence);
   reply RECORD;
 BEGIN
   IF desk_id IS NULL OR source_id IS NULL OR target_id IS NULL OR content IS NULL
@@ -219,8 +221,9 @@ BEGIN
     RAISE EXCEPTION 'thm: only thread_root may be NULL in a request'
       USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  turn_key := thm_turn_key(desk_id, thread_root, trigger_sequence);
   SELECT r.author_id, r.content, r.hop INTO reply
-    FROM thm_reply r WHERE r.turn_key = key FOR SHARE;
+    FROM thm_reply r WHERE r.turn_key = thm_admit.turn_key FOR SHARE;
   IF NOT FOUND THEN outcome := 'trigger_missing'; RETURN; END IF;
   IF reply.author_id IS DISTINCT FROM source_id THEN reason := 'source';
   ELSIF reply.content IS DISTINCT FROM content THEN reason := 'content';
@@ -233,25 +236,46 @@ BEGIN
                   false) THEN
     reason := 'feature_disabled';
   ELSIF EXISTS (SELECT 1 FROM thm_forbidden_pair f
-                 WHERE f.source_id = thm_enqueue_once.source_id
-                   AND f.target_id = thm_enqueue_once.target_id) THEN
+                 WHERE f.source_id = thm_admit.source_id AND f.target_id = thm_admit.target_id) THEN
     reason := 'unauthorized';
-  ELSIF NOT EXISTS (SELECT 1 FROM thm_available_agent a
-                     WHERE a.agent_id = thm_enqueue_once.target_id) THEN
+  ELSIF NOT EXISTS (SELECT 1 FROM thm_available_agent a WHERE a.agent_id = thm_admit.target_id) THEN
     reason := 'target_unavailable';
   END IF;
   IF reason IS NOT NULL THEN outcome := 'refused'; RETURN; END IF;
   PERFORM thm_hook_point('after_validate_reads', 1);
 
   -- The decision: one conditional insert on the unique key.
-  INSERT INTO thm_idempotency (turn_key) VALUES (key)
-    ON CONFLICT (turn_key) DO NOTHING RETURNING id INTO child_id;
-  IF child_id IS NULL THEN outcome := 'already'; RETURN; END IF;
+  INSERT INTO thm_idempotency AS i (turn_key) VALUES (thm_admit.turn_key)
+    ON CONFLICT (turn_key) DO NOTHING RETURNING i.id INTO record_id;
+  IF record_id IS NULL THEN outcome := 'already'; RETURN; END IF;
   PERFORM thm_hook_point('after_idempotency_statement', 2);
+  outcome := 'admitted';
+END $$;
 
+-- SPEC §4's enqueue step for one MentionTurnRequest, inside the caller's transaction (READ
+-- COMMITTED): thm_admit, then on 'admitted' the child in thm_child_turn with the record's
+-- id. Commit when `outcome` is 'enqueued'; on any other outcome nothing was written and
+-- committing or rolling back are the same. One row:
+--   outcome  'enqueued' | 'already' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
+--   reason   as thm_admit's
+--   child_id for 'enqueued': the new child's id; else NULL
+CREATE OR REPLACE FUNCTION thm_enqueue_once(
+    desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
+    target_id BYTEA, content BYTEA, child_hop BIGINT,
+    OUT outcome TEXT, OUT reason TEXT, OUT child_id BIGINT)
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  admitted RECORD;
+BEGIN
+  SELECT * INTO admitted FROM thm_admit(desk_id, thread_root, trigger_sequence, source_id,
+                                         target_id, content, child_hop);
+  outcome := admitted.outcome;
+  reason := admitted.reason;
+  IF outcome <> 'admitted' THEN RETURN; END IF;
+  child_id := admitted.record_id;
   INSERT INTO thm_child_turn (id, turn_key, desk_id, thread_root, trigger_sequence, source_id,
                               target_id, content, child_hop)
-  VALUES (child_id, key, desk_id, thm_u64_to_column(thread_root),
+  VALUES (child_id, admitted.turn_key, desk_id, thm_u64_to_column(thread_root),
           thm_u64_to_column(trigger_sequence), source_id, target_id, content, child_hop);
   PERFORM thm_hook_point('after_child_insert', 3);
   outcome := 'enqueued';
@@ -342,5 +366,5 @@ BEGIN
 END $$;
 
 -- This file's version; the tables above are version 1's, unchanged.
-DELETE FROM thm_schema WHERE version <> 2;
-INSERT INTO thm_schema (version) SELECT 2 WHERE NOT EXISTS (SELECT 1 FROM thm_schema);
+DELETE FROM thm_schema WHERE version <> 3;
+INSERT INTO thm_schema (version) SELECT 3 WHERE NOT EXISTS (SELECT 1 FROM thm_schema);

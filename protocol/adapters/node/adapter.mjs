@@ -32,7 +32,7 @@ const MAX_CONTENT_BYTES = 1 << 20; // a larger request is invalid_request, and n
 const MAX_ID_BYTES = 1024; // source, target and desk id each
 const MAX_ATTEMPTS = 3; // claims a child may receive; then it is dead
 const LOCK_TIMEOUT = '20s'; // below the suite's --exec-timeout of 30 s: it gets an answer
-const SCHEMA_VERSION = 2; // what thm_queue.sql stamps
+const SCHEMA_VERSION = 3; // what thm_queue.sql stamps
 const IDLE_SESSIONS = 16; // closed sessions whose connections are kept for reuse
 // thm_hook_point waits for the advisory lock (backend pid, HOOK_LOCK_BASE + n) at its n-th point.
 const HOOK_LOCK_BASE = 7411270;

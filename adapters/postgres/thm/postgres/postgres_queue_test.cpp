@@ -273,16 +273,53 @@ TEST_F(PostgresQueueTest, AHostInAnotherLanguageCallsTheFunctionsAndSeesTheSameR
 }
 
 TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionOneAddsTheFunctions) {
-  ASSERT_EQ(sql("DROP FUNCTION thm_enqueue_once; UPDATE thm_schema SET version = 1"), "");
+  ASSERT_EQ(sql("DROP FUNCTION thm_enqueue_once; DROP FUNCTION thm_admit;"
+                " UPDATE thm_schema SET version = 1"),
+            "");
   auto queue = open_queue();
   ASSERT_NE(queue, nullptr);
-  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "2");
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "3");
   EXPECT_EQ(queue->enqueue_once(ready()), Answer(Enqueued{}));
-  ASSERT_EQ(sql("UPDATE thm_schema SET version = 3"), "");
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 4"), "");
   auto newer = PostgresQueue::open(conninfo());
   ASSERT_FALSE(newer);
   EXPECT_EQ(newer.error().kind, QueueErrorKind::Internal);
-  ASSERT_EQ(sql("UPDATE thm_schema SET version = 2"), "");
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 3"), "");
+}
+
+TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionTwoAddsThmAdmit) {
+  ASSERT_EQ(sql("DROP FUNCTION thm_admit; UPDATE thm_schema SET version = 2"), "");
+  auto queue = open_queue();
+  ASSERT_NE(queue, nullptr);
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "3");
+  EXPECT_EQ(sql("SELECT count(*) FROM pg_proc WHERE proname = 'thm_admit'"), "1");
+  EXPECT_EQ(queue->enqueue_once(ready()), Answer(Enqueued{}));
+}
+
+TEST_F(PostgresQueueTest, ThmAdmitDecidesWithoutAChildAndItsRecordOutlivesTheHostsJob) {
+  // A host whose child turns are jobs in a queue of its own: thm_admit and the job's insert
+  // in one transaction; the record, not the job, is what answers the replay.
+  ASSERT_EQ(sql("CREATE TABLE host_job (id BIGINT PRIMARY KEY, body BYTEA)"), "");
+  ASSERT_EQ(sql("SELECT thm_commit_reply('eng', NULL, 7, 'alice', '@bob hi', 0)"), "");
+  ASSERT_EQ(sql("INSERT INTO thm_policy VALUES (1, true, 3); INSERT INTO thm_available_agent"
+                " VALUES ('bob')"),
+            "");
+  const std::string admit =
+      "SELECT outcome || ' ' || coalesce(reason, '-') || ' ' || (record_id IS NOT NULL)::text"
+      " || ' ' || (turn_key = thm_turn_key('eng', NULL, 7))::text FROM thm_admit('eng', NULL, 7,"
+      " 'alice', 'bob', '@bob hi', ";
+  EXPECT_EQ(sql(admit + "2)"), "trigger_mismatch child_hop false true");
+  EXPECT_EQ(sql("SELECT count(*) FROM thm_idempotency"), "0");
+  EXPECT_EQ(sql("BEGIN; INSERT INTO host_job SELECT record_id, 'job' FROM thm_admit('eng', NULL,"
+                " 7, 'alice', 'bob', '@bob hi', 1) WHERE outcome = 'admitted'; COMMIT;"
+                " SELECT count(*) FROM host_job, thm_idempotency i WHERE host_job.id = i.id"),
+            "1");
+  EXPECT_EQ(sql("SELECT count(*) FROM thm_child_turn"), "0");
+  ASSERT_EQ(sql("DELETE FROM host_job"), "");
+  EXPECT_EQ(sql(admit + "1)"), "already - false true");
+  ASSERT_EQ(sql("DELETE FROM thm_available_agent"), "");
+  EXPECT_EQ(sql(admit + "1)"), "refused target_unavailable false true");
+  ASSERT_EQ(sql("DROP TABLE host_job"), "");
 }
 
 TEST_F(PostgresQueueTest, AHookMayHoldAnInnerPointLongerThanTheLockTimeout) {
@@ -324,10 +361,10 @@ TEST_F(PostgresQueueTest, TheFunctionsRefuseArgumentsThatWouldDoHarm) {
 }
 
 TEST_F(PostgresQueueTest, TheMigrationRefusesADatabaseAtALaterVersion) {
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 4"), "");
+  EXPECT_NE(sql(kThmQueueSql).find("version 4"), std::string::npos);
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "4");
   ASSERT_EQ(sql("UPDATE thm_schema SET version = 3"), "");
-  EXPECT_NE(sql(kThmQueueSql).find("version 3"), std::string::npos);
-  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "3");
-  ASSERT_EQ(sql("UPDATE thm_schema SET version = 2"), "");
 }
 
 }  // namespace
