@@ -34,7 +34,7 @@ constexpr std::array kBrokenFlaws{
     SqlFlaw::CheckThenInsert,   SqlFlaw::CatchUniqueViolation, SqlFlaw::AutocommitRecord,
     SqlFlaw::ClientClockExpiry, SqlFlaw::ClientClockPredicate, SqlFlaw::HiddenAttempts,
     SqlFlaw::TruncatedKey,      SqlFlaw::LiveStateDedup,       SqlFlaw::ExpiredTokenAccepted,
-    SqlFlaw::ChildIdToken,      SqlFlaw::ClaimWithoutRowLock};
+    SqlFlaw::ChildIdToken,      SqlFlaw::ClaimWithoutRowLock,  SqlFlaw::FixedLeaseLength};
 
 // The reference queue's defaults (`thm::sqlite::Options`), declared by every mutant.
 constexpr std::size_t kMaxContentBytes = std::size_t{1} << 20;
@@ -101,6 +101,7 @@ const char* record_schema(SqlFlaw flaw) {
     case SqlFlaw::ExpiredTokenAccepted:
     case SqlFlaw::ChildIdToken:
     case SqlFlaw::ClaimWithoutRowLock:
+    case SqlFlaw::FixedLeaseLength:
       return kRecordTable;
   }
   detail::unreachable();
@@ -267,6 +268,11 @@ class BrokenQueue final : public MentionTurnQueue {
   // SQLite's clock, unless M16 looks at the token alone.
   std::string unexpired() const {
     return flaw_ == SqlFlaw::ExpiredTokenAccepted ? "" : " AND lease_expires_at > " + kStoreNow;
+  }
+  // The lease length a claim or renewal writes, in milliseconds: the one asked for, unless
+  // M19 leases for a fixed 15 minutes.
+  std::int64_t leased_for(std::chrono::milliseconds duration) const {
+    return flaw_ == SqlFlaw::FixedLeaseLength ? std::int64_t{15 * 60 * 1000} : duration.count();
   }
   // One statement in autocommit, its parameters bound by `bind`: the rows it changed.
   template <class Bind>
@@ -515,7 +521,7 @@ Result<std::optional<Lease>, LeaseError> BrokenQueue::claim(
                       ", lease_expires_at = " + stamped_from +
                       " + :duration WHERE id = " + (picked ? ":picked" : "(" + claimable + ")") +
                       " RETURNING id, lease_token, lease_expires_at, attempts, " + kRequestColumns);
-    const int rc = taken.bind(":duration", std::int64_t{duration.count()})
+    const int rc = taken.bind(":duration", leased_for(duration))
                        .bind(":max", std::int64_t{limits_.max_attempts})
                        .bind(":client", *client)
                        .bind(":picked", picked)
@@ -561,7 +567,7 @@ Result<StoreTime, LeaseError> BrokenQueue::renew(const std::string& token,
                     " + :duration WHERE lease_token = :token AND state = 'pending'" + unexpired() +
                     " RETURNING lease_expires_at");
   const int rc = renewed.bind_text(":token", token)
-                     .bind(":duration", std::int64_t{duration.count()})
+                     .bind(":duration", leased_for(duration))
                      .bind(":client", *client)
                      .step();
   if (rc == client::kDone) return unexpected{LeaseError::StaleToken};
@@ -859,6 +865,8 @@ std::string_view name(SqlFlaw flaw) noexcept {
       return "M17 the lease token is the child id";
     case SqlFlaw::ClaimWithoutRowLock:
       return "M18 a claim picks its child before it takes the write lock";
+    case SqlFlaw::FixedLeaseLength:
+      return "M19 every lease lasts 15 minutes, whatever the duration asked for";
   }
   detail::unreachable();
 }

@@ -57,6 +57,10 @@ enum class SqlFlaw : std::uint8_t {
   /// id without looking again, so two claimers that both picked it before either wrote both
   /// lease it.
   ClaimWithoutRowLock,
+  /// M19: a claim and a renewal ignore the duration asked for and lease for a fixed
+  /// 15 minutes from SQLite's now, as a queue whose expiry is set per job when it is sent
+  /// (pg-boss's `expireInSeconds`).
+  FixedLeaseLength,
 };
 
 /// Every broken `SqlFlaw` (all but `None`), in declaration order.

@@ -58,6 +58,8 @@ const std::vector<Expectation>& expectations() {
       {SqlFlaw::ExpiredTokenAccepted, {{"EQ-26", true}}},
       {SqlFlaw::ChildIdToken, {{"EQ-26", true}}},
       {SqlFlaw::ClaimWithoutRowLock, {{"EQ-27", true}, {"EQ-19", false}}},
+      {SqlFlaw::FixedLeaseLength,
+       {{"EQ-14", true}, {"EQ-15", true}, {"EQ-18", true}, {"EQ-26", true}}},
   };
   return table;
 }

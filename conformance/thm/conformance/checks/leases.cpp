@@ -52,6 +52,15 @@ struct LeaseClock {
       if (now <= until) run.harness.advance_store_clock(until - now + 1ms);
       return;
     }
+    // Every lease the checks wait out was asked for `lease`: one that ends later broke the
+    // contract (EQ-14), and waiting for it could outlast the run (a fixed 15-minute lease).
+    const auto left = until - run.harness.store_now();
+    run.require(
+        left <= lease + 1s,
+        "a lease asked for " + std::to_string(lease.count()) + " ms expires " +
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(left).count()) +
+            " ms after store time: the queue does not lease for the duration asked "
+            "(EQ-14), and the check does not wait that long");
     run.step("waiting for store time to pass a lease's expiry (Harness::store_now)");
     while (run.harness.store_now() <= until) std::this_thread::sleep_for(10ms);
   }
