@@ -34,7 +34,8 @@ constexpr std::array kBrokenFlaws{
     SqlFlaw::CheckThenInsert,   SqlFlaw::CatchUniqueViolation, SqlFlaw::AutocommitRecord,
     SqlFlaw::ClientClockExpiry, SqlFlaw::ClientClockPredicate, SqlFlaw::HiddenAttempts,
     SqlFlaw::TruncatedKey,      SqlFlaw::LiveStateDedup,       SqlFlaw::ExpiredTokenAccepted,
-    SqlFlaw::ChildIdToken,      SqlFlaw::ClaimWithoutRowLock,  SqlFlaw::FixedLeaseLength};
+    SqlFlaw::ChildIdToken,      SqlFlaw::ClaimWithoutRowLock,  SqlFlaw::FixedLeaseLength,
+    SqlFlaw::FixedShortLease};
 
 // The reference queue's defaults (`thm::sqlite::Options`), declared by every mutant.
 constexpr std::size_t kMaxContentBytes = std::size_t{1} << 20;
@@ -102,6 +103,7 @@ const char* record_schema(SqlFlaw flaw) {
     case SqlFlaw::ChildIdToken:
     case SqlFlaw::ClaimWithoutRowLock:
     case SqlFlaw::FixedLeaseLength:
+    case SqlFlaw::FixedShortLease:
       return kRecordTable;
   }
   detail::unreachable();
@@ -270,9 +272,11 @@ class BrokenQueue final : public MentionTurnQueue {
     return flaw_ == SqlFlaw::ExpiredTokenAccepted ? "" : " AND lease_expires_at > " + kStoreNow;
   }
   // The lease length a claim or renewal writes, in milliseconds: the one asked for, unless
-  // M19 leases for a fixed 15 minutes.
+  // M19 leases for a fixed 15 minutes or M20 for a fixed second.
   std::int64_t leased_for(std::chrono::milliseconds duration) const {
-    return flaw_ == SqlFlaw::FixedLeaseLength ? std::int64_t{15 * 60 * 1000} : duration.count();
+    if (flaw_ == SqlFlaw::FixedLeaseLength) return std::int64_t{15 * 60 * 1000};
+    if (flaw_ == SqlFlaw::FixedShortLease) return std::int64_t{1000};
+    return duration.count();
   }
   // One statement in autocommit, its parameters bound by `bind`: the rows it changed.
   template <class Bind>
@@ -867,6 +871,8 @@ std::string_view name(SqlFlaw flaw) noexcept {
       return "M18 a claim picks its child before it takes the write lock";
     case SqlFlaw::FixedLeaseLength:
       return "M19 every lease lasts 15 minutes, whatever the duration asked for";
+    case SqlFlaw::FixedShortLease:
+      return "M20 every lease lasts 1 s, whatever the duration asked for";
   }
   detail::unreachable();
 }

@@ -61,6 +61,9 @@ enum class SqlFlaw : std::uint8_t {
   /// 15 minutes from SQLite's now, as a queue whose expiry is set per job when it is sent
   /// (pg-boss's `expireInSeconds`).
   FixedLeaseLength,
+  /// M20: as M19, but every lease lasts a fixed 1 s (pg-boss's shortest `expireInSeconds`),
+  /// within a second of what the suite's short leases ask for.
+  FixedShortLease,
 };
 
 /// Every broken `SqlFlaw` (all but `None`), in declaration order.

@@ -60,6 +60,7 @@ const std::vector<Expectation>& expectations() {
       {SqlFlaw::ClaimWithoutRowLock, {{"EQ-27", true}, {"EQ-19", false}}},
       {SqlFlaw::FixedLeaseLength,
        {{"EQ-14", true}, {"EQ-15", true}, {"EQ-18", true}, {"EQ-26", true}}},
+      {SqlFlaw::FixedShortLease, {{"EQ-14", true}, {"EQ-25", false}}},
   };
   return table;
 }
