@@ -24,16 +24,16 @@
 //
 // Environment: PG* for the database; THM_POSTGRES_RESTART, a shell command that restarts the
 // server, makes `restart_store` real; THM_QUEUE_SQL as for protocol/adapters/node.
-import { execSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 
 import PgBoss from 'pg-boss';
 
-import { Session, Store, fromStore } from '../../../protocol/adapters/node/postgres.mjs';
+import { PostgresAdapter, Session, fromStore } from '../../../protocol/adapters/node/postgres.mjs';
 import {
-  Adapter, LeaseError, QueueError, answerOf, checkLimits, integer, requestFromWire, requestToWire,
-  serve, toWire, turnName, u64, validDuration,
+  LeaseError, QueueError, answerOf, checkLimits, integer, serve, toWire, turnName, u64,
+  validDuration,
 } from '../../../protocol/adapters/node/protocol.mjs';
+import { keyOf, payloadOf, requestOf } from '../payload.mjs';
 
 const { values: options } = parseArgs({ options: { recipe: { type: 'string' } } });
 const RECIPE = options.recipe;
@@ -65,26 +65,6 @@ const CAPABILITIES = {
 };
 
 const log = (...parts) => console.error(`${NAME}:`, ...parts);
-
-// A job's data: the request, bytes as base64 (jsonb holds no NUL), sequences as text.
-const jobData = (request, key, childId) => ({
-  key: key.toString('base64'),
-  desk_id: request.desk_id.toString('base64'),
-  thread_root: u64(request.thread_root),
-  sequence: u64(request.sequence),
-  source_id: request.source_id.toString('base64'),
-  target_id: request.target_id.toString('base64'),
-  content: request.content.toString('base64'),
-  child_hop: request.child_hop,
-  ...(childId === undefined ? {} : { child_id: String(childId) }),
-});
-
-const bytes = (text) => Buffer.from(text, 'base64');
-const requestOfData = (data) => requestToWire({
-  desk_id: bytes(data.desk_id), thread_root: data.thread_root, sequence: data.sequence,
-  source_id: bytes(data.source_id), target_id: bytes(data.target_id),
-  content: bytes(data.content), child_hop: data.child_hop,
-});
 
 // A job's number for the protocol, whose child ids are u64s: thm-safe's record id, or (as
 // documented) the first 64 bits of the job's uuid.
@@ -135,7 +115,7 @@ class Queue {
     if (checked.status !== 'checked') return checked;
     let id;
     try {
-      id = await this.boss.send(QUEUE, jobData(request, checked.key),
+      id = await this.boss.send(QUEUE, payloadOf(request, checked.key),
         { singletonKey: checked.key.toString('hex') });
     } catch (error) {
       if (!fromStore(error, null)) throw error;
@@ -149,7 +129,7 @@ class Queue {
       const row = await this.admit(request, hook);
       if (row.outcome !== 'admitted') return answerOf(row.outcome, row.reason, turnName(request));
       const db = { executeSql: (text, values) => this.session.client.query(text, values) };
-      const id = await this.boss.send(QUEUE, jobData(request, row.turn_key, row.record_id), { db });
+      const id = await this.boss.send(QUEUE, payloadOf(request, row.turn_key, row.record_id), { db });
       if (id === null) throw new QueueError('internal', `pg-boss inserted no job for ${QUEUE}`);
       await at('after_child_insert');
       return { status: 'enqueued' };
@@ -183,7 +163,7 @@ class Queue {
       const row = await this.job(job.id);
       return {
         child_id: integer(row.child_id), token: job.id, expires_at: integer(row.expires_at),
-        attempt: row.retry_count + 1, request: requestOfData(job.data),
+        attempt: row.retry_count + 1, request: requestOf(job.data),
       };
     });
   }
@@ -205,14 +185,21 @@ class Queue {
       return (await this.job(token)).state;
     });
   }
+
+  complete(token) {
+    return this.settle('complete', token);
+  }
+
+  fail(token) {
+    return this.settle('fail', token);
+  }
 }
 
 // ---- the protocol's operations ---------------------------------------------------------------
 
-class PgBossAdapter extends Adapter {
+class PgBossAdapter extends PostgresAdapter {
   constructor() {
     super({ name: NAME, capabilities: CAPABILITIES });
-    this.store = new Store(undefined, log);
     this.boss = null; // started by the first operation that needs it
   }
 
@@ -252,28 +239,7 @@ class PgBossAdapter extends Adapter {
 
   async close() {
     await this.boss?.stop({ graceful: false, wait: true }).catch(() => {});
-    await this.store.close();
-  }
-
-  async op_enqueue_once(message) {
-    const request = requestFromWire(message.request);
-    return { outcome: await this.queueOf(message).enqueueOnce(request, this.hookFor(message)) };
-  }
-
-  async op_claim(message) {
-    return { lease: await this.queueOf(message).claim(message.duration) };
-  }
-
-  async op_renew(message) {
-    return { expires_at: await this.queueOf(message).renew(message.token, message.duration) };
-  }
-
-  async op_complete(message) {
-    return { state: await this.queueOf(message).settle('complete', message.token) };
-  }
-
-  async op_fail(message) {
-    return { state: await this.queueOf(message).settle('fail', message.token) };
+    await super.close();
   }
 
   // ---- the harness ----
@@ -283,22 +249,6 @@ class PgBossAdapter extends Adapter {
     await this.store.truncateHost();
     await this.store.query(`DELETE FROM ${SCHEMA}.job WHERE name = $1`, [QUEUE]);
     await this.store.query(`DELETE FROM ${SCHEMA}.archive WHERE name = $1`, [QUEUE]);
-  }
-
-  op_commit_reply({ reply }) {
-    return this.store.commitReply(reply).then(() => {});
-  }
-
-  op_set_policy({ policy }) {
-    return this.store.setPolicy(policy).then(() => {});
-  }
-
-  op_set_authorized(message) {
-    return this.store.setAuthorized(message).then(() => {});
-  }
-
-  op_set_available(message) {
-    return this.store.setAvailable(message).then(() => {});
   }
 
   // The host settles a job whatever its state: pg-boss's complete and fail take only active
@@ -345,8 +295,8 @@ class PgBossAdapter extends Adapter {
     const rows = await this.store.query(`${JOBS} ORDER BY child_id`, [QUEUE]);
     return {
       children: rows.map((row) => ({
-        id: integer(row.child_id), key: toWire(bytes(row.data.key)),
-        request: requestOfData(row.data), state: row.state,
+        id: integer(row.child_id), key: toWire(keyOf(row.data)),
+        request: requestOf(row.data), state: row.state,
         attempts: row.started_on === null ? 0 : row.retry_count + 1,
         lease_expires_at: row.state === 'active' ? integer(row.expires_at) : null,
       })),
@@ -372,19 +322,6 @@ class PgBossAdapter extends Adapter {
         " LIKE '%singleton_key%' AND pg_get_indexdef(i.indexrelid) LIKE '%stately%'" +
         ' ORDER BY i.indexrelid LIMIT 1', [partition.name]);
     return { index: rows.length ? { columns: rows[0].columns, partial: rows[0].partial } : null };
-  }
-
-  async op_store_now() {
-    return { now: integer((await this.store.query('SELECT thm_now() AS now'))[0].now) };
-  }
-
-  async op_reopen() {
-    await this.store.reopen();
-  }
-
-  op_restart_store() {
-    const command = process.env.THM_POSTGRES_RESTART;
-    if (command) execSync(command, { stdio: ['ignore', 'inherit', 'inherit'] });
   }
 }
 

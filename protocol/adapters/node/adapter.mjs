@@ -17,12 +17,10 @@
 // Environment: THM_QUEUE_SQL names the migration (default: the one in this source tree);
 // THM_POSTGRES_RESTART, a shell command that restarts the server, makes `restart_store` real.
 // Logs go to stderr; stdout carries protocol messages only.
-import { execSync } from 'node:child_process';
-
-import { Session, Store, fromStore } from './postgres.mjs';
+import { PostgresAdapter, Session, fromStore } from './postgres.mjs';
 import {
-  Adapter, LeaseError, answerOf, checkLimits, integer, requestFromWire, requestToWire, serve,
-  toWire, turnName, u64, validDuration,
+  LeaseError, answerOf, checkLimits, integer, requestToWire, serve, toWire, turnName, u64,
+  validDuration,
 } from './protocol.mjs';
 
 const MAX_ATTEMPTS = 3; // claims a child may receive; then it is dead
@@ -128,10 +126,9 @@ class Queue {
 
 // ---- the protocol's operations -------------------------------------------------------------
 
-class ReferenceAdapter extends Adapter {
+class ReferenceAdapter extends PostgresAdapter {
   constructor() {
-    super({ name: 'node-postgres', capabilities: CAPABILITIES });
-    this.store = new Store(CONNECTION, log);
+    super({ name: 'node-postgres', capabilities: CAPABILITIES, connection: CONNECTION });
   }
 
   async openQueue() {
@@ -139,51 +136,10 @@ class ReferenceAdapter extends Adapter {
     return new Queue(await Session.open(CONNECTION, log));
   }
 
-  close() {
-    return this.store.close();
-  }
-
-  async op_enqueue_once(message) {
-    const request = requestFromWire(message.request);
-    return { outcome: await this.queueOf(message).enqueueOnce(request, this.hookFor(message)) };
-  }
-
-  async op_claim(message) {
-    return { lease: await this.queueOf(message).claim(message.duration) };
-  }
-
-  async op_renew(message) {
-    return { expires_at: await this.queueOf(message).renew(message.token, message.duration) };
-  }
-
-  async op_complete(message) {
-    return { state: await this.queueOf(message).complete(message.token) };
-  }
-
-  async op_fail(message) {
-    return { state: await this.queueOf(message).fail(message.token) };
-  }
-
   // ---- the harness ----
 
   reset() {
     return this.store.truncateHost();
-  }
-
-  op_commit_reply({ reply }) {
-    return this.store.commitReply(reply).then(() => {});
-  }
-
-  op_set_policy({ policy }) {
-    return this.store.setPolicy(policy).then(() => {});
-  }
-
-  op_set_authorized(message) {
-    return this.store.setAuthorized(message).then(() => {});
-  }
-
-  op_set_available(message) {
-    return this.store.setAvailable(message).then(() => {});
   }
 
   async op_settle(message) {
@@ -225,20 +181,6 @@ class ReferenceAdapter extends Adapter {
 
   async op_unique_key_index() {
     return { index: await this.store.uniqueKeyIndex('thm_idempotency') };
-  }
-
-  async op_store_now() {
-    return { now: integer((await this.store.query('SELECT thm_now() AS now'))[0].now) };
-  }
-
-  async op_reopen() {
-    await this.store.reopen();
-  }
-
-  op_restart_store() {
-    // Only the host knows how to restart its server; CTest passes the throwaway cluster's.
-    const command = process.env.THM_POSTGRES_RESTART;
-    if (command) execSync(command, { stdio: ['ignore', 'inherit', 'inherit'] });
   }
 }
 

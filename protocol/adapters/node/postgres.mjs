@@ -4,12 +4,13 @@
 // connection with the host's writes (replies, policy, pairs, agents) on thm_queue.sql's
 // tables. The reference adapter (adapter.mjs) and the adapters over pg-boss and
 // graphile-worker (conformance/adapters/*) import it.
+import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import pg from 'pg';
 
-import { QueueError, fromWire, u64 } from './protocol.mjs';
+import { Adapter, QueueError, fromWire, integer, requestFromWire, u64 } from './protocol.mjs';
 
 /** thm_queue.sql's version, which migrate applies when the database holds an older one. */
 export const SCHEMA_VERSION = 3;
@@ -317,5 +318,76 @@ export class Store {
         ' FROM pg_index i WHERE i.indrelid = $1::regclass' +
         ' AND i.indisunique AND NOT i.indisprimary ORDER BY i.indexrelid LIMIT 1', [table]);
     return rows.length ? { columns: rows[0].columns, partial: rows[0].partial } : null;
+  }
+}
+
+/**
+ * An adapter whose host keeps its replies and policy in thm_queue.sql's tables on the PG*
+ * database (or `connection`): the host's writes, the store clock, reopen and restart are
+ * served here. A subclass gives `openQueue()` (its sessions' queues: `enqueueOnce(request,
+ * hook)`, and with leases `claim(duration)`, `renew(token, duration)`, `complete(token)`,
+ * `fail(token)`), `reset()` and the inspector (`op_records`, `op_children`, `op_settle`,
+ * `op_run_maintenance`, `op_unique_key_index`).
+ */
+export class PostgresAdapter extends Adapter {
+  constructor({ name, capabilities, connection }) {
+    super({ name, capabilities });
+    this.connection = connection;
+    this.store = new Store(connection, (...parts) => this.log(...parts));
+  }
+
+  close() {
+    return this.store.close();
+  }
+
+  async op_enqueue_once(message) {
+    const request = requestFromWire(message.request);
+    return { outcome: await this.queueOf(message).enqueueOnce(request, this.hookFor(message)) };
+  }
+
+  async op_claim(message) {
+    return { lease: await this.queueOf(message).claim(message.duration) };
+  }
+
+  async op_renew(message) {
+    return { expires_at: await this.queueOf(message).renew(message.token, message.duration) };
+  }
+
+  async op_complete(message) {
+    return { state: await this.queueOf(message).complete(message.token) };
+  }
+
+  async op_fail(message) {
+    return { state: await this.queueOf(message).fail(message.token) };
+  }
+
+  op_commit_reply({ reply }) {
+    return this.store.commitReply(reply).then(() => {});
+  }
+
+  op_set_policy({ policy }) {
+    return this.store.setPolicy(policy).then(() => {});
+  }
+
+  op_set_authorized(message) {
+    return this.store.setAuthorized(message).then(() => {});
+  }
+
+  op_set_available(message) {
+    return this.store.setAvailable(message).then(() => {});
+  }
+
+  async op_store_now() {
+    return { now: integer((await this.store.query('SELECT thm_now() AS now'))[0].now) };
+  }
+
+  async op_reopen() {
+    await this.store.reopen();
+  }
+
+  /** Runs THM_POSTGRES_RESTART, a shell command that restarts the server; none: nothing. */
+  op_restart_store() {
+    const command = process.env.THM_POSTGRES_RESTART;
+    if (command) execSync(command, { stdio: ['ignore', 'inherit', 'inherit'] });
   }
 }
