@@ -104,7 +104,8 @@ def run(argv):
 def table(expected_paths):
     """The matrix's text: the table, then each run's reasons."""
     runs = []
-    for path in expected_paths:
+    # By library (the folder's name), whatever order the files were named in.
+    for path in sorted(expected_paths, key=lambda path: Path(path).parent.name):
         runs.extend(runs_of(load(path), path))
     checks = sorted({check for r in runs for check in r["expected"]})
     titles = {}
