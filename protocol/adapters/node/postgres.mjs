@@ -387,7 +387,19 @@ export class PostgresAdapter extends Adapter {
 
   /** Runs THM_POSTGRES_RESTART, a shell command that restarts the server; none: nothing. */
   op_restart_store() {
-    const command = process.env.THM_POSTGRES_RESTART;
-    if (command) execSync(command, { stdio: ['ignore', 'inherit', 'inherit'] });
+    restartServer(process.env.THM_POSTGRES_RESTART);
   }
+}
+
+/**
+ * Runs `command`, a shell command that restarts a server, and waits for it; none: nothing.
+ * The server starts without libfaketime (LD_PRELOAD, FAKETIME_*), which the suite may have
+ * put on this process to skew its clock (PROTOCOL.md §5), and with its output on stderr,
+ * never on the protocol's stdout.
+ */
+export function restartServer(command) {
+  if (!command) return;
+  const env = Object.fromEntries(Object.entries(process.env)
+    .filter(([name]) => name !== 'LD_PRELOAD' && !name.startsWith('FAKETIME')));
+  execSync(command, { env, stdio: ['ignore', process.stderr, process.stderr] });
 }
