@@ -5,8 +5,9 @@
 -- with the schema that should hold thm's tables first on the search_path: the functions
 -- remember that path (SET search_path FROM CURRENT), so they work whatever path their
 -- callers have. Every statement is idempotent, so applying it again (or over schema version
--- 1, which had the tables only, or version 2, which had no thm_admit) is safe; thm_schema then
--- holds version 3, and a database at a later version is refused. PostgresQueue::open applies it itself when the database is older.
+-- 1, which had the tables only, or version 2, which had no thm_check or thm_admit) is safe;
+-- thm_schema then holds version 3, and a database at a later version is refused.
+-- PostgresQueue::open applies it itself when the database is older.
 -- A change to any function here comes with a new version, or databases keep the old one.
 -- Call thm_enqueue_once in a READ COMMITTED transaction (PostgreSQL's default): under
 -- REPEATABLE READ a concurrent duplicate fails with 40001 instead of answering 'already'.
@@ -183,17 +184,14 @@ RETURNS VOID LANGUAGE sql SET search_path FROM CURRENT AS $$
     SET author_id = excluded.author_id, content = excluded.content, hop = excluded.hop
 $$;
 
--- ---- admit and enqueue_once --------------------------------------------------------------------
+-- ---- check, admit and enqueue_once -----------------------------------------------------------
 
--- SPEC §4's decision for one MentionTurnRequest, without the child: for a host whose child
--- turns live in a job queue of its own (pg-boss, graphile-worker, its own table). Call it
--- inside the transaction that inserts the job, and insert the job only on 'admitted', with
--- record_id as the child's id; then commit. On any other outcome nothing was written. One
+-- SPEC §4's checks for one MentionTurnRequest, without the decision: the stored reply and the
+-- live policy, read under the locks the step holds until the caller's transaction ends. One
 -- row:
---   outcome   'admitted' | 'already' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
+--   outcome   'ok' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
 --   reason    for 'refused': 'feature_disabled' | 'unauthorized' | 'target_unavailable';
 --             for 'trigger_mismatch': 'source' | 'content' | 'child_hop'; else NULL
---   record_id for 'admitted': the new record's id, which names its child; else NULL
 --   turn_key  the canonical key (thm_turn_key) of the request, whatever the outcome
 -- The steps, in order:
 --  1. re-read the committed reply under the request's key FOR SHARE (an edit waits for the
@@ -202,17 +200,13 @@ $$;
 --  2. lock the policy, pair and availability tables in SHARE mode (a change waits for the
 --     caller's transaction) and revalidate: disabled or child_hop > max_hops →
 --     feature_disabled; a forbidden pair → unauthorized; a target not available →
---     target_unavailable;
---  3. INSERT the idempotency record ON CONFLICT (turn_key) DO NOTHING: no row → already (a
---     concurrent insert of the same key is waited for, so 'already' always means a
---     committed record). The record is never deleted: it outlives its child (EQ-22).
--- No error is caught, so none needs a savepoint. Sizes are the caller's to limit.
-CREATE OR REPLACE FUNCTION thm_admit(
+--     target_unavailable.
+-- It writes nothing. Sizes are the caller's to limit.
+CREATE OR REPLACE FUNCTION thm_check(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
-    OUT outcome TEXT, OUT reason TEXT, OUT record_id BIGINT, OUT turn_key BYTEA)
+    OUT outcome TEXT, OUT reason TEXT, OUT turn_key BYTEA)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-#variable_conflict use_column
 DECLARE
   reply RECORD;
 BEGIN
@@ -223,7 +217,7 @@ BEGIN
   END IF;
   turn_key := thm_turn_key(desk_id, thread_root, trigger_sequence);
   SELECT r.author_id, r.content, r.hop INTO reply
-    FROM thm_reply r WHERE r.turn_key = thm_admit.turn_key FOR SHARE;
+    FROM thm_reply r WHERE r.turn_key = thm_check.turn_key FOR SHARE;
   IF NOT FOUND THEN outcome := 'trigger_missing'; RETURN; END IF;
   IF reply.author_id IS DISTINCT FROM source_id THEN reason := 'source';
   ELSIF reply.content IS DISTINCT FROM content THEN reason := 'content';
@@ -236,16 +230,46 @@ BEGIN
                   false) THEN
     reason := 'feature_disabled';
   ELSIF EXISTS (SELECT 1 FROM thm_forbidden_pair f
-                 WHERE f.source_id = thm_admit.source_id AND f.target_id = thm_admit.target_id) THEN
+                 WHERE f.source_id = thm_check.source_id AND f.target_id = thm_check.target_id) THEN
     reason := 'unauthorized';
-  ELSIF NOT EXISTS (SELECT 1 FROM thm_available_agent a WHERE a.agent_id = thm_admit.target_id) THEN
+  ELSIF NOT EXISTS (SELECT 1 FROM thm_available_agent a WHERE a.agent_id = thm_check.target_id) THEN
     reason := 'target_unavailable';
   END IF;
-  IF reason IS NOT NULL THEN outcome := 'refused'; RETURN; END IF;
+  outcome := CASE WHEN reason IS NULL THEN 'ok' ELSE 'refused' END;
+END $$;
+
+-- SPEC §4's decision for one MentionTurnRequest, without the child: for a host whose child
+-- turns live in a job queue of its own (pg-boss, graphile-worker, its own table). Call it
+-- inside the transaction that inserts the job, and insert the job only on 'admitted', with
+-- record_id as the child's id; then commit. On any other outcome nothing was written. One
+-- row:
+--   outcome   'admitted' | 'already' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
+--   reason    as thm_check's
+--   record_id for 'admitted': the new record's id, which names its child; else NULL
+--   turn_key  the canonical key (thm_turn_key) of the request, whatever the outcome
+-- thm_check, then the decision: INSERT the idempotency record ON CONFLICT (turn_key) DO
+-- NOTHING; no row → already (a concurrent insert of the same key is waited for, so
+-- 'already' always means a committed record). The record is never deleted: it outlives its
+-- child (EQ-22). No error is caught, so none needs a savepoint.
+CREATE OR REPLACE FUNCTION thm_admit(
+    desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
+    target_id BYTEA, content BYTEA, child_hop BIGINT,
+    OUT outcome TEXT, OUT reason TEXT, OUT record_id BIGINT, OUT turn_key BYTEA)
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+  checked RECORD;
+BEGIN
+  SELECT * INTO checked FROM thm_check(desk_id, thread_root, trigger_sequence, source_id,
+                                       target_id, content, child_hop);
+  outcome := checked.outcome;
+  reason := checked.reason;
+  turn_key := checked.turn_key;
+  IF outcome <> 'ok' THEN RETURN; END IF;
   PERFORM thm_hook_point('after_validate_reads', 1);
 
   -- The decision: one conditional insert on the unique key.
-  INSERT INTO thm_idempotency AS i (turn_key) VALUES (thm_admit.turn_key)
+  INSERT INTO thm_idempotency AS i (turn_key) VALUES (checked.turn_key)
     ON CONFLICT (turn_key) DO NOTHING RETURNING i.id INTO record_id;
   IF record_id IS NULL THEN outcome := 'already'; RETURN; END IF;
   PERFORM thm_hook_point('after_idempotency_statement', 2);

@@ -6,7 +6,9 @@
       compares every check's result with the one EXPECTED (a library's expected.json) holds
       for the run whose `flag` (the adapter's --recipe) is FLAG. Exits 1 on any difference, naming each check, what was expected, what the
       suite found and its reason: a library upgrade that changes behaviour is noticed, and a
-      red cell stays red on purpose.
+      red cell stays red on purpose. A failure the suite reports as a harness error (the
+      adapter crashed, was late or broke the protocol) is a difference too: it is not the
+      library's finding. So is a suite that exits other than 0 or 1.
   compat.py table MATRIX EXPECTED...
       Exits 1 unless MATRIX (conformance/COMPATIBILITY.md) holds, between its markers, the
       table and the one-line reasons written from the EXPECTED files. With --write, writes
@@ -24,6 +26,7 @@ from pathlib import Path
 RESULTS = ("pass", "pass in part", "fail", "skip")
 BEGIN = "<!-- matrix: written by conformance/adapters/compat.py from each expected.json -->"
 END = "<!-- end of the matrix -->"
+HARNESS_ERROR = "harness error:"  # how the suite reports an adapter's failure, not the queue's
 CELL = {"pass": "pass", "pass in part": "part", "fail": "**FAIL**", "skip": "skip"}
 
 
@@ -79,6 +82,9 @@ def run(argv):
     if not report_path.exists():
         print(f"compat: the suite wrote no report (exit {status}); nothing was judged")
         return 1
+    if status not in (0, 1):  # 0: every check passed; 1: one failed. Anything else: it broke
+        print(f"compat: the suite ended with exit {status}, not 0 or 1; its report is not judged")
+        return 1
     found = {check["id"]: check for check in load(report_path)["checks"]}
     differences = []
     for check in sorted(set(wanted) | set(found)):
@@ -89,6 +95,11 @@ def run(argv):
         elif result_of(found[check]) != wanted[check]:
             differences.append(f"{check}: expected {wanted[check]}, the suite found "
                                f"{result_of(found[check])}: {found[check].get('reason', '')}")
+        elif HARNESS_ERROR in found[check].get("reason", ""):
+            # The adapter crashed, answered late or broke the protocol: the check failed, but
+            # not for the library's reason that expected.json names.
+            differences.append(f"{check}: expected {wanted[check]}, and it failed, but for the "
+                               f"adapter's own reason: {found[check]['reason']}")
     label = matching[0]["label"]
     if differences:
         print(f"compat: {label} differs from {expected_path} in {len(differences)} check(s):")

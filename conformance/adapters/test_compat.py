@@ -74,6 +74,27 @@ class CompatTest(unittest.TestCase):
             report(EQ_01="pass", EQ_02="skip", EQ_04="pass in part", EQ_05="pass"))
         self.assertEqual(status, 1, out)
 
+    def test_an_expected_failure_for_the_adapters_own_reason_is_not_the_finding(self):
+        # A red cell must stay red for the library's reason: an adapter that crashed or went
+        # silent fails the check too, and that is a difference, not the expected result.
+        broken = json.loads(json.dumps(EXPECTED))
+        broken["runs"][0]["expected"]["EQ-01"] = "fail"
+        broken["runs"][0]["why"]["EQ-01"] = "the library duplicates"
+        self.expected.write_text(json.dumps(broken))
+        found = report(EQ_01="fail", EQ_02="skip", EQ_04="pass in part")
+        found["checks"][0]["reason"] = "harness error: the adapter failed 'enqueue_once': boom"
+        status, out = self.run_with(found)
+        self.assertEqual(status, 1, out)
+        self.assertIn("EQ-01: expected fail, and it failed, but for the adapter's own reason", out)
+
+    def test_a_suite_that_crashed_is_not_judged(self):
+        written = self.dir / "found.json"
+        written.write_text(json.dumps(report(EQ_01="pass", EQ_02="skip", EQ_04="pass in part")))
+        status, out = self.compat("run", self.expected, "plain", self.report, "--", "sh", "-c",
+                                  f"cp {written} {self.report}; exit 134")
+        self.assertEqual(status, 1, out)
+        self.assertIn("exit 134", out)
+
     def test_no_report_is_not_a_pass(self):
         status, out = self.run_with(None)
         self.assertEqual(status, 1, out)

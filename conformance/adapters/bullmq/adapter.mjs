@@ -25,8 +25,8 @@
 //     `moveToFailed`; three attempts.
 //
 //   --recipe thm-safe
-//     thm's record in PostgreSQL: BEGIN, thm_admit (thm_queue.sql), `add` with the record's
-//     id as `jobId`, COMMIT. The record outlives the job; but BullMQ writes the job through
+//     thm's record in PostgreSQL: BEGIN, thm_admit (thm_queue.sql), `add` with the jobId of
+//     the recipe as documented, COMMIT. The record outlives the job; but BullMQ writes the job through
 //     its own connections (Redis, or its own PostgreSQL pool, each call in a transaction of
 //     its own), so the job is added before the record commits, and a step that rolls back
 //     after the add leaves its job behind: no addition can put both in one transaction.
@@ -41,7 +41,7 @@ import { Job, Queue, UnrecoverableError, Worker, createPostgresBackend } from 'b
 import IORedis from 'ioredis';
 
 import {
-  PostgresAdapter, Session, restartServer,
+  PostgresAdapter, Session, restartServer, thmAdmit, thmCheck,
 } from '../../../protocol/adapters/node/postgres.mjs';
 import {
   LeaseError, QueueError, answerOf, checkLimits, integer, serve, toWire, turnName, u64,
@@ -93,10 +93,9 @@ const CAPABILITIES = {
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 // The job id for a turn key, as documented: `k` and its SHA-256.
 const jobIdOf = (key) => `k${sha256(key)}`;
-// A job's child id for the protocol (u64): thm-safe's record id, else the first 64 bits of
-// the job id's hash.
-const childIdOf = (job) =>
-  (SAFE ? BigInt(job.data.child_id) : BigInt(`0x${job.id.slice(1, 17)}`));
+// A child id for the protocol (u64), from the job id: the first 64 bits of its hash.
+const childIdOfJobId = (id) => BigInt(`0x${id.slice(1, 17)}`);
+const childIdOf = (job) => childIdOfJobId(job.id);
 
 const STATES = ['active', 'waiting', 'delayed', 'prioritized', 'paused', 'completed', 'failed',
   'waiting-children'];
@@ -116,12 +115,6 @@ class Session_ {
     await Promise.allSettled([this.worker?.close(true), this.session.close()]);
   }
 
-  admit(request, hook) {
-    return this.session.call(
-      'SELECT outcome, reason, record_id, turn_key FROM thm_admit($1, $2, $3, $4, $5, $6, $7)',
-      [request.desk_id, u64(request.thread_root), u64(request.sequence), request.source_id,
-        request.target_id, request.content, request.child_hop], hook).then((rows) => rows[0]);
-  }
 
   async add(payload, jobId) {
     try {
@@ -135,16 +128,19 @@ class Session_ {
     checkLimits(request, CAPABILITIES);
     if (SAFE) {
       return this.session.step(hook, async (at) => {
-        const row = await this.admit(request, hook);
+        const row = await thmAdmit(this.session, request, hook);
         if (row.outcome !== 'admitted') return answerOf(row.outcome, row.reason, turnName(request));
-        await this.add(payloadOf(request, row.turn_key, row.record_id), `thm-${row.record_id}`);
+        // Keyed by the turn, not the record: a retry after a rollback (a new record) adds
+        // nothing BullMQ does not already hold.
+        await this.add(payloadOf(request, row.turn_key), jobIdOf(row.turn_key));
         await at('after_child_insert');
         return { status: 'enqueued' };
       });
     }
     const checked = await this.session.step(null, async () => {
-      const row = await this.admit(request, null);
-      return row.outcome === 'admitted' ? { status: 'checked', key: row.turn_key }
+      // The checks alone, read-only: the library's key is the record.
+      const row = await thmCheck(this.session, request);
+      return row.outcome === 'ok' ? { status: 'checked', key: row.turn_key }
         : answerOf(row.outcome, row.reason, turnName(request));
     });
     if (checked.status !== 'checked') return checked;
@@ -261,6 +257,15 @@ class BullMqAdapter extends PostgresAdapter {
     await super.close();
   }
 
+  // A closed session's Worker is closed with it (on PostgreSQL it holds a pool and a LISTEN
+  // client); its PostgreSQL connection is kept for the next session, as the base class does.
+  async op_close_session(message) {
+    const session = this.queueOf(message);
+    await session.worker?.close(true);
+    session.worker = null;
+    return super.op_close_session(message);
+  }
+
   /**
    * The expiry of a job's lock in milliseconds, as the backend keeps it: on Redis the lock
    * key's expiry on Redis's clock; on PostgreSQL the row's `locked_until_ms`. Null without
@@ -367,8 +372,13 @@ class BullMqAdapter extends PostgresAdapter {
   // As documented, the records are the jobs: a job's id is what dedups. On thm-safe, thm's.
   async op_records() {
     if (SAFE) {
-      const rows = await this.store.query('SELECT turn_key, id FROM thm_idempotency ORDER BY id');
-      return { records: rows.map((row) => ({ key: toWire(row.turn_key), child_id: integer(row.id) })) };
+      // Each record names the job its turn key is added as (whatever record id it got).
+      const rows = await this.store.query('SELECT turn_key FROM thm_idempotency ORDER BY id');
+      return {
+        records: rows.map((row) => ({
+          key: toWire(row.turn_key), child_id: integer(childIdOfJobId(jobIdOf(row.turn_key))),
+        })),
+      };
     }
     const jobs = await this.jobs();
     return {

@@ -28,7 +28,9 @@ import { parseArgs } from 'node:util';
 import { makeWorkerUtils } from 'graphile-worker';
 import pg from 'pg';
 
-import { PostgresAdapter, Session } from '../../../protocol/adapters/node/postgres.mjs';
+import {
+  PostgresAdapter, Session, thmAdmit, thmCheck,
+} from '../../../protocol/adapters/node/postgres.mjs';
 import {
   answerOf, checkLimits, integer, serve, toWire, turnName, u64,
 } from '../../../protocol/adapters/node/protocol.mjs';
@@ -78,21 +80,12 @@ class Queue {
     return this.session.close();
   }
 
-  // The host's checks and the decision (thm_admit), with the request's canonical key. On
-  // thm-safe this is the decision: its record stays. As documented, only the checks: rolled
-  // back.
-  admit(request, hook) {
-    return this.session.call(
-      'SELECT outcome, reason, record_id, turn_key FROM thm_admit($1, $2, $3, $4, $5, $6, $7)',
-      [request.desk_id, u64(request.thread_root), u64(request.sequence), request.source_id,
-        request.target_id, request.content, request.child_hop], hook).then((rows) => rows[0]);
-  }
 
   async enqueueOnce(request, hook) {
     checkLimits(request, CAPABILITIES);
     if (SAFE) {
       return this.session.step(hook, async (at) => {
-        const row = await this.admit(request, hook);
+        const row = await thmAdmit(this.session, request, hook);
         if (row.outcome !== 'admitted') return answerOf(row.outcome, row.reason, turnName(request));
         await this.session.client.query(`SELECT id FROM ${SCHEMA}.add_job($1, $2::json)`,
           [TASK, payloadOf(request, row.turn_key, row.record_id)]);
@@ -101,8 +94,9 @@ class Queue {
       });
     }
     const checked = await this.session.step(null, async () => {
-      const row = await this.admit(request, null);
-      return row.outcome === 'admitted' ? { status: 'checked', key: row.turn_key }
+      // The checks alone, read-only: the library's key is the record.
+      const row = await thmCheck(this.session, request);
+      return row.outcome === 'ok' ? { status: 'checked', key: row.turn_key }
         : answerOf(row.outcome, row.reason, turnName(request));
     });
     if (checked.status !== 'checked') return checked;

@@ -28,7 +28,9 @@ import { parseArgs } from 'node:util';
 
 import PgBoss from 'pg-boss';
 
-import { PostgresAdapter, Session, fromStore } from '../../../protocol/adapters/node/postgres.mjs';
+import {
+  PostgresAdapter, Session, fromStore, thmAdmit, thmCheck,
+} from '../../../protocol/adapters/node/postgres.mjs';
 import {
   LeaseError, QueueError, answerOf, checkLimits, integer, serve, toWire, turnName, u64,
   validDuration,
@@ -94,22 +96,14 @@ class Queue {
     return this.session.close();
   }
 
-  // The host's checks and the decision, with the request's canonical key. On thm-safe this
-  // is the decision: its record stays. As documented, it is only the checks: rolled back.
-  admit(request, hook) {
-    return this.session.call(
-      'SELECT outcome, reason, record_id, turn_key FROM thm_admit($1, $2, $3, $4, $5, $6, $7)',
-      [request.desk_id, u64(request.thread_root), u64(request.sequence), request.source_id,
-        request.target_id, request.content, request.child_hop], hook).then((rows) => rows[0]);
-  }
 
   async enqueueOnce(request, hook) {
     checkLimits(request, CAPABILITIES);
     if (SAFE) return this.enqueueSafely(request, hook);
     const checked = await this.session.step(null, async () => {
-      const row = await this.admit(request, null);
-      // The record was only a check: ROLLBACK (what `step` does to any outcome but enqueued).
-      return row.outcome === 'admitted' ? { status: 'checked', key: row.turn_key } : answerOf(
+      // The checks alone, read-only: the library's key is the record.
+      const row = await thmCheck(this.session, request);
+      return row.outcome === 'ok' ? { status: 'checked', key: row.turn_key } : answerOf(
         row.outcome, row.reason, turnName(request));
     });
     if (checked.status !== 'checked') return checked;
@@ -126,7 +120,7 @@ class Queue {
 
   async enqueueSafely(request, hook) {
     return this.session.step(hook, async (at) => {
-      const row = await this.admit(request, hook);
+      const row = await thmAdmit(this.session, request, hook);
       if (row.outcome !== 'admitted') return answerOf(row.outcome, row.reason, turnName(request));
       const db = { executeSql: (text, values) => this.session.client.query(text, values) };
       const id = await this.boss.send(QUEUE, payloadOf(request, row.turn_key, row.record_id), { db });
@@ -168,21 +162,23 @@ class Queue {
     });
   }
 
-  // pg-boss has no renewal: a live job's expiry is answered unchanged.
+  // pg-boss has no renewal: a live job's lease cannot be extended, which is `unavailable`
+  // (a stale token where there is no live job).
   async renew(token, duration) {
     if (!validDuration(duration)) throw new LeaseError('invalid_duration');
-    return this.leaseCall(async () => {
-      const row = await this.job(token);
-      if (row?.state !== 'active') throw new LeaseError('stale_token');
-      return integer(row.expires_at);
-    });
+    const row = await this.leaseCall(() => this.job(token));
+    if (row?.state !== 'active') throw new LeaseError('stale_token');
+    log('renew: pg-boss cannot extend a job\'s lease');
+    throw new LeaseError('unavailable');
   }
 
   async settle(how, token) {
     return this.leaseCall(async () => {
       const answer = await this.boss[how](QUEUE, token);
       if (answer.affected === 0) throw new LeaseError('stale_token');
-      return (await this.job(token)).state;
+      const job = await this.job(token);
+      if (!job) throw new Error(`pg-boss ${how}d job ${token}, and then it was gone`);
+      return job.state;
     });
   }
 

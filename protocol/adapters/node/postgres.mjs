@@ -27,12 +27,18 @@ export const LOCK_TIMEOUT = '20s';
 const HOOK_LOCK_BASE = 7411270;
 const INNER_POINTS = { after_validate_reads: 1, after_idempotency_statement: 2, after_child_insert: 3 };
 
+// A PostgreSQL server's error, from any copy of `pg` (a library's own pg.DatabaseError is
+// another class than this module's): it has a SQLSTATE (five digits or capitals) and a severity.
+const sqlstate = (error) =>
+  (typeof error?.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code) && error.severity
+    ? error.code : '');
+
 /**
  * Whether `error` came from the store: a server's error (it has a SQLSTATE), or a lost or
  * refused connection. Anything else is the adapter's own bug and is answered as a failure.
  */
 export function fromStore(error, client) {
-  return error instanceof pg.DatabaseError || client?.broken === true ||
+  return sqlstate(error) !== '' || client?.broken === true ||
     /^E[A-Z]+$/.test(error?.code ?? '') ||
     /Connection terminated|not queryable/.test(error?.message ?? '');
 }
@@ -43,7 +49,7 @@ export function fromStore(error, client) {
  * lock_timeout, too many connections); `internal` otherwise.
  */
 export function storeError(error, what) {
-  const code = error instanceof pg.DatabaseError ? error.code : '';
+  const code = sqlstate(error);
   const transient = !code || code.startsWith('08') || code.startsWith('57P') ||
     code.startsWith('53') || ['40001', '40P01', '55P03'].includes(code);
   return new QueueError(transient ? 'unavailable' : 'internal',
@@ -138,9 +144,9 @@ export class Session {
    */
   async step(hook, decide) {
     if (this.client.broken) throw new QueueError('unavailable', 'the session lost its connection');
-    await this.armSeam(hook !== null);
     let open = false;
     try {
+      await this.armSeam(hook !== null);
       await this.client.query('BEGIN');
       open = true;
       await passes(hook, 'after_begin');
@@ -219,6 +225,34 @@ export class Session {
       this.seamOn = on;
     }
   }
+}
+
+// The request's parameters for thm_check, thm_admit and thm_enqueue_once, in their order.
+const requestParameters = (request) => [request.desk_id, u64(request.thread_root),
+  u64(request.sequence), request.source_id, request.target_id, request.content, request.child_hop];
+
+/**
+ * thm_check on `session`'s connection (inside its open transaction): the stored reply and
+ * the live policy, locked until the transaction ends, without a decision. Resolves to
+ * {outcome: 'ok' | 'refused' | 'trigger_missing' | 'trigger_mismatch', reason, turn_key}.
+ */
+export async function thmCheck(session, request) {
+  const [row] = await session.call(
+    'SELECT outcome, reason, turn_key FROM thm_check($1, $2, $3, $4, $5, $6, $7)',
+    requestParameters(request), null);
+  return row;
+}
+
+/**
+ * thm_admit on `session`'s connection (inside its open transaction), its inner hook points
+ * answered through `hook` (null: none). Resolves to {outcome: 'admitted' | 'already' | ...,
+ * reason, record_id, turn_key}.
+ */
+export async function thmAdmit(session, request, hook) {
+  const [row] = await session.call(
+    'SELECT outcome, reason, record_id, turn_key FROM thm_admit($1, $2, $3, $4, $5, $6, $7)',
+    requestParameters(request), hook);
+  return row;
 }
 
 /**
@@ -401,5 +435,6 @@ export function restartServer(command) {
   if (!command) return;
   const env = Object.fromEntries(Object.entries(process.env)
     .filter(([name]) => name !== 'LD_PRELOAD' && !name.startsWith('FAKETIME')));
-  execSync(command, { env, stdio: ['ignore', process.stderr, process.stderr] });
+  // Bounded below the suite's --exec-timeout, so a stuck restart is this request's failure.
+  execSync(command, { env, stdio: ['ignore', process.stderr, process.stderr], timeout: 25000 });
 }

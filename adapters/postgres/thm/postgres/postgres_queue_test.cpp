@@ -273,7 +273,7 @@ TEST_F(PostgresQueueTest, AHostInAnotherLanguageCallsTheFunctionsAndSeesTheSameR
 }
 
 TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionOneAddsTheFunctions) {
-  ASSERT_EQ(sql("DROP FUNCTION thm_enqueue_once; DROP FUNCTION thm_admit;"
+  ASSERT_EQ(sql("DROP FUNCTION thm_enqueue_once; DROP FUNCTION thm_admit; DROP FUNCTION thm_check;"
                 " UPDATE thm_schema SET version = 1"),
             "");
   auto queue = open_queue();
@@ -287,12 +287,14 @@ TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionOneAddsTheFunctions) {
   ASSERT_EQ(sql("UPDATE thm_schema SET version = 3"), "");
 }
 
-TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionTwoAddsThmAdmit) {
-  ASSERT_EQ(sql("DROP FUNCTION thm_admit; UPDATE thm_schema SET version = 2"), "");
+TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionTwoAddsThmCheckAndThmAdmit) {
+  ASSERT_EQ(sql("DROP FUNCTION thm_admit; DROP FUNCTION thm_check;"
+                " UPDATE thm_schema SET version = 2"),
+            "");
   auto queue = open_queue();
   ASSERT_NE(queue, nullptr);
   EXPECT_EQ(sql("SELECT version FROM thm_schema"), "3");
-  EXPECT_EQ(sql("SELECT count(*) FROM pg_proc WHERE proname = 'thm_admit'"), "1");
+  EXPECT_EQ(sql("SELECT count(*) FROM pg_proc WHERE proname IN ('thm_admit', 'thm_check')"), "2");
   EXPECT_EQ(queue->enqueue_once(ready()), Answer(Enqueued{}));
 }
 
@@ -309,6 +311,12 @@ TEST_F(PostgresQueueTest, ThmAdmitDecidesWithoutAChildAndItsRecordOutlivesTheHos
       " || ' ' || (turn_key = thm_turn_key('eng', NULL, 7))::text FROM thm_admit('eng', NULL, 7,"
       " 'alice', 'bob', '@bob hi', ";
   EXPECT_EQ(sql(admit + "2)"), "trigger_mismatch child_hop false true");
+  // thm_check: the same checks, and never a record.
+  EXPECT_EQ(sql("SELECT outcome || ' ' || (turn_key = thm_turn_key('eng', NULL, 7))::text FROM"
+                " thm_check('eng', NULL, 7, 'alice', 'bob', '@bob hi', 1)"),
+            "ok true");
+  EXPECT_EQ(sql("SELECT reason FROM thm_check('eng', NULL, 7, 'alice', 'bob', '@bob hi', 2)"),
+            "child_hop");
   EXPECT_EQ(sql("SELECT count(*) FROM thm_idempotency"), "0");
   EXPECT_EQ(sql("BEGIN; INSERT INTO host_job SELECT record_id, 'job' FROM thm_admit('eng', NULL,"
                 " 7, 'alice', 'bob', '@bob hi', 1) WHERE outcome = 'admitted'; COMMIT;"
