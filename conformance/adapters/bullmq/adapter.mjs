@@ -35,28 +35,19 @@
 // socket; THM_REDIS_RESTART or THM_POSTGRES_RESTART, a shell command that restarts the
 // backend's server, makes `restart_store` real.
 import { createHash, randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 
 import { Job, Queue, UnrecoverableError, Worker, createPostgresBackend } from 'bullmq';
 import IORedis from 'ioredis';
 
 import {
-  PostgresAdapter, Session, restartServer, thmAdmit, thmCheck,
+  PostgresAdapter, Session, SessionQueue, admitAndInsert, checkThenCall, restartServer,
 } from '../../../protocol/adapters/node/postgres.mjs';
 import {
-  LeaseError, QueueError, answerOf, checkLimits, integer, serve, toWire, turnName, u64,
-  validDuration,
+  LeaseError, QueueError, checkLimits, integer, serve, toWire, validDuration,
 } from '../../../protocol/adapters/node/protocol.mjs';
-import { keyOf, payloadOf, requestOf } from '../payload.mjs';
+import { commandLine, keyOf, payloadOf, requestOf } from '../library.mjs';
 
-const { values: options } = parseArgs({
-  options: { recipe: { type: 'string' }, backend: { type: 'string' } },
-});
-const { recipe: RECIPE, backend: BACKEND } = options;
-if (!['as-documented', 'thm-safe'].includes(RECIPE) || !['redis', 'postgres'].includes(BACKEND)) {
-  console.error('usage: adapter.mjs --backend redis|postgres --recipe as-documented|thm-safe');
-  process.exit(2);
-}
+const { recipe: RECIPE, backend: BACKEND } = commandLine({ backend: ['redis', 'postgres'] });
 const SAFE = RECIPE === 'thm-safe';
 const ON_REDIS = BACKEND === 'redis';
 const NAME = `bullmq-${BACKEND}-${RECIPE}`;
@@ -100,21 +91,16 @@ const childIdOf = (job) => childIdOfJobId(job.id);
 const STATES = ['active', 'waiting', 'delayed', 'prioritized', 'paused', 'completed', 'failed',
   'waiting-children'];
 
-class Session_ {
+class Session_ extends SessionQueue {
   constructor(session, adapter) {
-    this.session = session;
+    super(session);
     this.adapter = adapter;
     this.worker = null; // this session's Worker without a processor, made by its first claim
-  }
-
-  get broken() {
-    return this.session.broken;
   }
 
   async close() {
     await Promise.allSettled([this.worker?.close(true), this.session.close()]);
   }
-
 
   async add(payload, jobId) {
     try {
@@ -127,25 +113,15 @@ class Session_ {
   async enqueueOnce(request, hook) {
     checkLimits(request, CAPABILITIES);
     if (SAFE) {
-      return this.session.step(hook, async (at) => {
-        const row = await thmAdmit(this.session, request, hook);
-        if (row.outcome !== 'admitted') return answerOf(row.outcome, row.reason, turnName(request));
-        // Keyed by the turn, not the record: a retry after a rollback (a new record) adds
-        // nothing BullMQ does not already hold.
-        await this.add(payloadOf(request, row.turn_key), jobIdOf(row.turn_key));
-        await at('after_child_insert');
-        return { status: 'enqueued' };
-      });
+      // Keyed by the turn, not the record: a retry after a rollback (a new record) adds
+      // nothing BullMQ does not already hold.
+      return admitAndInsert(this.session, request, hook, (admitted) =>
+        this.add(payloadOf(request, admitted.turn_key), jobIdOf(admitted.turn_key)));
     }
-    const checked = await this.session.step(null, async () => {
-      // The checks alone, read-only: the library's key is the record.
-      const row = await thmCheck(this.session, request);
-      return row.outcome === 'ok' ? { status: 'checked', key: row.turn_key }
-        : answerOf(row.outcome, row.reason, turnName(request));
+    return checkThenCall(this.session, request, async (key) => {
+      await this.add(payloadOf(request, key), jobIdOf(key));
+      return { status: 'enqueued' }; // add cannot tell a duplicate from a new job
     });
-    if (checked.status !== 'checked') return checked;
-    await this.add(payloadOf(request, checked.key), jobIdOf(checked.key));
-    return { status: 'enqueued' }; // add cannot tell a duplicate from a new job
   }
 
   // ---- leases: BullMQ's manual fetching ----

@@ -23,25 +23,16 @@
 //
 // Environment: PG* for the database; THM_POSTGRES_RESTART, a shell command that restarts the
 // server, makes `restart_store` real; THM_QUEUE_SQL as for protocol/adapters/node.
-import { parseArgs } from 'node:util';
-
 import { makeWorkerUtils } from 'graphile-worker';
 import pg from 'pg';
 
 import {
-  PostgresAdapter, Session, thmAdmit, thmCheck,
+  PostgresAdapter, Session, SessionQueue, admitAndInsert, checkThenCall,
 } from '../../../protocol/adapters/node/postgres.mjs';
-import {
-  answerOf, checkLimits, integer, serve, toWire, turnName, u64,
-} from '../../../protocol/adapters/node/protocol.mjs';
-import { keyOf, payloadOf, requestOf } from '../payload.mjs';
+import { checkLimits, integer, serve, toWire, u64 } from '../../../protocol/adapters/node/protocol.mjs';
+import { commandLine, keyOf, payloadOf, requestOf } from '../library.mjs';
 
-const { values: options } = parseArgs({ options: { recipe: { type: 'string' } } });
-const RECIPE = options.recipe;
-if (RECIPE !== 'as-documented' && RECIPE !== 'thm-safe') {
-  console.error('usage: adapter.mjs --recipe as-documented|thm-safe');
-  process.exit(2);
-}
+const { recipe: RECIPE } = commandLine();
 const SAFE = RECIPE === 'thm-safe';
 const NAME = `graphile-worker-${RECIPE}`;
 const TASK = 'thm_child_turn';
@@ -67,47 +58,23 @@ const JOBS = `SELECT ${CHILD_ID} AS child_id, j.id, j.key, j.payload, j.attempts
     j.locked_at FROM ${SCHEMA}._private_jobs j JOIN ${SCHEMA}._private_tasks t ON t.id = j.task_id
   WHERE t.identifier = '${TASK}'`;
 
-class Queue {
-  constructor(session) {
-    this.session = session;
-  }
-
-  get broken() {
-    return this.session.broken;
-  }
-
-  close() {
-    return this.session.close();
-  }
-
-
+class Queue extends SessionQueue {
   async enqueueOnce(request, hook) {
     checkLimits(request, CAPABILITIES);
+    const client = this.session.client;
     if (SAFE) {
-      return this.session.step(hook, async (at) => {
-        const row = await thmAdmit(this.session, request, hook);
-        if (row.outcome !== 'admitted') return answerOf(row.outcome, row.reason, turnName(request));
-        await this.session.client.query(`SELECT id FROM ${SCHEMA}.add_job($1, $2::json)`,
-          [TASK, payloadOf(request, row.turn_key, row.record_id)]);
-        await at('after_child_insert');
-        return { status: 'enqueued' };
-      });
+      return admitAndInsert(this.session, request, hook, (admitted) =>
+        client.query(`SELECT id FROM ${SCHEMA}.add_job($1, $2::json)`,
+          [TASK, payloadOf(request, admitted.turn_key, admitted.record_id)]));
     }
-    const checked = await this.session.step(null, async () => {
-      // The checks alone, read-only: the library's key is the record.
-      const row = await thmCheck(this.session, request);
-      return row.outcome === 'ok' ? { status: 'checked', key: row.turn_key }
-        : answerOf(row.outcome, row.reason, turnName(request));
-    });
-    if (checked.status !== 'checked') return checked;
     // Then the job, in a transaction of its own, as a host that checks and then adds it.
-    return this.session.step(null, async () => {
-      const { rows: [job] } = await this.session.client.query(
+    return checkThenCall(this.session, request, (key) => this.session.step(null, async () => {
+      const { rows: [job] } = await client.query(
         `SELECT revision FROM ${SCHEMA}.add_job($1, $2::json,` +
           " job_key => encode(sha256($3), 'hex'), job_key_mode => 'unsafe_dedupe')",
-        [TASK, payloadOf(request, checked.key), checked.key]);
+        [TASK, payloadOf(request, key), key]);
       return { status: job.revision === 0 ? 'enqueued' : 'already' };
-    });
+    }));
   }
 }
 

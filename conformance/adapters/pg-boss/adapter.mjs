@@ -24,25 +24,17 @@
 //
 // Environment: PG* for the database; THM_POSTGRES_RESTART, a shell command that restarts the
 // server, makes `restart_store` real; THM_QUEUE_SQL as for protocol/adapters/node.
-import { parseArgs } from 'node:util';
-
 import PgBoss from 'pg-boss';
 
 import {
-  PostgresAdapter, Session, fromStore, thmAdmit, thmCheck,
+  PostgresAdapter, Session, SessionQueue, admitAndInsert, checkThenCall, fromStore,
 } from '../../../protocol/adapters/node/postgres.mjs';
 import {
-  LeaseError, QueueError, answerOf, checkLimits, integer, serve, toWire, turnName, u64,
-  validDuration,
+  LeaseError, QueueError, checkLimits, integer, serve, toWire, u64, validDuration,
 } from '../../../protocol/adapters/node/protocol.mjs';
-import { keyOf, payloadOf, requestOf } from '../payload.mjs';
+import { commandLine, keyOf, payloadOf, requestOf } from '../library.mjs';
 
-const { values: options } = parseArgs({ options: { recipe: { type: 'string' } } });
-const RECIPE = options.recipe;
-if (RECIPE !== 'as-documented' && RECIPE !== 'thm-safe') {
-  console.error('usage: adapter.mjs --recipe as-documented|thm-safe');
-  process.exit(2);
-}
+const { recipe: RECIPE } = commandLine();
 const SAFE = RECIPE === 'thm-safe';
 
 const SCHEMA = 'pgboss';
@@ -82,51 +74,33 @@ const JOBS = `SELECT ${CHILD_NUMBER} AS child_id, id, data, state::text AS state
 
 // ---- one session --------------------------------------------------------------------------
 
-class Queue {
+class Queue extends SessionQueue {
   constructor(session, boss) {
-    this.session = session;
+    super(session);
     this.boss = boss;
   }
 
-  get broken() {
-    return this.session.broken;
-  }
-
-  close() {
-    return this.session.close();
-  }
-
-
   async enqueueOnce(request, hook) {
     checkLimits(request, CAPABILITIES);
-    if (SAFE) return this.enqueueSafely(request, hook);
-    const checked = await this.session.step(null, async () => {
-      // The checks alone, read-only: the library's key is the record.
-      const row = await thmCheck(this.session, request);
-      return row.outcome === 'ok' ? { status: 'checked', key: row.turn_key } : answerOf(
-        row.outcome, row.reason, turnName(request));
-    });
-    if (checked.status !== 'checked') return checked;
-    let id;
-    try {
-      id = await this.boss.send(QUEUE, payloadOf(request, checked.key),
-        { singletonKey: checked.key.toString('hex') });
-    } catch (error) {
-      if (!fromStore(error, null)) throw error;
-      throw new QueueError('unavailable', `pg-boss send failed: ${error.message}`);
-    }
-    return { status: id === null ? 'already' : 'enqueued' };
-  }
-
-  async enqueueSafely(request, hook) {
-    return this.session.step(hook, async (at) => {
-      const row = await thmAdmit(this.session, request, hook);
-      if (row.outcome !== 'admitted') return answerOf(row.outcome, row.reason, turnName(request));
+    if (SAFE) {
+      // pg-boss's insert on the step's connection, through send's `db` option.
       const db = { executeSql: (text, values) => this.session.client.query(text, values) };
-      const id = await this.boss.send(QUEUE, payloadOf(request, row.turn_key, row.record_id), { db });
-      if (id === null) throw new QueueError('internal', `pg-boss inserted no job for ${QUEUE}`);
-      await at('after_child_insert');
-      return { status: 'enqueued' };
+      return admitAndInsert(this.session, request, hook, async (admitted) => {
+        const payload = payloadOf(request, admitted.turn_key, admitted.record_id);
+        if ((await this.boss.send(QUEUE, payload, { db })) === null) {
+          throw new QueueError('internal', `pg-boss inserted no job for ${QUEUE}`);
+        }
+      });
+    }
+    return checkThenCall(this.session, request, async (key) => {
+      let id;
+      try {
+        id = await this.boss.send(QUEUE, payloadOf(request, key), { singletonKey: key.toString('hex') });
+      } catch (error) {
+        if (!fromStore(error, null)) throw error;
+        throw new QueueError('unavailable', `pg-boss send failed: ${error.message}`);
+      }
+      return { status: id === null ? 'already' : 'enqueued' };
     });
   }
 

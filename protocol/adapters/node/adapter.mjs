@@ -17,7 +17,7 @@
 // Environment: THM_QUEUE_SQL names the migration (default: the one in this source tree);
 // THM_POSTGRES_RESTART, a shell command that restarts the server, makes `restart_store` real.
 // Logs go to stderr; stdout carries protocol messages only.
-import { PostgresAdapter, Session, fromStore } from './postgres.mjs';
+import { PostgresAdapter, Session, SessionQueue, fromStore } from './postgres.mjs';
 import {
   LeaseError, answerOf, checkLimits, integer, requestToWire, serve, toWire, turnName, u64,
   validDuration,
@@ -46,19 +46,7 @@ const rowToWire = (row) => requestToWire({ ...row, sequence: row.trigger_sequenc
 
 // ---- the host queue: one session, every step one function of thm_queue.sql ----------------
 
-class Queue {
-  constructor(session) {
-    this.session = session;
-  }
-
-  get broken() {
-    return this.session.broken;
-  }
-
-  close() {
-    return this.session.close();
-  }
-
+class Queue extends SessionQueue {
   // SPEC §4's step: BEGIN, thm_enqueue_once, COMMIT when it enqueued. `hook(point)` resolves
   // false to fail there; null runs without hooks.
   async enqueueOnce(request, hook) {

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 import pg from 'pg';
 
-import { Adapter, QueueError, fromWire, integer, requestFromWire, u64 } from './protocol.mjs';
+import {
+  Adapter, QueueError, answerOf, fromWire, integer, requestFromWire, turnName, u64,
+} from './protocol.mjs';
 
 /** thm_queue.sql's version, which migrate applies when the database holds an older one. */
 export const SCHEMA_VERSION = 3;
@@ -253,6 +255,52 @@ export async function thmAdmit(session, request, hook) {
     'SELECT outcome, reason, record_id, turn_key FROM thm_admit($1, $2, $3, $4, $5, $6, $7)',
     requestParameters(request), hook);
   return row;
+}
+
+/**
+ * SPEC §4's step for a host whose child is another library's job (a thm-safe recipe): in
+ * one transaction on `session`, thm_admit, then on `admitted` `insert(admitted)` (the
+ * library's insert on this connection, given {record_id, turn_key}), then
+ * `after_child_insert`; committed when it enqueued. Any other outcome is the answer.
+ */
+export function admitAndInsert(session, request, hook, insert) {
+  return session.step(hook, async (at) => {
+    const row = await thmAdmit(session, request, hook);
+    if (row.outcome !== 'admitted') return answerOf(row.outcome, row.reason, turnName(request));
+    await insert(row);
+    await at('after_child_insert');
+    return { status: 'enqueued' };
+  });
+}
+
+/**
+ * A host that checks and then calls its library (a recipe as documented): thm_check in a
+ * transaction of its own, then, when the checks pass, `call(turnKey)`, whose answer is the
+ * outcome. A refusal or mismatch is the answer, and `call` is not made.
+ */
+export async function checkThenCall(session, request, call) {
+  const checked = await session.step(null, async () => {
+    const row = await thmCheck(session, request);
+    return row.outcome === 'ok' ? { status: 'checked', key: row.turn_key }
+      : answerOf(row.outcome, row.reason, turnName(request));
+  });
+  return checked.status === 'checked' ? call(checked.key) : checked;
+}
+
+/** A session's queue over one `Session`: what the adapters' queues share. */
+export class SessionQueue {
+  constructor(session) {
+    this.session = session;
+  }
+
+  /** Whether the session's connections broke: the queue is then not reused. */
+  get broken() {
+    return this.session.broken;
+  }
+
+  close() {
+    return this.session.close();
+  }
 }
 
 /**

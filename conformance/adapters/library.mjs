@@ -1,7 +1,27 @@
-// A child turn as a job's JSON payload, for the adapters over job-queue libraries: the
-// request with its bytes as base64 (JSON text in PostgreSQL holds no NUL, and ids and
-// content may be any bytes), u64s as decimal text, and thm-safe's record id.
+// What the adapters over job-queue libraries share: the command line (--recipe, and what
+// else an adapter takes), and a child turn as a job's JSON payload (the request with its
+// bytes as base64: JSON text in PostgreSQL holds no NUL, and ids and content may be any
+// bytes; u64s as decimal text; thm-safe's record id).
+import { parseArgs } from 'node:util';
+
 import { requestToWire, u64 } from '../../protocol/adapters/node/protocol.mjs';
+
+/**
+ * The command line: `--recipe as-documented|thm-safe`, and each of `choices` (option name →
+ * allowed values). Exits 2 with a usage line when one is missing or not allowed.
+ */
+export function commandLine(choices = {}) {
+  const all = { recipe: ['as-documented', 'thm-safe'], ...choices };
+  const { values } = parseArgs({
+    options: Object.fromEntries(Object.keys(all).map((name) => [name, { type: 'string' }])),
+  });
+  if (Object.entries(all).some(([name, allowed]) => !allowed.includes(values[name]))) {
+    const usage = Object.entries(all).map(([name, allowed]) => `--${name} ${allowed.join('|')}`);
+    console.error(`usage: adapter.mjs ${usage.join(' ')}`);
+    process.exit(2);
+  }
+  return values;
+}
 
 /**
  * The payload of the child for `request` (requestFromWire's fields) under the canonical
