@@ -119,9 +119,6 @@ def table(expected_paths):
     for path in sorted(expected_paths, key=lambda path: Path(path).parent.name):
         runs.extend(runs_of(load(path), path))
     checks = sorted({check for r in runs for check in r["expected"]})
-    titles = {}
-    for r in runs:
-        titles.update(r.get("titles", {}))
     lines = ["| check | " + " | ".join(r["label"] for r in runs) + " |",
              "| --- | " + " | ".join("---" for _ in runs) + " |"]
     for check in checks:

@@ -91,7 +91,8 @@ const childIdOf = (job) => childIdOfJobId(job.id);
 const STATES = ['active', 'waiting', 'delayed', 'prioritized', 'paused', 'completed', 'failed',
   'waiting-children'];
 
-class Session_ extends SessionQueue {
+// A session: its PostgreSQL connection, and the Worker its claims go through.
+class WorkerSession extends SessionQueue {
   constructor(session, adapter) {
     super(session);
     this.adapter = adapter;
@@ -199,21 +200,15 @@ class BullMqAdapter extends PostgresAdapter {
     this.held = new Map(); // lease token → the id of the job its claim took
   }
 
-  started() {
-    this.booting ??= (async () => {
-      await this.store.db();
-      if (ON_REDIS) {
-        this.redis = new IORedis(CONNECTION);
-        this.redis.on('error', (error) => this.log('redis:', error.message));
-      }
-      this.queue = new Queue(QUEUE, { connection: CONNECTION }, BACKEND_FACTORY);
-      this.queue.on('error', (error) => this.log('queue:', error.message));
-      await this.queue.waitUntilReady();
-    })().catch((error) => {
-      this.booting = null;
-      throw error;
-    });
-    return this.booting;
+  // The BullMQ queue, and on Redis a client of its own for TIME and the locks' expiries.
+  async boot() {
+    if (ON_REDIS) {
+      this.redis = new IORedis(CONNECTION);
+      this.redis.on('error', (error) => this.log('redis:', error.message));
+    }
+    this.queue = new Queue(QUEUE, { connection: CONNECTION }, BACKEND_FACTORY);
+    this.queue.on('error', (error) => this.log('queue:', error.message));
+    await this.queue.waitUntilReady();
   }
 
   newWorker() {
@@ -225,7 +220,7 @@ class BullMqAdapter extends PostgresAdapter {
 
   async openQueue() {
     await this.started();
-    return new Session_(await Session.open(undefined, (...parts) => this.log(...parts)), this);
+    return new WorkerSession(await Session.open(undefined, (...parts) => this.log(...parts)), this);
   }
 
   async close() {
@@ -271,13 +266,10 @@ class BullMqAdapter extends PostgresAdapter {
   // On PostgreSQL, BullMQ's primary key on (queue, id) is the record; on thm-safe, thm's.
   async op_unique_key_index() {
     await this.started();
-    if (SAFE) return { index: await this.store.uniqueKeyIndex('thm_idempotency') };
-    const rows = await this.store.query(
-      'SELECT array(SELECT a.attname::text FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)' +
-        ' JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ORDER BY k.ord)' +
-        " AS columns, i.indpred IS NOT NULL AS partial FROM pg_index i WHERE i.indrelid = 'bullmq.job'::regclass" +
-        ' AND i.indisprimary');
-    return { index: rows.length ? { columns: rows[0].columns, partial: rows[0].partial } : null };
+    return {
+      index: await (SAFE ? this.store.uniqueKeyIndex('thm_idempotency')
+        : this.store.uniqueKeyIndex('bullmq.job', { primary: true })),
+    };
   }
 
   async reset() {

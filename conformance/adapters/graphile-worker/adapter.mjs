@@ -85,18 +85,11 @@ class GraphileWorkerAdapter extends PostgresAdapter {
 
   // graphile-worker's schema, created or upgraded by its own migrate(), on a pool of the
   // PG* database.
-  started() {
-    this.booting ??= (async () => {
-      await this.store.db();
-      const utils = await makeWorkerUtils({ pgPool: new pg.Pool({ max: 4 }), schema: SCHEMA });
-      await utils.migrate();
-      this.utils = utils;
-      return utils;
-    })().catch((error) => {
-      this.booting = null;
-      throw error;
-    });
-    return this.booting;
+  async boot() {
+    const utils = await makeWorkerUtils({ pgPool: new pg.Pool({ max: 4 }), schema: SCHEMA });
+    await utils.migrate();
+    this.utils = utils;
+    return utils;
   }
 
   async openQueue() {

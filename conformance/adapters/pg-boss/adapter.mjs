@@ -178,28 +178,21 @@ class PgBossAdapter extends PostgresAdapter {
   // archived a second after they finish and dropped from the archive a second after that,
   // so that `run_maintenance` sees the end of their life without waiting for the defaults
   // (12 hours, 7 days).
-  async started() {
-    this.booting ??= (async () => {
-      await this.store.db();
-      const boss = new PgBoss({
-        host: process.env.PGHOST, port: Number(process.env.PGPORT) || undefined,
-        user: process.env.PGUSER, database: process.env.PGDATABASE, schema: SCHEMA,
-        supervise: false, schedule: false, max: 16,
-        archiveCompletedAfterSeconds: 1, deleteAfterSeconds: 1,
-      });
-      boss.on('error', (error) => log('pg-boss:', error.message));
-      await boss.start();
-      const queue = { policy: SAFE ? 'standard' : 'stately', retryLimit: RETRY_LIMIT, retryDelay: 0,
-        expireInSeconds: EXPIRE_IN_SECONDS };
-      await boss.createQueue(QUEUE, queue);
-      await boss.updateQueue(QUEUE, queue); // a queue an earlier run made keeps its options else
-      this.boss = boss;
-      return boss;
-    })().catch((error) => {
-      this.booting = null;
-      throw error;
+  async boot() {
+    const boss = new PgBoss({
+      host: process.env.PGHOST, port: Number(process.env.PGPORT) || undefined,
+      user: process.env.PGUSER, database: process.env.PGDATABASE, schema: SCHEMA,
+      supervise: false, schedule: false, max: 16,
+      archiveCompletedAfterSeconds: 1, deleteAfterSeconds: 1,
     });
-    return this.booting;
+    boss.on('error', (error) => log('pg-boss:', error.message));
+    await boss.start();
+    const queue = { policy: SAFE ? 'standard' : 'stately', retryLimit: RETRY_LIMIT, retryDelay: 0,
+      expireInSeconds: EXPIRE_IN_SECONDS };
+    await boss.createQueue(QUEUE, queue);
+    await boss.updateQueue(QUEUE, queue); // a queue an earlier run made keeps its options else
+    this.boss = boss;
+    return boss;
   }
 
   async openQueue() {

@@ -17,7 +17,9 @@
 // Environment: THM_QUEUE_SQL names the migration (default: the one in this source tree);
 // THM_POSTGRES_RESTART, a shell command that restarts the server, makes `restart_store` real.
 // Logs go to stderr; stdout carries protocol messages only.
-import { PostgresAdapter, Session, SessionQueue, fromStore } from './postgres.mjs';
+import {
+  PostgresAdapter, Session, SessionQueue, fromStore, requestParameters,
+} from './postgres.mjs';
 import {
   LeaseError, answerOf, checkLimits, integer, requestToWire, serve, toWire, turnName, u64,
   validDuration,
@@ -54,8 +56,7 @@ class Queue extends SessionQueue {
     return this.session.step(hook, async () => {
       const [{ outcome, reason }] = await this.session.call(
         'SELECT outcome, reason FROM thm_enqueue_once($1, $2, $3, $4, $5, $6, $7)',
-        [request.desk_id, u64(request.thread_root), u64(request.sequence), request.source_id,
-          request.target_id, request.content, request.child_hop], hook);
+        requestParameters(request), hook);
       return outcome === 'enqueued' ? { status: 'enqueued' } : answerOf(outcome, reason, turnName(request));
     });
   }
@@ -120,7 +121,7 @@ class ReferenceAdapter extends PostgresAdapter {
   }
 
   async openQueue() {
-    await this.store.db(); // the migration is in place before any session's step
+    await this.started(); // the migration is in place before any session's step
     return new Queue(await Session.open(CONNECTION, log));
   }
 

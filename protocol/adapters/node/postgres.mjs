@@ -229,8 +229,8 @@ export class Session {
   }
 }
 
-// The request's parameters for thm_check, thm_admit and thm_enqueue_once, in their order.
-const requestParameters = (request) => [request.desk_id, u64(request.thread_root),
+/** The request's parameters for thm_check, thm_admit and thm_enqueue_once, in their order. */
+export const requestParameters = (request) => [request.desk_id, u64(request.thread_root),
   u64(request.sequence), request.source_id, request.target_id, request.content, request.child_hop];
 
 /**
@@ -390,15 +390,18 @@ export class Store {
       : 'DELETE FROM thm_available_agent WHERE agent_id = $1', [fromWire(agent_id)]);
   }
 
-  /** The first unique index of `table` other than its primary key: {columns, partial} or null. */
-  async uniqueKeyIndex(table) {
+  /**
+   * The first unique index of `table` other than its primary key, or with `primary` its
+   * primary key: {columns, partial} or null.
+   */
+  async uniqueKeyIndex(table, { primary = false } = {}) {
     const rows = await this.query(
       'SELECT i.indpred IS NOT NULL AS partial, array(SELECT a.attname::text' +
         ' FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)' +
         ' JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum' +
         ' ORDER BY k.ord) AS columns' +
         ' FROM pg_index i WHERE i.indrelid = $1::regclass' +
-        ' AND i.indisunique AND NOT i.indisprimary ORDER BY i.indexrelid LIMIT 1', [table]);
+        ' AND i.indisunique AND i.indisprimary = $2 ORDER BY i.indexrelid LIMIT 1', [table, primary]);
     return rows.length ? { columns: rows[0].columns, partial: rows[0].partial } : null;
   }
 }
@@ -416,11 +419,31 @@ export class PostgresAdapter extends Adapter {
     super({ name, capabilities });
     this.connection = connection;
     this.store = new Store(connection, (...parts) => this.log(...parts));
+    this.booting = null; // started()'s one attempt, in progress or done
   }
 
   close() {
     return this.store.close();
   }
+
+  /**
+   * The store migrated and the subclass's `boot()` run, once: concurrent callers share one
+   * attempt, and a failed one is tried again by the next caller. Resolves to what `boot()`
+   * resolves to (a library's client, say).
+   */
+  started() {
+    this.booting ??= (async () => {
+      await this.store.db();
+      return this.boot();
+    })().catch((error) => {
+      this.booting = null;
+      throw error;
+    });
+    return this.booting;
+  }
+
+  /** What the adapter starts after the migration (a library, its schema); nothing here. */
+  async boot() {}
 
   async op_enqueue_once(message) {
     const request = requestFromWire(message.request);
