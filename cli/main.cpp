@@ -82,7 +82,10 @@ std::string check_footer() {
          "every case with --impl.\n"
          "Writes to stdout, for each case that fails, `FAIL FILE #INDEX NAME` and then its op,\n"
          "expected and actual JSON (or the problem that kept it from running: an unknown op, a\n"
-         "malformed case), and at the end always the line `N passed, N failed`. Writes to\n"
+         "malformed case), and at the end always the line `N passed, N failed`. With --impl\n"
+         "prepared, the ops that take snapshots prepare a team from them; a case whose\n"
+         "snapshots no team holds (a malformed roster or desk set) runs on views, and the line\n"
+         "then adds `; N of them on snapshots no team holds, run on views`. Writes to\n"
          "stderr why a file could not be run (the other files still run).\n\n" +
          exit_codes("every case passed",
                     "a case failed or could not run (and every file could be read)",
@@ -300,8 +303,8 @@ struct Commands {
 
 // Why `value` is no --impl: empty when it is one.
 std::string impl_error(const std::string& value) {
-  if (value == "core" || value == "model") return "";
-  return "'" + value + "' is neither core nor model: --impl takes core or model";
+  if (value == "core" || value == "prepared" || value == "model") return "";
+  return "'" + value + "' is not an implementation: --impl takes core, prepared or model";
 }
 
 // Why `value` is no --seed: empty when it is one.
@@ -322,9 +325,10 @@ std::string require_error(const std::string& value) {
 void add_impl_option(CLI::App* command, std::string& impl_name) {
   command
       ->add_option("--impl", impl_name,
-                   "Who answers: core (the library) or model (the reference model); default: "
-                   "core")
-      ->type_name("core|model")
+                   "Who answers: core (the library, on snapshot views), prepared (the library, "
+                   "on a thm::Team prepared from the snapshots) or model (the reference model); "
+                   "default: core")
+      ->type_name("core|prepared|model")
       ->check(CLI::Validator(impl_error, ""));
 }
 
@@ -463,8 +467,9 @@ int serve_memory_queue() {
 
 // Runs the command the parsed command line names; its exit code.
 int run_command(const Commands& commands, const Arguments& arguments) {
-  const auto impl = arguments.impl_name == "model" ? thm::cli::Implementation::Model
-                                                   : thm::cli::Implementation::Core;
+  const auto impl = arguments.impl_name == "model"      ? thm::cli::Implementation::Model
+                    : arguments.impl_name == "prepared" ? thm::cli::Implementation::Prepared
+                                                        : thm::cli::Implementation::Core;
   if (commands.check->parsed()) return flushed("check", check(arguments.files, impl));
   if (commands.adapter->parsed()) return flushed("adapter", serve_memory_queue());
   if (commands.conformance->parsed()) {

@@ -62,7 +62,11 @@ bool mentions_agent(const thm::MentionDispatchInput& input, const std::string& i
 
 void check(const DispatchCase& c) {
   const thm::Roster roster(c.roster);
-  const auto core = thm::mention_dispatch(c.policy, c.input, roster);
+  // The prepared path first (adr/0016); a roster no team holds runs on the view.
+  const auto team = thm::Team::prepare(c.roster, {});
+  const auto on_view = thm::mention_dispatch(c.policy, c.input, roster);
+  const auto core = team ? thm::mention_dispatch(c.policy, c.input, *team) : on_view;
+  THM_FUZZ_CHECK(core == on_view);
   const auto model =
       thm::model::mention_dispatch(thm::bridge::to_model(c.policy), thm::bridge::to_model(c.input),
                                    thm::bridge::to_model(c.roster));
@@ -86,7 +90,8 @@ void check(const DispatchCase& c) {
   }
 
   thm::bridge::ScriptedQueue queue(thm::EnqueueOutcome{thm::Enqueued{}});
-  const auto outcome = thm::dispatch_mention(queue, c.policy, c.input, roster);
+  const auto outcome = team ? thm::dispatch_mention(queue, c.policy, c.input, *team)
+                            : thm::dispatch_mention(queue, c.policy, c.input, roster);
   THM_FUZZ_CHECK(queue.calls() == (one != nullptr ? 1 : 0));
   THM_FUZZ_CHECK(outcome.has_value() == core.has_value());
 }

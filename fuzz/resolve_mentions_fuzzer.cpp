@@ -48,9 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (supplied) snap_to_body(*supplied, body);
   const thm::Roster roster(team);
   const thm::DeskSet desk_set(desks);
-  const auto mentions = thm::resolve_mentions(
-      body, supplied ? std::optional<std::span<const thm::Mention>>(*supplied) : std::nullopt,
-      author, roster, desk_set);
+  const auto supplied_view =
+      supplied ? std::optional<std::span<const thm::Mention>>(*supplied) : std::nullopt;
+  // The prepared path first (adr/0016); snapshots no team holds run on the views.
+  const auto prepared = thm::Team::prepare(team, desks);
+  const auto on_views = thm::resolve_mentions(body, supplied_view, author, roster, desk_set);
+  const auto mentions =
+      prepared ? thm::resolve_mentions(body, supplied_view, author, *prepared) : on_views;
+  THM_FUZZ_CHECK(mentions == on_views);
   const auto code = thm::detail::code_ranges(body);
   std::size_t pinging = 0;
   for (std::size_t i = 0; i < mentions.size(); ++i) {

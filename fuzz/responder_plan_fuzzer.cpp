@@ -109,7 +109,11 @@ void check_select(const thm::Select& select, const PlanCase& c, const thm::Roste
 void check(const PlanCase& c) {
   const thm::Roster roster(c.roster);
   const thm::DeskSet desks(c.desks);
-  const auto core = thm::responder_plan(c.request, roster, desks, c.details);
+  // The prepared path first (adr/0016); snapshots no team holds run on the views.
+  const auto team = thm::Team::prepare(c.roster, c.desks);
+  const auto on_views = thm::responder_plan(c.request, roster, desks, c.details);
+  const auto core = team ? thm::responder_plan(c.request, *team, c.details) : on_views;
+  THM_FUZZ_CHECK(core == on_views);
   const auto model =
       thm::model::responder_plan(thm::bridge::to_model(c.request), thm::bridge::to_model(c.roster),
                                  thm::bridge::to_model(c.desks), thm::bridge::to_model(c.details));

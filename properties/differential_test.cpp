@@ -15,6 +15,16 @@ namespace {
 using bridge::to_core;
 using bridge::to_model;
 
+// The team prepared from the snapshots, or nothing when they are malformed (adr/0016). Each
+// property below also runs the team's overload wherever a team holds its snapshots, and
+// asserts the same answer as on the views (which the model agrees with).
+std::optional<Team> prepared(const RosterSnapshot& roster, const DeskSnapshot& desks = {}) {
+  auto team = Team::prepare(roster, desks);
+  RC_TAG(team ? "prepared" : "no team");
+  if (!team) return std::nullopt;
+  return *std::move(team);
+}
+
 // Core and model planned the same, or refused with the same error; tags the outcome.
 void expect_same_plan(const Result<ResponderPlan, ResponderError>& core,
                       const model::Answer<model::Plan>& model) {
@@ -69,6 +79,61 @@ RC_GTEST_PROP(Differential, DeskRulesAgree, ()) {
   }
 }
 
+// Preparing reports exactly the views' first error (roster first), and a prepared team
+// looks up members, names, people and desks as the views do.
+RC_GTEST_PROP(Differential, PreparedTeamsAgreeWithTheViews, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const DeskSnapshot desks = *gen_desks(member_ids(roster));
+  const auto team = Team::prepare(roster, desks);
+  const auto roster_error = Roster(roster).validate();
+  const auto desk_error = DeskSet(desks).validate();
+  if (roster_error) {
+    RC_ASSERT(!team && team.error() == TeamError{*roster_error});
+    return;
+  }
+  if (desk_error) {
+    RC_ASSERT(!team && team.error() == TeamError{*desk_error});
+    return;
+  }
+  RC_ASSERT(team.has_value());
+  const Roster view(roster);
+  const DeskSet desk_view(desks);
+  std::vector<std::string> probes = member_ids(roster);
+  for (const RosterMember& member : roster.members) {
+    if (member.name) probes.push_back(*member.name);
+  }
+  for (const Person& someone : roster.people) probes.push_back(someone.id);
+  for (const Desk* desk : desk_view.desks()) {
+    probes.push_back(desk->id);
+    probes.push_back(desk->name);
+  }
+  for (const std::string& extra : *gen_ids(3)) probes.push_back(extra);
+  for (const std::string& probe : probes) {
+    RC_ASSERT(team->is_active(probe) == view.is_active(probe));
+    const Person* person = team->person(probe);
+    const bool same_person =
+        person == nullptr ? view.person(probe) == nullptr
+                          : view.person(probe) != nullptr && person->id == view.person(probe)->id;
+    RC_ASSERT(same_person);
+    RC_ASSERT((team->desk(probe) == nullptr) == (desk_view.desk(probe) == nullptr));
+    const auto found = team->find_desk(probe);
+    const auto members = desk_view.members(probe);
+    RC_ASSERT((found.desk != nullptr) == members.has_value());
+    if (found.desk != nullptr) {
+      const auto prepared_members = team->effective_members(*found.desk);
+      RC_ASSERT(std::vector<std::string>(prepared_members.begin(), prepared_members.end()) ==
+                *members);
+    } else {
+      RC_ASSERT(found.ambiguous == std::holds_alternative<AmbiguousDesk>(members.error()));
+    }
+  }
+  std::vector<std::string> active;
+  for (const RosterMember* member : team->active_members()) active.push_back(member->id);
+  std::vector<std::string> expected;
+  for (const RosterMember* member : view.active_members()) expected.push_back(member->id);
+  RC_ASSERT(active == expected);
+}
+
 RC_GTEST_PROP(Differential, ResolveMentionsAgrees, ()) {
   const RosterSnapshot roster = *gen_roster();
   const DeskSnapshot desks = *gen_desks(member_ids(roster));
@@ -79,6 +144,8 @@ RC_GTEST_PROP(Differential, ResolveMentionsAgrees, ()) {
                                              to_model(desks));
   RC_TAG(core.empty() ? "no mention" : "mentions");
   RC_ASSERT(core == to_core(model));
+  const auto team = prepared(roster, desks);
+  if (team) RC_ASSERT(resolve_mentions(body, std::nullopt, author, *team) == core);
 
   // Revalidation: supply what was found, shuffled and mutated, plus random mentions.
   std::vector<Mention> supplied = core;
@@ -94,6 +161,10 @@ RC_GTEST_PROP(Differential, ResolveMentionsAgrees, ()) {
   const auto model_again = model::resolve_mentions(body, to_model(supplied), to_model(author),
                                                    to_model(roster), to_model(desks));
   RC_ASSERT(core_again == to_core(model_again));
+  if (team) {
+    RC_ASSERT(resolve_mentions(body, std::span<const Mention>(supplied), author, *team) ==
+              core_again);
+  }
 }
 
 // The core's code ranges as a byte mask, to compare with the model's.
@@ -204,6 +275,9 @@ RC_GTEST_PROP(Differential, CorpusMessagesWithBlockLinesAgree, ()) {
                                              to_model(desks));
   RC_TAG(core.empty() ? "no mention" : "mentions");
   RC_ASSERT(core == to_core(model));
+  if (const auto team = prepared(roster, desks)) {
+    RC_ASSERT(resolve_mentions(body, std::nullopt, author, *team) == core);
+  }
 }
 
 RC_GTEST_PROP(Differential, ConsumersAgree, ()) {
@@ -217,6 +291,11 @@ RC_GTEST_PROP(Differential, ConsumersAgree, ()) {
   RC_ASSERT(mentioned_members(mentions, addressed, responder, Roster(roster), DeskSet(desks)) ==
             model::mentioned_members(to_model(mentions), addressed, responder, to_model(roster),
                                      to_model(desks)));
+  if (const auto team = prepared(roster, desks)) {
+    RC_ASSERT(direct_responder(mentions, *team) == direct_responder(mentions, Roster(roster)));
+    RC_ASSERT(mentioned_members(mentions, addressed, responder, *team) ==
+              mentioned_members(mentions, addressed, responder, Roster(roster), DeskSet(desks)));
+  }
 }
 
 RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
@@ -241,6 +320,9 @@ RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
   const auto model = model::responder_plan(to_model(addressed), to_model(roster), to_model(desks),
                                            to_model(details));
   expect_same_plan(core, model);
+  if (const auto team = prepared(roster, desks)) {
+    RC_ASSERT(responder_plan(addressed, *team, details) == core);
+  }
 }
 
 // The desk plan on its own: an auto desk staffed from the roster, details that sometimes
@@ -273,6 +355,9 @@ RC_GTEST_PROP(Differential, DeskPlansAgree, ()) {
   const auto model = model::responder_plan(to_model(request), to_model(roster), to_model(desks),
                                            to_model(details));
   expect_same_plan(core, model);
+  if (const auto team = prepared(roster, desks)) {
+    RC_ASSERT(responder_plan(request, *team, details) == core);
+  }
 }
 
 RC_GTEST_PROP(Differential, SelectionAgrees, ()) {
@@ -325,6 +410,7 @@ RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
   } else {
     RC_ASSERT(bridge::to_model_error(core.error()) == *model.error);
   }
+  if (const auto team = prepared(roster)) RC_ASSERT(mention_dispatch(policy, input, *team) == core);
   const MentionDispatchContext context{.policy = policy, .hop = input.hop};
   RC_ASSERT(context.may_dispatch() == model::may_dispatch(to_model(context)));
 }
@@ -343,6 +429,9 @@ RC_GTEST_PROP(Differential, BriefingTeammatesAgree, ()) {
   RC_TAG(core ? (core->teammates.empty() ? "no teammates" : "teammates")
               : std::string(name(core.error())));
   RC_ASSERT(core.has_value() == model.value.has_value());
+  if (const auto team = prepared(roster, desks)) {
+    RC_ASSERT(TeamBriefing::from_team(viewer, conversation, *team) == core);
+  }
   if (!core) {
     const model::Error error =
         std::visit([](const auto& e) { return bridge::to_model_error(e); }, core.error());
@@ -373,6 +462,13 @@ RC_GTEST_PROP(Differential, DispatchMentionAgrees, ()) {
           EnqueueOutcome{Refused{EnqueueRefusal::Unauthorized}},
           EnqueueOutcome{Refused{EnqueueRefusal::FeatureDisabled}},
           unexpected{QueueError{.kind = QueueErrorKind::Indeterminate, .message = "lost"}}});
+  if (const auto team = prepared(roster)) {
+    bridge::ScriptedQueue prepared_queue(answer);
+    bridge::ScriptedQueue view_queue(answer);
+    RC_ASSERT(dispatch_mention(prepared_queue, policy, input, *team) ==
+              dispatch_mention(view_queue, policy, input, Roster(roster)));
+    RC_ASSERT(prepared_queue.calls() == view_queue.calls());
+  }
   bridge::ScriptedQueue queue(answer);
   const auto core = dispatch_mention(queue, policy, input, Roster(roster));
   const auto model = model::dispatch_mention(to_model(answer), to_model(policy), to_model(input),

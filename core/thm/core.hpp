@@ -20,3 +20,4 @@
 #include "thm/result.hpp"               // thm::Result, thm::unexpected
 #include "thm/roster/roster.hpp"        // SPEC §1.1 roster
 #include "thm/selection/selection.hpp"  // SPEC §2.5, §2.6 accepting and settling selections
+#include "thm/team/team.hpp"            // adr/0016 a prepared team: snapshots validated once

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "thm/cli/cases.hpp"
 #include "thm/json/json.hpp"
 
 namespace thm::cli {
@@ -110,12 +111,25 @@ class Args {
 
   [[nodiscard]] const std::optional<json::DecodeError>& error() const { return error_; }
 
+  // `thm check --impl prepared`: whether the ops that take snapshots prepare a team, and
+  // where they note that they could not.
+  void run_prepared(RunNotes* notes) {
+    prepared_ = true;
+    notes_ = notes;
+  }
+  [[nodiscard]] bool prepared() const { return prepared_; }
+  void note_unprepared() {
+    if (notes_ != nullptr) notes_->unprepared = true;
+  }
+
  private:
   [[nodiscard]] std::string path(const char* key) const { return root_ + "/" + key; }
 
   const Value& input_;
   std::string root_;
   std::optional<json::DecodeError> error_;
+  bool prepared_ = false;
+  RunNotes* notes_ = nullptr;
 };
 
 inline Value error_result(const json::DecodeError& error) {

@@ -102,7 +102,7 @@ struct Verdict {
 
 // Runs case `index` of a file; `repeated_keys` are the file's repeated-key paths.
 Verdict run_case(const Value& c, std::size_t index, const std::vector<std::string>& repeated_keys,
-                 Implementation impl) {
+                 Implementation impl, RunNotes& notes) {
   if (auto problem = malformed(c)) return {.problem = *problem};
   // Appended rather than `"/" + ...`: g++ 12 -O3 reports a false -Wrestrict on the latter.
   std::string prefix(1, '/');
@@ -120,7 +120,7 @@ Verdict run_case(const Value& c, std::size_t index, const std::vector<std::strin
                                   .reason = "a key is repeated within one object"};
     }
   }
-  auto actual = run_op(c["op"].get<std::string>(), c["input"], std::move(refused), impl);
+  auto actual = run_op(c["op"].get<std::string>(), c["input"], std::move(refused), impl, &notes);
   if (!actual.has_value()) return {.problem = actual.error()};
   return {.passed = matches(c["expected"], *actual), .actual = *std::move(actual)};
 }
@@ -178,7 +178,9 @@ CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& ou
     }
     for (std::size_t i = 0; i < document->size(); ++i) {
       const Value& c = (*document)[i];
-      const Verdict verdict = run_case(c, i, repeated_keys, impl);
+      RunNotes notes;
+      const Verdict verdict = run_case(c, i, repeated_keys, impl, notes);
+      if (notes.unprepared) ++summary.unprepared;
       if (verdict.passed) {
         ++summary.passed;
         continue;
@@ -200,7 +202,13 @@ CheckSummary check_files(const std::vector<std::string>& paths, std::ostream& ou
 }
 
 std::string summary_line(const CheckSummary& summary) {
-  return std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) + " failed";
+  std::string line =
+      std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) + " failed";
+  if (summary.unprepared > 0) {
+    line += "; " + std::to_string(summary.unprepared) +
+            " of them on snapshots no team holds, run on views";
+  }
+  return line;
 }
 
 }  // namespace thm::cli

@@ -15,8 +15,16 @@
 
 namespace thm::cli {
 
-/// Which implementation runs the operations: the library, or the reference model.
-enum class Implementation : std::uint8_t { Core, Model };
+/// Which implementation runs the operations: the library on snapshot views, the library on
+/// prepared teams (`thm::Team`, adr/0016), or the reference model.
+enum class Implementation : std::uint8_t { Core, Prepared, Model };
+
+/// What `run_op` noticed while it ran, for `thm check`'s summary.
+struct RunNotes {
+  /// With `Implementation::Prepared`: the op's snapshots could not be prepared (a malformed
+  /// roster or desk set, which no `Team` holds), so the view overload answered.
+  bool unprepared = false;
+};
 
 /// The result object of `op` applied to `input` (cases.md, "Operations"): e.g.
 /// `{"decision": ...}`, or `{"error": {"variant": ..., ...}}` for a typed error, including
@@ -24,10 +32,12 @@ enum class Implementation : std::uint8_t { Core, Model };
 /// already found in `input` (a repeated key, which the parsed tree cannot show): the op
 /// then answers it in its own result shape without reading `input`. An unknown `op`, or one
 /// `impl` does not run, gives an error message instead (the op could not run at all).
+/// With `Implementation::Prepared`, the ops that take snapshots prepare a `Team` from them
+/// and call its overload; every other op is the core's. `notes`, when given, is filled in.
 [[nodiscard]] Result<json::Value, std::string> run_op(
     std::string_view op, const json::Value& input,
     std::optional<json::DecodeError> refused = std::nullopt,
-    Implementation impl = Implementation::Core);
+    Implementation impl = Implementation::Core, RunNotes* notes = nullptr);
 
 /// One operation `run_op` accepts, as `thm eval --help` lists it.
 struct OperationInfo {
@@ -55,6 +65,9 @@ struct OperationInfo {
 struct CheckSummary {
   std::size_t passed = 0;
   std::size_t failed = 0;
+  /// With `Implementation::Prepared`: the cases (passed or failed) whose snapshots no team
+  /// holds, answered by the view overload (`RunNotes::unprepared`).
+  std::size_t unprepared = 0;
   /// A file could not be read, is not a JSON array of cases, or holds no cases.
   bool unreadable = false;
 };
@@ -66,7 +79,8 @@ struct CheckSummary {
                                        std::ostream& errors,
                                        Implementation impl = Implementation::Core);
 
-/// The closing line of `thm check`: `N passed, N failed`.
+/// The closing line of `thm check`: `N passed, N failed`, followed, when some cases could
+/// not run prepared, by `; N of them on snapshots no team holds, run on views`.
 [[nodiscard]] std::string summary_line(const CheckSummary& summary);
 
 }  // namespace thm::cli

@@ -190,6 +190,37 @@ TEST(RunOpTest, BothImplementationsKeepTheHostsMessageOfAFailedEnqueue) {
   }
 }
 
+TEST(RunOpTest, PreparedRunsOnATeamAndNotesSnapshotsNoTeamHolds) {
+  const std::string policy = R"("policy":{"enabled":false,"max_hops":2},)";
+  const std::string input =
+      R"("input":{"key":{"trigger_sequence":9},"conversation":{"desk_id":"eng","thread_root":4},"author_id":"alice","content":"@bob","mentions":[],"hop":0},)";
+  const std::string good =
+      R"("roster":{"members":[{"id":"alice","name":null}],"people":[],"retired":[],"tombstoned":[]})";
+  const std::string twice =
+      R"("roster":{"members":[{"id":"a","name":null},{"id":"a","name":null}],"people":[],"retired":[],"tombstoned":[]})";
+  RunNotes notes;
+  const auto prepared = run_op("mention_dispatch", parsed("{" + policy + input + good + "}"),
+                               std::nullopt, Implementation::Prepared, &notes);
+  ASSERT_TRUE(prepared.has_value());
+  EXPECT_EQ((*prepared)["decision"]["reason"], "disabled");
+  EXPECT_FALSE(notes.unprepared);
+  // A malformed roster: no team holds it, so the view overload answers (disabled comes
+  // before validation) and the case is noted.
+  const auto fallback = run_op("mention_dispatch", parsed("{" + policy + input + twice + "}"),
+                               std::nullopt, Implementation::Prepared, &notes);
+  ASSERT_TRUE(fallback.has_value());
+  EXPECT_EQ((*fallback)["decision"]["reason"], "disabled");
+  EXPECT_TRUE(notes.unprepared);
+  // validate_desks on the prepared path is Team::prepare's own report.
+  const auto desks = run_op(
+      "validate_desks",
+      parsed(
+          R"({"desks":{"declared":[{"id":"x","name":"main","description":null,"members":[]}],"added":[],"member_additions":[],"orders":[],"retired":[],"tombstoned":[]}})"),
+      std::nullopt, Implementation::Prepared);
+  ASSERT_TRUE(desks.has_value());
+  EXPECT_EQ((*desks)["error"]["variant"], "ReservedDeskIdentity");
+}
+
 TEST(RunOpTest, DisplayRendersBothForms) {
   const Value shown = run("display", R"({"type":"EnqueueRefusal","variant":"feature_disabled"})");
   EXPECT_EQ(shown["name"], "feature_disabled");
@@ -331,6 +362,20 @@ TEST(CheckFilesTest, UnreadableOrNonArrayFilesAreReportedAndTheRestStillRun) {
   EXPECT_EQ(summary.failed, 0U);
   EXPECT_NE(errors.str().find("cannot read"), std::string::npos);
   EXPECT_NE(errors.str().find("not an array of cases"), std::string::npos);
+}
+
+TEST(CheckFilesTest, PreparedCountsTheCasesItRanOnViews) {
+  const std::string path = write_temp("thm_cases_prepared.json", R"([
+    {"name":"team","op":"direct_responder","input":{"mentions":[],"roster":{"members":[],"people":[],"retired":[],"tombstoned":[]}},"expected":{"responder_id":null}},
+    {"name":"no team","op":"direct_responder","input":{"mentions":[],"roster":{"members":[{"id":" ","name":null}],"people":[],"retired":[],"tombstoned":[]}},"expected":{"responder_id":null}}
+  ])");
+  std::ostringstream out;
+  std::ostringstream errors;
+  const CheckSummary summary = check_files({path}, out, errors, Implementation::Prepared);
+  EXPECT_EQ(summary.passed, 2U);
+  EXPECT_EQ(summary.unprepared, 1U);
+  EXPECT_EQ(summary_line(summary),
+            "2 passed, 0 failed; 1 of them on snapshots no team holds, run on views");
 }
 
 }  // namespace

@@ -147,7 +147,7 @@ TEST(UsageErrorTest, ParseErrorsNameTheCommandAndPointAtItsHelp) {
   EXPECT_TRUE(has(bogus.err, "thm eval --help")) << bogus.err;
   const Outcome impl = thm("check --impl rust x.json");
   expect_usage_error(impl, "thm check: ");
-  EXPECT_TRUE(has(impl.err, "core or model")) << impl.err;
+  EXPECT_TRUE(has(impl.err, "core, prepared or model")) << impl.err;
   const Outcome runs = thm("conformance --runs 0");
   expect_usage_error(runs, "thm conformance: ");
   EXPECT_TRUE(has(runs.err, "thm conformance --help")) << runs.err;

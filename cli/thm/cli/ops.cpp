@@ -35,6 +35,30 @@ Value op_dispatch_conversation(Args& a) {
   return {{"conversation", json::to_value(DispatchConversation::from(conversation))}};
 }
 
+// ---- snapshots, as views or as a prepared team (adr/0016) -----------------------------------
+
+// `call(Roster, DeskSet)` on views of the snapshots, or, with `--impl prepared`,
+// `call(team)` on a team prepared from them; snapshots no team holds go to the views, and
+// the case is counted as such.
+template <class Call>
+Value on_snapshots(Args& a, const RosterSnapshot& roster, const DeskSnapshot& desks, Call call) {
+  if (a.prepared()) {
+    if (auto team = Team::prepare(roster, desks)) return call(*team);
+    a.note_unprepared();
+  }
+  return call(Roster(roster), DeskSet(desks));
+}
+
+// `call(Roster)`, or `call(team)` on a team of the roster and no desks.
+template <class Call>
+Value on_roster(Args& a, const RosterSnapshot& roster, Call call) {
+  if (a.prepared()) {
+    if (auto team = Team::prepare(roster, {})) return call(*team);
+    a.note_unprepared();
+  }
+  return call(Roster(roster));
+}
+
 // ---- mentions (SPEC §1.5) -----------------------------------------------------------------
 
 Value mention_list(const std::vector<Mention>& mentions) {
@@ -52,15 +76,18 @@ Value op_resolve_mentions(Args& a) {
   if (a.error()) return error_result(*a.error());
   std::optional<std::span<const Mention>> supplied_view;
   if (supplied) supplied_view = std::span<const Mention>(*supplied);
-  return {{"mentions", mention_list(resolve_mentions(body, supplied_view, author, Roster(roster),
-                                                     DeskSet(desks)))}};
+  return on_snapshots(a, roster, desks, [&](const auto&... team) -> Value {
+    return {{"mentions", mention_list(resolve_mentions(body, supplied_view, author, team...))}};
+  });
 }
 
 Value op_direct_responder(Args& a) {
   const auto mentions = a.list<Mention>("mentions");
   const auto roster = a.wire<RosterSnapshot>("roster");
   if (a.error()) return error_result(*a.error());
-  return {{"responder_id", optional_id(direct_responder(mentions, Roster(roster)))}};
+  return on_roster(a, roster, [&](const auto& team) -> Value {
+    return {{"responder_id", optional_id(direct_responder(mentions, team))}};
+  });
 }
 
 Value op_mentioned_members(Args& a) {
@@ -70,8 +97,9 @@ Value op_mentioned_members(Args& a) {
   const auto roster = a.wire<RosterSnapshot>("roster");
   const auto desks = a.wire<DeskSnapshot>("desks");
   if (a.error()) return error_result(*a.error());
-  return {{"members", id_list(mentioned_members(mentions, addressed_desk, responder, Roster(roster),
-                                                DeskSet(desks)))}};
+  return on_snapshots(a, roster, desks, [&](const auto&... team) -> Value {
+    return {{"members", id_list(mentioned_members(mentions, addressed_desk, responder, team...))}};
+  });
 }
 
 // ---- desks (SPEC §1.2) -----------------------------------------------------------------------
@@ -79,6 +107,12 @@ Value op_mentioned_members(Args& a) {
 Value op_validate_desks(Args& a) {
   const auto desks = a.wire<DeskSnapshot>("desks");
   if (a.error()) return error_result(*a.error());
+  if (a.prepared()) {
+    // A team of no members and these desks: what it reports is the desk set's first error.
+    const auto team = Team::prepare({}, desks);
+    if (!team.has_value()) return {{"error", json::error_value(std::get<DeskError>(team.error()))}};
+    return {{"valid", true}};
+  }
   if (auto error = DeskSet(desks).validate()) return {{"error", json::error_value(*error)}};
   return {{"valid", true}};
 }
@@ -102,9 +136,11 @@ Value op_responder_plan(Args& a) {
   const auto desks = a.wire<DeskSnapshot>("desks");
   const auto details = a.list<SelectorCandidate>("candidate_details");
   if (a.error()) return error_result(*a.error());
-  const auto plan = responder_plan(request, Roster(roster), DeskSet(desks), details);
-  if (!plan.has_value()) return {{"error", json::error_value(plan.error())}};
-  return {{"plan", json::to_value(*plan)}};
+  return on_snapshots(a, roster, desks, [&](const auto&... team) -> Value {
+    const auto plan = responder_plan(request, team..., details);
+    if (!plan.has_value()) return {{"error", json::error_value(plan.error())}};
+    return {{"plan", json::to_value(*plan)}};
+  });
 }
 
 // ---- the team briefing (SPEC §7) ---------------------------------------------------------------
@@ -160,9 +196,11 @@ Value op_mention_dispatch(Args& a) {
   const auto input = a.wire<MentionDispatchInput>("input");
   const auto roster = a.wire<RosterSnapshot>("roster");
   if (a.error()) return error_result(*a.error());
-  const auto decision = mention_dispatch(policy, input, Roster(roster));
-  if (!decision.has_value()) return {{"error", json::error_value(decision.error())}};
-  return {{"decision", json::to_value(*decision)}};
+  return on_roster(a, roster, [&](const auto& team) -> Value {
+    const auto decision = mention_dispatch(policy, input, team);
+    if (!decision.has_value()) return {{"error", json::error_value(decision.error())}};
+    return {{"decision", json::to_value(*decision)}};
+  });
 }
 
 Value op_dispatch_mention(Args& a) {
@@ -171,12 +209,14 @@ Value op_dispatch_mention(Args& a) {
   const auto roster = a.wire<RosterSnapshot>("roster");
   auto answer = scripted_answer(a);
   if (a.error()) return {{"error", json::error_value(*a.error())}, {"queue_calls", 0}};
-  bridge::ScriptedQueue queue(std::move(answer));
-  const auto outcome = dispatch_mention(queue, policy, input, Roster(roster));
-  Value result = outcome.has_value() ? Value{{"outcome", json::to_value(*outcome)}}
-                                     : Value{{"error", json::error_value(outcome.error())}};
-  result["queue_calls"] = queue.calls();
-  return result;
+  return on_roster(a, roster, [&](const auto& team) -> Value {
+    bridge::ScriptedQueue queue(answer);
+    const auto outcome = dispatch_mention(queue, policy, input, team);
+    Value result = outcome.has_value() ? Value{{"outcome", json::to_value(*outcome)}}
+                                       : Value{{"error", json::error_value(outcome.error())}};
+    result["queue_calls"] = queue.calls();
+    return result;
+  });
 }
 
 Value op_may_dispatch(Args& a) {
@@ -373,11 +413,14 @@ std::vector<std::string> wire_type_names() {
 }
 
 Result<Value, std::string> run_op(std::string_view op, const Value& input,
-                                  std::optional<json::DecodeError> refused, Implementation impl) {
-  const OpTable& operations = impl == Implementation::Core ? core_operations() : model_operations();
+                                  std::optional<json::DecodeError> refused, Implementation impl,
+                                  RunNotes* notes) {
+  const OpTable& operations =
+      impl == Implementation::Model ? model_operations() : core_operations();
   const auto found = operations.find(op);
   if (found != operations.end()) {
     Args args(input, "/input", std::move(refused));
+    if (impl == Implementation::Prepared) args.run_prepared(notes);
     return found->second(args);
   }
   if (impl == Implementation::Model && core_operations().contains(op)) {

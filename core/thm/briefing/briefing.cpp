@@ -5,16 +5,48 @@
 
 #include "thm/detail/unicode.hpp"
 #include "thm/overloaded.hpp"
+#include "thm/team/snapshot_team.hpp"
 
 namespace thm {
 
-std::string_view name(const BriefingError& error) noexcept {
-  return std::visit([](const auto& inner) { return name(inner); }, error);
+namespace {
+
+// SPEC §7 on snapshots that validated.
+template <class Team>
+Result<TeamBriefing, BriefingError> brief(std::string_view viewer_id,
+                                          const Conversation& conversation, const Team& team) {
+  TeamBriefing briefing{.viewer_id = std::string(viewer_id)};
+  std::vector<std::string_view> candidates;
+  if (conversation.is_general()) {
+    briefing.desk_id = kGeneralDesk;
+    briefing.desk_name = kGeneralDesk;
+    for (const RosterMember* member : team.active_members()) candidates.push_back(member->id);
+  } else {
+    const detail::DeskLookup found = team.find_desk(conversation.desk_id);
+    if (found.ambiguous) {
+      return unexpected{BriefingError{DeskError{AmbiguousDesk{.identity = conversation.desk_id}}}};
+    }
+    if (found.desk == nullptr) {
+      return unexpected{BriefingError{DeskError{UnknownDesk{.identity = conversation.desk_id}}}};
+    }
+    briefing.desk_id = found.desk->id;
+    briefing.desk_name = found.desk->name;
+    for (const std::string_view agent_id : team.effective_members(*found.desk)) {
+      candidates.push_back(agent_id);
+    }
+  }
+
+  std::unordered_set<std::string_view> seen{viewer_id};
+  for (const std::string_view agent_id : candidates) {
+    const RosterMember* member = team.active_member(agent_id);
+    if (member == nullptr || !seen.insert(agent_id).second) continue;
+    const bool named = member->name.has_value() && !detail::is_blank(*member->name);
+    briefing.teammates.push_back({.id = member->id, .label = named ? *member->name : member->id});
+  }
+  return briefing;
 }
 
-std::string to_string(const BriefingError& error) {
-  return std::visit([](const auto& inner) { return to_string(inner); }, error);
-}
+}  // namespace
 
 Result<TeamBriefing, BriefingError> TeamBriefing::from_snapshots(std::string_view viewer_id,
                                                                  const Conversation& conversation,
@@ -22,31 +54,13 @@ Result<TeamBriefing, BriefingError> TeamBriefing::from_snapshots(std::string_vie
                                                                  const Roster& roster) {
   if (auto error = roster.validate()) return unexpected{BriefingError{*std::move(error)}};
   if (auto error = desks.validate()) return unexpected{BriefingError{*std::move(error)}};
+  return brief(viewer_id, conversation, detail::SnapshotTeam(roster, desks));
+}
 
-  TeamBriefing briefing{.viewer_id = std::string(viewer_id)};
-  std::vector<std::string> candidates;
-  if (conversation.is_general()) {
-    briefing.desk_id = kGeneralDesk;
-    briefing.desk_name = kGeneralDesk;
-    for (const RosterMember* member : roster.active_members()) candidates.push_back(member->id);
-  } else {
-    auto desk_id = desks.resolve_id(conversation.desk_id);
-    if (!desk_id.has_value()) return unexpected{BriefingError{std::move(desk_id).error()}};
-    auto members = desks.members(*desk_id);
-    if (!members.has_value()) return unexpected{BriefingError{std::move(members).error()}};
-    briefing.desk_id = *desk_id;
-    briefing.desk_name = desks.desk(*desk_id)->name;
-    candidates = *std::move(members);
-  }
-
-  std::unordered_set<std::string> seen{std::string(viewer_id)};
-  for (const std::string& agent_id : candidates) {
-    const RosterMember* member = roster.active_member(agent_id);
-    if (member == nullptr || !seen.insert(agent_id).second) continue;
-    const bool named = member->name.has_value() && !detail::is_blank(*member->name);
-    briefing.teammates.push_back({.id = member->id, .label = named ? *member->name : member->id});
-  }
-  return briefing;
+Result<TeamBriefing, BriefingError> TeamBriefing::from_team(std::string_view viewer_id,
+                                                            const Conversation& conversation,
+                                                            const Team& team) {
+  return brief(viewer_id, conversation, team);
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "thm/dispatch/types.hpp"
 #include "thm/result.hpp"
 #include "thm/roster/roster.hpp"
+#include "thm/team/team.hpp"
 
 namespace thm {
 
@@ -47,13 +48,9 @@ inline constexpr std::string_view kDispatchSentence =
 /// a briefing are rendered on one line each, so no host data can forge that line.
 [[nodiscard]] bool offers_dispatch(std::string_view system_text);
 
-/// A snapshot was malformed, or the conversation's desk does not resolve.
-using BriefingError = std::variant<RosterError, DeskError>;
-
-/// The variant name of the inner error, e.g. `"UnknownDesk"`.
-[[nodiscard]] std::string_view name(const BriefingError& error) noexcept;
-/// A lower-case message naming the offending id.
-[[nodiscard]] std::string to_string(const BriefingError& error);
+/// A snapshot was malformed, or the conversation's desk does not resolve: the same type as
+/// `TeamError` (a roster error or a desk error), so `name` and `to_string` are `TeamError`'s.
+using BriefingError = TeamError;
 
 /// What an agent is told about its team (SPEC §7). Wire: the four keys are required;
 /// `brevity` is optional on input (defaults) and always written.
@@ -73,6 +70,11 @@ struct TeamBriefing {
   [[nodiscard]] static Result<TeamBriefing, BriefingError> from_snapshots(
       std::string_view viewer_id, const Conversation& conversation, const DeskSet& desks,
       const Roster& roster);
+
+  /// `from_snapshots` on a prepared team (adr/0016): the same briefing; the only errors
+  /// left are an unknown or ambiguous desk.
+  [[nodiscard]] static Result<TeamBriefing, BriefingError> from_team(
+      std::string_view viewer_id, const Conversation& conversation, const Team& team);
 
   /// The system text without the dispatch sentence: lines joined by `\n`, no trailing
   /// newline. Line breaks inside ids, names, roles and descriptions become spaces.

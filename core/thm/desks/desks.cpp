@@ -129,19 +129,19 @@ const DeskOrder* DeskSet::order_of(std::string_view desk_id) const noexcept {
   return found == orders_.end() ? nullptr : &*found;
 }
 
-std::vector<std::string> DeskSet::base_members(const Desk& d) const {
-  std::vector<std::string> base;
+std::vector<std::string_view> DeskSet::base_members(const Desk& d) const {
+  std::vector<std::string_view> base;
   // First appearance kept. While few are kept, look back through `base` (no allocation);
   // past detail::kPairwiseRepeatLimit switch to a set of the kept ids, to stay linear.
-  std::unordered_set<std::string> seen;
-  const auto is_new = [&](const std::string& agent_id) {
+  std::unordered_set<std::string_view> seen;
+  const auto is_new = [&](std::string_view agent_id) {
     if (seen.empty() && base.size() < detail::kPairwiseRepeatLimit) {
       return std::ranges::find(base, agent_id) == base.end();
     }
     if (seen.empty()) seen.insert(base.begin(), base.end());
     return seen.insert(agent_id).second;
   };
-  const auto consider = [&](const std::string& agent_id) {
+  const auto consider = [&](std::string_view agent_id) {
     if (is_retired(agent_id) || !is_new(agent_id)) return;
     base.push_back(agent_id);
   };
@@ -185,7 +185,7 @@ std::optional<DeskError> DeskSet::validate() const {
     if (!ordered_desks.insert(order.desk_id).second) {
       return DuplicateDeskOrder{.desk_id = order.desk_id};
     }
-    const std::vector<std::string> base = base_members(*d);
+    const std::vector<std::string_view> base = base_members(*d);
     const std::unordered_set<std::string_view> members(base.begin(), base.end());
     std::unordered_set<std::string_view> covered;
     for (const std::string& agent_id : order.ordered) {
@@ -197,46 +197,68 @@ std::optional<DeskError> DeskSet::validate() const {
         return UnknownOrderMember{.desk_id = order.desk_id, .agent_id = agent_id};
       }
     }
-    for (const std::string& agent_id : base) {
+    for (const std::string_view agent_id : base) {
       if (!covered.contains(agent_id)) {
-        return IncompleteOrder{.desk_id = order.desk_id, .missing_agent_id = agent_id};
+        return IncompleteOrder{.desk_id = order.desk_id, .missing_agent_id = std::string(agent_id)};
       }
     }
   }
   return std::nullopt;
 }
 
-Result<std::string, DeskError> DeskSet::resolve_id(std::string_view identity) const {
-  if (auto error = validate()) return unexpected{*std::move(error)};
-  if (const Desk* exact = desk(identity)) return exact->id;
-  const Desk* named = nullptr;
-  for (const auto list : {declared_, added_}) {
+namespace detail {
+
+DeskLookup find_desk(const DeskSet& desks, std::string_view identity) noexcept {
+  if (const Desk* exact = desks.desk(identity)) return {.desk = exact};
+  DeskLookup named;
+  for (const auto list : {desks.declared_, desks.added_}) {
     for (const Desk& d : list) {
       if (d.name != identity) continue;
-      if (named != nullptr) {
-        return unexpected{DeskError{AmbiguousDesk{.identity = std::string(identity)}}};
-      }
-      named = &d;
+      if (named.desk != nullptr) return {.ambiguous = true};
+      named.desk = &d;
     }
   }
-  if (named == nullptr)
-    return unexpected{DeskError{UnknownDesk{.identity = std::string(identity)}}};
-  return named->id;
+  return named;
 }
 
-bool DeskSet::contains(std::string_view identity) const { return resolve_id(identity).has_value(); }
-
-Result<std::vector<std::string>, DeskError> DeskSet::members(std::string_view identity) const {
-  auto id = resolve_id(identity);
-  if (!id.has_value()) return unexpected{std::move(id).error()};
-  if (const DeskOrder* order = order_of(*id)) {
-    std::vector<std::string> ordered;
+std::vector<std::string_view> effective_members(const DeskSet& desks, const Desk& desk) {
+  if (const DeskOrder* order = desks.order_of(desk.id)) {
+    std::vector<std::string_view> ordered;
     for (const std::string& agent_id : order->ordered) {
-      if (!is_retired(agent_id)) ordered.push_back(agent_id);
+      if (!desks.is_retired(agent_id)) ordered.push_back(agent_id);
     }
     return ordered;
   }
-  return base_members(*desk(*id));
+  return desks.base_members(desk);
+}
+
+}  // namespace detail
+
+Result<const Desk*, DeskError> DeskSet::resolve(std::string_view identity) const {
+  if (auto error = validate()) return unexpected{*std::move(error)};
+  const detail::DeskLookup found = detail::find_desk(*this, identity);
+  if (found.ambiguous) {
+    return unexpected{DeskError{AmbiguousDesk{.identity = std::string(identity)}}};
+  }
+  if (found.desk == nullptr) {
+    return unexpected{DeskError{UnknownDesk{.identity = std::string(identity)}}};
+  }
+  return found.desk;
+}
+
+Result<std::string, DeskError> DeskSet::resolve_id(std::string_view identity) const {
+  auto found = resolve(identity);
+  if (!found.has_value()) return unexpected{std::move(found).error()};
+  return (*found)->id;
+}
+
+bool DeskSet::contains(std::string_view identity) const { return resolve(identity).has_value(); }
+
+Result<std::vector<std::string>, DeskError> DeskSet::members(std::string_view identity) const {
+  auto found = resolve(identity);
+  if (!found.has_value()) return unexpected{std::move(found).error()};
+  const std::vector<std::string_view> members = detail::effective_members(*this, **found);
+  return std::vector<std::string>(members.begin(), members.end());
 }
 
 Result<std::optional<std::string>, DeskError> DeskSet::lead(std::string_view identity) const {

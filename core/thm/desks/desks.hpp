@@ -90,6 +90,28 @@ using DeskError =
 /// A lower-case message naming the offending desk or agent, without trailing punctuation.
 [[nodiscard]] std::string to_string(const DeskError& error);
 
+class DeskSet;
+
+namespace detail {
+
+/// Where a desk identity leads (SPEC §1.2 resolution): the desk, or none, and whether
+/// several desks share it as their name.
+struct DeskLookup {
+  const Desk* desk = nullptr;
+  bool ambiguous = false;
+};
+
+/// `DeskSet::resolve_id` on a set that validated, without validating again or allocating:
+/// an exact id wins, else the one desk with exactly that name.
+[[nodiscard]] DeskLookup find_desk(const DeskSet& desks, std::string_view identity) noexcept;
+
+/// `DeskSet::members` of `desk` (one of the set's own) on a set that validated, as views
+/// into the set's snapshots.
+[[nodiscard]] std::vector<std::string_view> effective_members(const DeskSet& desks,
+                                                              const Desk& desk);
+
+}  // namespace detail
+
 /// A read-only view over a host's desk snapshots (SPEC §1.2). It borrows its inputs: the
 /// spans must outlive the view. It does not consult the roster: ids in desks need not be
 /// on it, and consumers filter by the roster themselves. Desks iterate declared, then
@@ -138,8 +160,16 @@ class DeskSet {
   /// True when `agent_id` is in the retired or the tombstoned list.
   [[nodiscard]] bool is_retired(std::string_view agent_id) const noexcept;
 
+  /// The borrowed desk lists, in the order given.
+  [[nodiscard]] std::span<const Desk> declared() const noexcept { return declared_; }
+  [[nodiscard]] std::span<const Desk> added() const noexcept { return added_; }
+
  private:
-  [[nodiscard]] std::vector<std::string> base_members(const Desk& desk) const;
+  friend detail::DeskLookup detail::find_desk(const DeskSet&, std::string_view) noexcept;
+  friend std::vector<std::string_view> detail::effective_members(const DeskSet&, const Desk&);
+
+  [[nodiscard]] Result<const Desk*, DeskError> resolve(std::string_view identity) const;
+  [[nodiscard]] std::vector<std::string_view> base_members(const Desk& desk) const;
   [[nodiscard]] const DeskOrder* order_of(std::string_view desk_id) const noexcept;
 
   std::span<const Desk> declared_;

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "thm/team/snapshot_team.hpp"
+
 namespace thm {
 namespace {
 
@@ -15,24 +17,17 @@ const AgentTarget* first_direct_agent_mention(const std::vector<Mention>& mentio
   return first == nullptr ? nullptr : std::get_if<AgentTarget>(&first->target);
 }
 
-}  // namespace
-
-Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispatchPolicy& policy,
-                                                              const MentionDispatchInput& input,
-                                                              const Roster& roster) {
-  if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
-  if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
-  if (auto error = roster.validate()) return unexpected{*std::move(error)};
-  if (!roster.is_active(input.author_id)) return NoDispatch{NoDispatchReason::SourceInactive};
-
+// SPEC §3.2 steps 4 to 9, on a roster that validated.
+template <class Team>
+MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& team) {
+  if (!team.is_active(input.author_id)) return NoDispatch{NoDispatchReason::SourceInactive};
   const AgentTarget* target = first_direct_agent_mention(input.mentions);
   if (target == nullptr) return NoDispatch{NoDispatchReason::NoDirectAgentMention};
   if (target->id == input.author_id) return NoDispatch{NoDispatchReason::SelfMention};
-  if (!roster.is_active(target->id)) return NoDispatch{NoDispatchReason::TargetInactive};
+  if (!team.is_active(target->id)) return NoDispatch{NoDispatchReason::TargetInactive};
   if (input.hop == std::numeric_limits<std::uint32_t>::max()) {
     return NoDispatch{NoDispatchReason::HopOverflow};
   }
-
   return DispatchOne{MentionTurnRequest{
       .key = input.key,
       .source_id = input.author_id,
@@ -41,6 +36,26 @@ Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispa
       .conversation = input.conversation,
       .child_hop = input.hop + 1,
   }};
+}
+
+}  // namespace
+
+Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispatchPolicy& policy,
+                                                              const MentionDispatchInput& input,
+                                                              const Roster& roster) {
+  if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
+  if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
+  if (auto error = roster.validate()) return unexpected{*std::move(error)};
+  const DeskSet no_desks({}, {}, {}, {}, {});
+  return decide(input, detail::SnapshotTeam(roster, no_desks));
+}
+
+Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispatchPolicy& policy,
+                                                              const MentionDispatchInput& input,
+                                                              const Team& team) {
+  if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
+  if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
+  return decide(input, team);
 }
 
 }  // namespace thm

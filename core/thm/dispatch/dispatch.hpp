@@ -6,6 +6,7 @@
 #include "thm/dispatch/types.hpp"
 #include "thm/result.hpp"
 #include "thm/roster/roster.hpp"
+#include "thm/team/team.hpp"
 
 namespace thm {
 
@@ -27,5 +28,11 @@ namespace thm {
 /// `hop`, `max_hops` and `enabled` are not authenticated (SPEC §3.5). Pure; never throws.
 [[nodiscard]] Result<MentionDispatchDecision, RosterError> mention_dispatch(
     const MentionDispatchPolicy& policy, const MentionDispatchInput& input, const Roster& roster);
+
+/// `mention_dispatch` on a prepared team (adr/0016): the same decision, with step 3 done
+/// when the team was prepared, so it never returns an error. Allocates nothing but a
+/// `DispatchOne`'s own request.
+[[nodiscard]] Result<MentionDispatchDecision, RosterError> mention_dispatch(
+    const MentionDispatchPolicy& policy, const MentionDispatchInput& input, const Team& team);
 
 }  // namespace thm

@@ -13,6 +13,7 @@
 #include "thm/desks/desks.hpp"
 #include "thm/mentions/types.hpp"
 #include "thm/roster/roster.hpp"
+#include "thm/team/team.hpp"
 
 namespace thm {
 
@@ -40,11 +41,21 @@ namespace thm {
     std::string_view body, std::optional<std::span<const Mention>> supplied,
     const MentionAuthor& author, const Roster& roster, const DeskSet& desks);
 
+/// `resolve_mentions` on a prepared team (adr/0016): the same answer, with no validation
+/// and no alias table built per call. Cost: the body's scan, then one hash probe per token.
+[[nodiscard]] std::vector<Mention> resolve_mentions(
+    std::string_view body, std::optional<std::span<const Mention>> supplied,
+    const MentionAuthor& author, const Team& team);
+
 /// The agent a message names directly (SPEC §1.5 consumers): the first mention in offset
 /// order (ties: list order) that is not quiet, names an agent, and that agent is active.
 /// Inactive agents are skipped. Nothing for an invalid roster.
 [[nodiscard]] std::optional<std::string> direct_responder(std::span<const Mention> mentions,
                                                           const Roster& roster);
+
+/// `direct_responder` on a prepared team: the same answer, one probe per mention looked at.
+[[nodiscard]] std::optional<std::string> direct_responder(std::span<const Mention> mentions,
+                                                          const Team& team);
 
 /// The active agents a message brings into the conversation (SPEC §1.5 consumers), in
 /// offset order, each once, never `responder`: an agent mention adds that agent if active;
@@ -55,5 +66,11 @@ namespace thm {
 [[nodiscard]] std::vector<std::string> mentioned_members(
     std::span<const Mention> mentions, std::optional<std::string_view> addressed_desk,
     std::optional<std::string_view> responder, const Roster& roster, const DeskSet& desks);
+
+/// `mentioned_members` on a prepared team: the same answer, desks expanded from their
+/// prepared members.
+[[nodiscard]] std::vector<std::string> mentioned_members(
+    std::span<const Mention> mentions, std::optional<std::string_view> addressed_desk,
+    std::optional<std::string_view> responder, const Team& team);
 
 }  // namespace thm

@@ -4,9 +4,14 @@
 
 namespace thm {
 
-Result<MentionDispatchOutcome, DispatchMentionError> dispatch_mention(
-    MentionTurnQueue& queue, const MentionDispatchPolicy& policy, const MentionDispatchInput& input,
-    const Roster& roster) {
+namespace {
+
+// SPEC §4 on a `Roster` or a `Team`: the decision, then at most one queue call.
+template <class Snapshots>
+Result<MentionDispatchOutcome, DispatchMentionError> dispatch(MentionTurnQueue& queue,
+                                                              const MentionDispatchPolicy& policy,
+                                                              const MentionDispatchInput& input,
+                                                              const Snapshots& roster) {
   auto decision = mention_dispatch(policy, input, roster);
   if (!decision.has_value()) return unexpected{DispatchMentionError{CoreFailure{decision.error()}}};
 
@@ -29,6 +34,20 @@ Result<MentionDispatchOutcome, DispatchMentionError> dispatch_mention(
           },
       },
       *decision);
+}
+
+}  // namespace
+
+Result<MentionDispatchOutcome, DispatchMentionError> dispatch_mention(
+    MentionTurnQueue& queue, const MentionDispatchPolicy& policy, const MentionDispatchInput& input,
+    const Roster& roster) {
+  return dispatch(queue, policy, input, roster);
+}
+
+Result<MentionDispatchOutcome, DispatchMentionError> dispatch_mention(
+    MentionTurnQueue& queue, const MentionDispatchPolicy& policy, const MentionDispatchInput& input,
+    const Team& team) {
+  return dispatch(queue, policy, input, team);
 }
 
 std::string_view name(const DispatchMentionError& error) noexcept {

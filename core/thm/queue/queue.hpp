@@ -146,6 +146,12 @@ using DispatchMentionError = std::variant<CoreFailure, EnqueueFailure>;
     MentionTurnQueue& queue, const MentionDispatchPolicy& policy, const MentionDispatchInput& input,
     const Roster& roster);
 
+/// `dispatch_mention` on a prepared team (adr/0016): the same outcome and the same one
+/// queue call; a `CoreFailure` cannot happen.
+[[nodiscard]] Result<MentionDispatchOutcome, DispatchMentionError> dispatch_mention(
+    MentionTurnQueue& queue, const MentionDispatchPolicy& policy, const MentionDispatchInput& input,
+    const Team& team);
+
 /// The wire token of `refusal`, e.g. `target_unavailable`.
 [[nodiscard]] constexpr std::string_view name(EnqueueRefusal refusal) noexcept {
   switch (refusal) {

@@ -11,6 +11,7 @@
 #include "thm/responder/types.hpp"
 #include "thm/result.hpp"
 #include "thm/roster/roster.hpp"
+#include "thm/team/team.hpp"
 
 namespace thm {
 
@@ -55,6 +56,13 @@ using ResponderError =
 /// `DeskDefault`/`Unavailable` fallback. Settle a `Select` with `settle_selection`.
 [[nodiscard]] Result<ResponderPlan, ResponderError> responder_plan(
     const ResponderRequest& request, const Roster& roster, const DeskSet& desks,
+    std::span<const SelectorCandidate> candidate_details);
+
+/// `responder_plan` on a prepared team (adr/0016): the same plan, with step 0 done when the
+/// team was prepared, so the only errors left are `DuplicateSelectorCandidate` and
+/// `NoActiveResponder`.
+[[nodiscard]] Result<ResponderPlan, ResponderError> responder_plan(
+    const ResponderRequest& request, const Team& team,
     std::span<const SelectorCandidate> candidate_details);
 
 }  // namespace thm

@@ -1,0 +1,174 @@
+#include "thm/mentions/aliases.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "thm/detail/unreachable.hpp"
+
+namespace thm::detail {
+namespace {
+
+// SPEC §1.5: an alias can match only if it starts like a token and holds no terminator.
+bool admissible(std::string_view alias) {
+  if (alias.empty() || !starts_alias(decode_at(alias, 0).code_point)) return false;
+  for (std::size_t i = 0; i < alias.size();) {
+    const auto c = decode_at(alias, i);
+    if (is_terminator(c.code_point)) return false;
+    i += c.length;
+  }
+  return true;
+}
+
+// SPEC §1.5 ASCII slug of a person label.
+std::string ascii_slug(std::string_view label) {
+  std::string slug;
+  bool pending_separator = false;
+  for (const char c : label) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum) {
+      pending_separator = true;
+      continue;
+    }
+    if (pending_separator && !slug.empty()) slug += '_';
+    pending_separator = false;
+    slug += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return slug;
+}
+
+bool is_lower_ascii(std::string_view text) noexcept {
+  return std::ranges::all_of(
+      text, [](char c) { return static_cast<unsigned char>(c) < 0x80 && !(c >= 'A' && c <= 'Z'); });
+}
+
+std::uint32_t index_of(std::size_t i) noexcept { return static_cast<std::uint32_t>(i); }
+
+// The heap one key of `owned_keys_` takes: its list node, and its characters unless the
+// string holds them itself (libstdc++ keeps up to 15 in place).
+std::size_t key_bytes(const std::string& key) noexcept {
+  return sizeof(void*) + sizeof(std::string) + (key.capacity() > 15 ? key.capacity() + 1 : 0);
+}
+
+}  // namespace
+
+void AliasTable::Candidates::add(AliasTarget target) noexcept {
+  if (first == kNone) {
+    first = target.packed();
+  } else if (first != target.packed()) {
+    first = kSeveral;
+  }
+}
+
+std::optional<AliasTarget> AliasTable::Candidates::one() const noexcept {
+  if (first == kNone || first == kSeveral) return std::nullopt;
+  return AliasTarget::from_packed(first);
+}
+
+AliasTable::AliasTable(const Roster& roster, const DeskSet& desks)
+    : roster_(roster),
+      desks_(desks),
+      entries_(2 * (roster.members().size() + roster.people().size() + desks.declared().size() +
+                    desks.added().size()) +
+               3) {
+  using Kind = AliasTarget::Kind;
+  // An alias that is `admissible` starts with a letter, digit or `_`, none of which is
+  // White_Space, so it is never blank: the blank names and labels that SPEC §1.5 leaves
+  // out are left out by `add` without trimming them first.
+  const auto members = roster.members();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (roster.is_retired(members[i].id)) continue;
+    const AliasTarget agent(Kind::Agent, index_of(i));
+    add(members[i].id, agent, false);
+    if (members[i].name) add(*members[i].name, agent, false);
+  }
+  const auto people = roster.people();
+  for (std::size_t i = 0; i < people.size(); ++i) {
+    add(people[i].label, AliasTarget(Kind::Person, index_of(i)), false);
+  }
+  std::unordered_set<std::string> slugs;  // allocated to earlier people
+  // Per base slug, the first suffix not yet found taken: slugs are only ever added, so the
+  // search for a free one resumes there instead of starting again at `_2`.
+  std::unordered_map<std::string, std::size_t> next_suffix;
+  for (std::size_t i = 0; i < people.size(); ++i) {
+    const std::string base = ascii_slug(people[i].label);
+    if (base.empty()) continue;
+    std::string slug = base;
+    if (slugs.contains(slug)) {
+      std::size_t& n = next_suffix.try_emplace(base, 2).first->second;
+      while (slugs.contains(slug = base + "_" + std::to_string(n))) ++n;
+    }
+    const std::string& key = owned_keys_.emplace_front(slug);
+    owned_bytes_ += key_bytes(key);
+    add(key, AliasTarget(Kind::Person, index_of(i)), false);
+    slugs.insert(std::move(slug));
+  }
+  const std::size_t declared = desks.declared().size();
+  for (std::size_t i = 0; i < declared + desks.added().size(); ++i) {
+    const Desk& desk = i < declared ? desks.declared()[i] : desks.added()[i - declared];
+    const AliasTarget target(Kind::Desk, index_of(i));
+    add(desk.id, target, true);
+    add(desk.name, target, true);
+  }
+  for (const std::string_view everyone : {"everyone", "channel", "here"}) {
+    add(everyone, AliasTarget(Kind::Everyone, 0), false);
+  }
+}
+
+void AliasTable::add(std::string_view alias, AliasTarget target, bool desk) {
+  if (!admissible(alias)) return;
+  // The key is `lowercase(alias)`. It borrows the snapshot when that is `alias` itself, as
+  // for ASCII without capitals; else the table keeps the lower-cased copy.
+  std::string_view key = alias;
+  if (!is_lower_ascii(alias)) {
+    const std::string& lower = owned_keys_.emplace_front(lowercase(alias));
+    owned_bytes_ += key_bytes(lower);
+    key = lower;
+  }
+  Named& named = entries_.try_emplace(key, Named{}).first;
+  named.all.add(target);
+  if (desk) named.desks.add(target);
+}
+
+std::optional<MentionTarget> AliasTable::match(std::string_view alias, bool desk_only) const {
+  // Tokens are mostly short ASCII: lower-case those on the stack, the rest through ICU.
+  std::array<char, 64> buffer{};
+  std::string owned;
+  std::string_view key;
+  if (alias.size() <= buffer.size() &&
+      std::ranges::all_of(alias, [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    std::ranges::transform(alias, buffer.begin(), [](char c) {
+      return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    });
+    key = std::string_view(buffer.data(), alias.size());
+  } else {
+    owned = lowercase(alias);
+    key = owned;
+  }
+  const Named* named = entries_.find(key);
+  if (named == nullptr) return std::nullopt;
+  const auto target = (desk_only ? named->desks : named->all).one();
+  if (!target) return std::nullopt;
+  return to_target(*target);
+}
+
+MentionTarget AliasTable::to_target(AliasTarget target) const {
+  const std::size_t i = target.index();
+  switch (target.kind()) {
+    case AliasTarget::Kind::Agent:
+      return AgentTarget{roster_.members()[i].id};
+    case AliasTarget::Kind::Person:
+      return PersonTarget{roster_.people()[i].id};
+    case AliasTarget::Kind::Desk: {
+      const std::size_t declared = desks_.declared().size();
+      return DeskTarget{i < declared ? desks_.declared()[i].id : desks_.added()[i - declared].id};
+    }
+    case AliasTarget::Kind::Everyone:
+      return EveryoneTarget{};
+  }
+  unreachable();
+}
+
+std::size_t AliasTable::bytes() const noexcept { return entries_.bytes() + owned_bytes_; }
+
+}  // namespace thm::detail
