@@ -9,14 +9,17 @@
 namespace {
 
 thread_local std::uint64_t allocations = 0;
+thread_local std::uint64_t bytes = 0;
 
 void* counted_malloc(std::size_t size) {
   ++allocations;
+  bytes += size;
   return std::malloc(size == 0 ? 1 : size);
 }
 
 void* counted_aligned(std::size_t size, std::align_val_t alignment) {
   ++allocations;
+  bytes += size;
   const auto align = static_cast<std::size_t>(alignment);
   const std::size_t rounded = (size + align - 1) / align * align;  // aligned_alloc's rule
   return std::aligned_alloc(align, rounded == 0 ? align : rounded);
@@ -31,6 +34,7 @@ void* or_throw(void* block) {
 
 namespace thm::bench {
 std::uint64_t allocations_on_this_thread() noexcept { return allocations; }
+std::uint64_t bytes_allocated_on_this_thread() noexcept { return bytes; }
 }  // namespace thm::bench
 
 void* operator new(std::size_t size) { return or_throw(counted_malloc(size)); }

@@ -14,6 +14,8 @@ namespace thm::bench {
 
 /// How many times `operator new` (any form) has run on this thread since it started.
 [[nodiscard]] std::uint64_t allocations_on_this_thread() noexcept;
+/// The bytes those calls asked for, together (what was freed since is not taken off).
+[[nodiscard]] std::uint64_t bytes_allocated_on_this_thread() noexcept;
 
 /// Counts the allocations one call of `call` makes, outside the timed loop (once, before the
 /// bench), and records it as the counter `allocs` (blocks per call).

@@ -1,10 +1,21 @@
-// The core's decisions against the reference model, and mention scanning against memchr.
+// The core's decisions against the reference model, and mention scanning against memchr and
+// against Markdown parsers.
 //
-// resolve_mentions/{thm,model,floor}: the core and the model resolve the mentions of prose
-// bodies (256 B to 64 KiB, 0 to 100 mentions, rosters of 10 to 1 000 agents); the floor is
-// one memchr pass counting the body's `@`s, the least any mention scanner reads. Two more
-// families (`.body_scaling`, `.roster_scaling`) fit the core's time to body length and to
-// roster size, which must both be linear.
+// `thm` is the core on a prepared team (thm::Team, adr/0016), which a host makes once per
+// roster change; `views` is the same call on snapshot views (Roster, DeskSet), which
+// validates the snapshots and builds the alias table on every call.
+//
+// resolve_mentions/{thm,views,model,floor}: the mentions of prose bodies (256 B to 64 KiB,
+// 0 to 100 mentions, rosters of 10 to 10 000 agents); the floor is one memchr pass counting
+// the body's `@`s, the least any mention scanner reads. `.roster` times a 256-byte message
+// with 10 mentions against rosters of 10 to 10 000 agents (the chart); `.body_scaling` fits
+// the prepared path's time to body length. `.corpus` resolves every message of
+// model/corpus (their own agents, or 1 000 more) against a full CommonMark parse of the same
+// bodies by cmark and by md4c (what a host that masks code with a Markdown parser does
+// instead), and reports per-message ratios (`median_vs_cmark`, `worst_vs_md4c`, …).
+//
+// team_prepare/{thm,copy}: preparing a team against copying its snapshots, with the bytes
+// of each (`index_bytes`, `snapshot_bytes`).
 //
 // mention_dispatch.<path>, responder_plan.<rung>, accept_selection, accept_evaluation: the
 // core against the model on the same inputs, one benchmark per decision path. Every input is
@@ -12,10 +23,16 @@
 // with thm::bridge outside the timed loop. Each benchmark also records `allocs`, the heap
 // blocks one call allocates.
 #include <benchmark/benchmark.h>
+#include <cmark.h>
+#include <md4c.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,13 +62,15 @@ std::string agent_id(std::size_t index) { return "agent_" + std::to_string(index
 // A chat's snapshots: `agents` active agents `agent_0` … (display names with a space, so
 // only ids are aliases), one retired agent `former`, two people, and two desks: `eng`
 // (lead mode: agent_1..3) and `research` (auto mode: agent_4..7). Needs at least 8 agents.
-struct Team {
-  thm::RosterSnapshot roster;
-  thm::DeskSnapshot desks;
+struct Snapshots {
+  thm::RosterSnapshot roster{};
+  thm::DeskSnapshot desks{};
+
+  [[nodiscard]] thm::Team prepare() const { return *thm::Team::prepare(roster, desks); }
 };
 
-Team make_team(std::size_t agents) {
-  Team team;
+Snapshots make_team(std::size_t agents) {
+  Snapshots team;
   for (std::size_t i = 0; i < agents; ++i) {
     team.roster.members.push_back({.id = agent_id(i), .name = "Agent " + std::to_string(i)});
   }
@@ -74,9 +93,13 @@ Team make_team(std::size_t agents) {
   return team;
 }
 
-// The team every decision benchmark reads.
-const Team& decision_team() {
-  static const Team team = make_team(8);
+// The snapshots every decision benchmark reads, and the team prepared from them.
+const Snapshots& decision_snapshots() {
+  static const Snapshots snapshots = make_team(8);
+  return snapshots;
+}
+const thm::Team& decision_team() {
+  static const thm::Team team = decision_snapshots().prepare();
   return team;
 }
 
@@ -156,14 +179,17 @@ std::size_t arg(const benchmark::State& state, std::size_t index) {
 }
 
 // Issue 9's grid: bodies of 256 B, 4 KiB and 64 KiB with 0, 10 and 100 mentions, rosters
-// of 10, 100 and 1 000 agents; a body too short for its mentions is left out.
+// of 10, 100, 1 000 and (issue 23) 10 000 agents; a body too short for its mentions is
+// left out.
 void resolve_mentions_grid(benchmark::internal::Benchmark* bench) {
   for (const std::int64_t body : {256, 4096, 65536}) {
     for (const std::int64_t mentions : {0, 10, 100}) {
       if (!mentions_fit(static_cast<std::size_t>(body), static_cast<std::size_t>(mentions))) {
         continue;
       }
-      for (const std::int64_t roster : {10, 100, 1000}) bench->Args({body, mentions, roster});
+      for (const std::int64_t roster : {10, 100, 1000, 10000}) {
+        bench->Args({body, mentions, roster});
+      }
     }
   }
   bench->ArgNames({"body", "mentions", "roster"});
@@ -171,7 +197,7 @@ void resolve_mentions_grid(benchmark::internal::Benchmark* bench) {
 
 // One resolve_mentions input: the team, and a body holding `mentions` mentions of it.
 struct MentionScan {
-  Team team;
+  Snapshots team;
   std::string body;
   std::size_t mentions = 0;
 };
@@ -182,46 +208,52 @@ MentionScan make_scan(std::size_t body_size, std::size_t mentions, std::size_t r
           .mentions = mentions};
 }
 
+// The message of `.roster`: 256 bytes, 10 mentions.
+MentionScan roster_scan(const benchmark::State& state) {
+  return make_scan(256, 10, static_cast<std::size_t>(state.range(0)));
+}
+
 thm::MentionAuthor body_author() { return thm::PersonAuthor{std::string(kBodyAuthor)}; }
 
 void report_bytes(benchmark::State& state, const MentionScan& scan) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(scan.body.size()));
 }
 
-// Times the core's resolve_mentions on `scan` once it finds every mention there.
-void time_core_scan(benchmark::State& state, const MentionScan& scan) {
+// Times `resolve` on `scan` once it finds every mention there.
+template <class Resolve>
+void time_scan(benchmark::State& state, const MentionScan& scan, const Resolve& resolve) {
+  if (resolve().size() != scan.mentions) {
+    state.SkipWithError("resolve_mentions did not find every mention of the body");
+    return;
+  }
+  thm::bench::time_calls(state, resolve);
+  report_bytes(state, scan);
+}
+
+// The core on a team prepared (outside the timed loop) from the scan's snapshots.
+void time_prepared_scan(benchmark::State& state, const MentionScan& scan) {
+  const thm::Team team = scan.team.prepare();
+  const thm::MentionAuthor author = body_author();
+  time_scan(state, scan,
+            [&] { return thm::resolve_mentions(scan.body, std::nullopt, author, team); });
+}
+
+// The core on views of the scan's snapshots.
+void time_view_scan(benchmark::State& state, const MentionScan& scan) {
   const thm::Roster roster(scan.team.roster);
   const thm::DeskSet desks(scan.team.desks);
   const thm::MentionAuthor author = body_author();
-  const auto resolve = [&] {
-    return thm::resolve_mentions(scan.body, std::nullopt, author, roster, desks);
-  };
-  if (resolve().size() != scan.mentions) {
-    state.SkipWithError("the core did not find every mention of the body");
-    return;
-  }
-  thm::bench::time_calls(state, resolve);
-  report_bytes(state, scan);
+  time_scan(state, scan,
+            [&] { return thm::resolve_mentions(scan.body, std::nullopt, author, roster, desks); });
 }
 
-void BM_ResolveMentions(benchmark::State& state) {
-  time_core_scan(state, make_scan(arg(state, 0), arg(state, 1), arg(state, 2)));
-}
-
-void BM_ResolveMentionsModel(benchmark::State& state) {
-  const MentionScan scan = make_scan(arg(state, 0), arg(state, 1), arg(state, 2));
+void time_model_scan(benchmark::State& state, const MentionScan& scan) {
   const model::Roster roster = to_model(scan.team.roster);
   const model::Desks desks = to_model(scan.team.desks);
   const model::Author author = to_model(body_author());
-  const auto resolve = [&] {
+  time_scan(state, scan, [&] {
     return model::resolve_mentions(scan.body, std::nullopt, author, roster, desks);
-  };
-  if (resolve().size() != scan.mentions) {
-    state.SkipWithError("the model did not find every mention of the body");
-    return;
-  }
-  thm::bench::time_calls(state, resolve);
-  report_bytes(state, scan);
+  });
 }
 
 // The `@`s of `body`, found by memchr from each one to the end.
@@ -236,8 +268,7 @@ std::size_t count_at_signs(std::string_view body) {
   return count;
 }
 
-void BM_ResolveMentionsFloor(benchmark::State& state) {
-  const MentionScan scan = make_scan(arg(state, 0), arg(state, 1), arg(state, 2));
+void time_floor_scan(benchmark::State& state, const MentionScan& scan) {
   if (count_at_signs(scan.body) != scan.mentions) {
     state.SkipWithError("the body has an `@` that is not a mention");
     return;
@@ -246,16 +277,167 @@ void BM_ResolveMentionsFloor(benchmark::State& state) {
   report_bytes(state, scan);
 }
 
+MentionScan grid_scan(const benchmark::State& state) {
+  return make_scan(arg(state, 0), arg(state, 1), arg(state, 2));
+}
+
+void BM_ResolveMentions(benchmark::State& state) { time_prepared_scan(state, grid_scan(state)); }
+void BM_ResolveMentionsViews(benchmark::State& state) { time_view_scan(state, grid_scan(state)); }
+void BM_ResolveMentionsModel(benchmark::State& state) { time_model_scan(state, grid_scan(state)); }
+void BM_ResolveMentionsFloor(benchmark::State& state) { time_floor_scan(state, grid_scan(state)); }
+
+void BM_RosterScan(benchmark::State& state) { time_prepared_scan(state, roster_scan(state)); }
+void BM_RosterScanViews(benchmark::State& state) { time_view_scan(state, roster_scan(state)); }
+void BM_RosterScanModel(benchmark::State& state) { time_model_scan(state, roster_scan(state)); }
+void BM_RosterScanFloor(benchmark::State& state) { time_floor_scan(state, roster_scan(state)); }
+
 // Ten mentions of a roster of 100 in bodies of 4 KiB to 1 MiB (complexity N: body bytes).
 void BM_ResolveMentionsBodyScaling(benchmark::State& state) {
   state.SetComplexityN(state.range(0));
-  time_core_scan(state, make_scan(arg(state, 0), 10, 100));
+  time_prepared_scan(state, make_scan(arg(state, 0), 10, 100));
 }
 
-// Ten mentions in a 4 KiB body, with rosters of 10 to 10 000 agents (complexity N: agents).
-void BM_ResolveMentionsRosterScaling(benchmark::State& state) {
-  state.SetComplexityN(state.range(0));
-  time_core_scan(state, make_scan(4096, 10, arg(state, 0)));
+// ---- the corpus, against Markdown parsers ----------------------------------------------------
+
+// A message of model/corpus/messages.json: its body, its author, and the snapshots of its
+// agents (plus `extra` more) with one desk.
+struct CorpusMessage {
+  std::string body{};
+  thm::MentionAuthor author{};
+  Snapshots snapshots{};
+  std::optional<thm::Team> team{};
+};
+
+std::vector<CorpusMessage> corpus_messages(std::size_t extra) {
+  std::ifstream file(THM_CORPUS_FILE);
+  const auto document = nlohmann::json::parse(file, nullptr, false);
+  std::vector<CorpusMessage> messages;
+  if (!document.is_array()) return messages;
+  for (const auto& entry : document) {
+    CorpusMessage message;
+    message.body = entry.at("body").get<std::string>();
+    message.author = thm::AgentAuthor{entry.at("author").get<std::string>()};
+    for (const auto& agent : entry.at("agents")) {
+      message.snapshots.roster.members.push_back({.id = agent.get<std::string>()});
+    }
+    for (std::size_t i = 0; i < extra; ++i) {
+      message.snapshots.roster.members.push_back({.id = "extra_" + std::to_string(i)});
+    }
+    message.snapshots.desks.declared = {
+        {.id = "eng", .name = "Engineering", .members = {entry.at("author").get<std::string>()}}};
+    message.team = message.snapshots.prepare();
+    messages.push_back(std::move(message));
+  }
+  return messages;
+}
+
+std::size_t resolve_prepared(const CorpusMessage& m) {
+  return thm::resolve_mentions(m.body, std::nullopt, m.author, *m.team).size();
+}
+std::size_t resolve_views(const CorpusMessage& m) {
+  return thm::resolve_mentions(m.body, std::nullopt, m.author, thm::Roster(m.snapshots.roster),
+                               thm::DeskSet(m.snapshots.desks))
+      .size();
+}
+std::size_t parse_cmark(const CorpusMessage& m) {
+  cmark_node* document = cmark_parse_document(m.body.data(), m.body.size(), CMARK_OPT_DEFAULT);
+  const bool parsed = document != nullptr;
+  cmark_node_free(document);
+  return parsed ? 1 : 0;
+}
+std::size_t parse_md4c(const CorpusMessage& m) {
+  static const MD_PARSER parser{
+      .abi_version = 0,
+      .flags = 0,
+      .enter_block = [](MD_BLOCKTYPE, void*, void*) { return 0; },
+      .leave_block = [](MD_BLOCKTYPE, void*, void*) { return 0; },
+      .enter_span = [](MD_SPANTYPE, void*, void*) { return 0; },
+      .leave_span = [](MD_SPANTYPE, void*, void*) { return 0; },
+      .text = [](MD_TEXTTYPE, const MD_CHAR*, MD_SIZE, void*) { return 0; },
+      .debug_log = nullptr,
+      .syntax = nullptr,
+  };
+  return md_parse(m.body.data(), static_cast<MD_SIZE>(m.body.size()), &parser, nullptr) == 0;
+}
+
+using CorpusCall = std::size_t (*)(const CorpusMessage&);
+
+// The least time, in ns, of one call of `call` on `message`: the best of 7 runs of 16 calls.
+double best_ns(CorpusCall call, const CorpusMessage& message) {
+  double best = 1e300;
+  for (int run = 0; run < 7; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 16; ++i) benchmark::DoNotOptimize(call(message));
+    const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+    best = std::min(best, took.count() / 16);
+  }
+  return best;
+}
+
+// Per message, the prepared path's time over each parser's: the median and the worst
+// (largest) ratio, as counters. Timed here, outside Google Benchmark's loop, so that each
+// message gets its own figure.
+void report_per_message(benchmark::State& state, const std::vector<CorpusMessage>& messages) {
+  for (const auto& [parser, call] : {std::pair{"cmark", &parse_cmark}, {"md4c", &parse_md4c}}) {
+    std::vector<double> ratios;
+    for (const CorpusMessage& message : messages) {
+      ratios.push_back(best_ns(&resolve_prepared, message) / best_ns(call, message));
+    }
+    std::ranges::sort(ratios);
+    state.counters[std::string("median_vs_") + parser] = ratios[ratios.size() / 2];
+    state.counters[std::string("worst_vs_") + parser] = ratios.back();
+  }
+}
+
+// Every corpus message once per iteration: one item per message.
+void BM_Corpus(benchmark::State& state, CorpusCall call) {
+  const std::vector<CorpusMessage> messages = corpus_messages(arg(state, 0));
+  if (messages.size() < 100) {
+    state.SkipWithError("model/corpus/messages.json holds fewer than 100 messages");
+    return;
+  }
+  if (call == &resolve_prepared) {
+    for (const CorpusMessage& message : messages) {
+      if (resolve_prepared(message) != resolve_views(message)) {
+        state.SkipWithError("the prepared path and the views disagree on a corpus message");
+        return;
+      }
+    }
+    report_per_message(state, messages);
+  }
+  for (auto _ : state) {
+    std::size_t found = 0;
+    for (const CorpusMessage& message : messages) found += call(message);
+    benchmark::DoNotOptimize(found);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(messages.size()));
+}
+
+// ---- preparing a team ------------------------------------------------------------------------
+
+std::uint64_t bytes_of(const auto& make) {
+  const std::uint64_t before = thm::bench::bytes_allocated_on_this_thread();
+  benchmark::DoNotOptimize(make());
+  return thm::bench::bytes_allocated_on_this_thread() - before;
+}
+
+// Team::prepare on a copy of the snapshots (the copy is inside the timed call, as in
+// `copy`), and the heap bytes of the snapshots and of the team's indexes.
+void BM_TeamPrepare(benchmark::State& state) {
+  const Snapshots snapshots = make_team(arg(state, 0));
+  const auto prepare = [&] { return snapshots.prepare(); };
+  const std::uint64_t snapshot_bytes = bytes_of([&] { return snapshots; });
+  const thm::Team team = prepare();
+  state.counters["snapshot_bytes"] = static_cast<double>(snapshot_bytes);
+  state.counters["index_bytes"] = static_cast<double>(team.index_bytes());
+  state.counters["index_per_snapshot"] =
+      static_cast<double>(team.index_bytes()) / static_cast<double>(snapshot_bytes);
+  thm::bench::time_calls(state, prepare);
+}
+
+void BM_TeamPrepareCopy(benchmark::State& state) {
+  const Snapshots snapshots = make_team(arg(state, 0));
+  thm::bench::time_calls(state, [&] { return snapshots; });
 }
 
 // ---- mention_dispatch ----------------------------------------------------------------------
@@ -311,11 +493,8 @@ std::vector<DispatchCase> dispatch_cases() {
   };
 }
 
-void BM_MentionDispatch(benchmark::State& state, const DispatchCase& scenario) {
-  const thm::Roster roster(decision_team().roster);
-  const auto decide = [&] {
-    return thm::mention_dispatch(scenario.policy, scenario.input, roster);
-  };
+template <class Decide>
+void time_dispatch(benchmark::State& state, const DispatchCase& scenario, const Decide& decide) {
   const auto decision = decide();
   if (!decision || path_of(*decision) != scenario.path) {
     state.SkipWithError("the core took another path");
@@ -324,8 +503,20 @@ void BM_MentionDispatch(benchmark::State& state, const DispatchCase& scenario) {
   thm::bench::time_calls(state, decide);
 }
 
+void BM_MentionDispatch(benchmark::State& state, const DispatchCase& scenario) {
+  time_dispatch(state, scenario, [&] {
+    return thm::mention_dispatch(scenario.policy, scenario.input, decision_team());
+  });
+}
+
+void BM_MentionDispatchViews(benchmark::State& state, const DispatchCase& scenario) {
+  const thm::Roster roster(decision_snapshots().roster);
+  time_dispatch(state, scenario,
+                [&] { return thm::mention_dispatch(scenario.policy, scenario.input, roster); });
+}
+
 void BM_MentionDispatchModel(benchmark::State& state, const DispatchCase& scenario) {
-  const model::Roster roster = to_model(decision_team().roster);
+  const model::Roster roster = to_model(decision_snapshots().roster);
   const model::Policy policy = to_model(scenario.policy);
   const model::DispatchInput input = to_model(scenario.input);
   const auto decide = [&] { return model::mention_dispatch(policy, input, roster); };
@@ -388,12 +579,8 @@ const std::vector<thm::SelectorCandidate>& selector_details() {
   return details;
 }
 
-void BM_ResponderPlan(benchmark::State& state, const ResponderCase& scenario) {
-  const thm::Roster roster(decision_team().roster);
-  const thm::DeskSet desks(decision_team().desks);
-  const auto plan = [&] {
-    return thm::responder_plan(scenario.request, roster, desks, selector_details());
-  };
+template <class Plan>
+void time_plan(benchmark::State& state, const ResponderCase& scenario, const Plan& plan) {
   const auto first = plan();
   if (!first || path_of(*first) != scenario.path) {
     state.SkipWithError("the core took another rung");
@@ -402,9 +589,23 @@ void BM_ResponderPlan(benchmark::State& state, const ResponderCase& scenario) {
   thm::bench::time_calls(state, plan);
 }
 
+void BM_ResponderPlan(benchmark::State& state, const ResponderCase& scenario) {
+  time_plan(state, scenario, [&] {
+    return thm::responder_plan(scenario.request, decision_team(), selector_details());
+  });
+}
+
+void BM_ResponderPlanViews(benchmark::State& state, const ResponderCase& scenario) {
+  const thm::Roster roster(decision_snapshots().roster);
+  const thm::DeskSet desks(decision_snapshots().desks);
+  time_plan(state, scenario, [&] {
+    return thm::responder_plan(scenario.request, roster, desks, selector_details());
+  });
+}
+
 void BM_ResponderPlanModel(benchmark::State& state, const ResponderCase& scenario) {
-  const model::Roster roster = to_model(decision_team().roster);
-  const model::Desks desks = to_model(decision_team().desks);
+  const model::Roster roster = to_model(decision_snapshots().roster);
+  const model::Desks desks = to_model(decision_snapshots().desks);
   const model::ResponderRequest request = to_model(scenario.request);
   const std::vector<model::Candidate> details = to_model(selector_details());
   const auto plan = [&] { return model::responder_plan(request, roster, desks, details); };
@@ -516,36 +717,68 @@ void register_benchmarks() {
   using benchmark::kMicrosecond;
   using benchmark::RegisterBenchmark;
 
-  RegisterBenchmark("resolve_mentions/thm", BM_ResolveMentions)
-      ->Apply(resolve_mentions_grid)
-      ->Unit(kMicrosecond);
-  RegisterBenchmark("resolve_mentions/floor", BM_ResolveMentionsFloor)
-      ->Apply(resolve_mentions_grid)
-      ->Unit(kMicrosecond);
-  RegisterBenchmark("resolve_mentions/model", BM_ResolveMentionsModel)
-      ->Apply(resolve_mentions_grid)
-      ->Unit(kMicrosecond);
+  for (const auto& [impl, run] : {std::pair{"thm", &BM_ResolveMentions},
+                                  {"views", &BM_ResolveMentionsViews},
+                                  {"floor", &BM_ResolveMentionsFloor},
+                                  {"model", &BM_ResolveMentionsModel}}) {
+    RegisterBenchmark((std::string("resolve_mentions/") + impl).c_str(), run)
+        ->Apply(resolve_mentions_grid)
+        ->Unit(kMicrosecond);
+  }
+  for (const auto& [impl, run] : {std::pair{"thm", &BM_RosterScan},
+                                  {"views", &BM_RosterScanViews},
+                                  {"floor", &BM_RosterScanFloor},
+                                  {"model", &BM_RosterScanModel}}) {
+    RegisterBenchmark((std::string("resolve_mentions.roster/") + impl).c_str(), run)
+        ->Arg(10)
+        ->Arg(30)
+        ->Arg(100)
+        ->Arg(300)
+        ->Arg(1000)
+        ->Arg(3000)
+        ->Arg(10000)
+        ->ArgName("roster")
+        ->Unit(kMicrosecond);
+  }
   RegisterBenchmark("resolve_mentions.body_scaling/thm", BM_ResolveMentionsBodyScaling)
       ->RangeMultiplier(2)
       ->Range(1 << 12, 1 << 20)
       ->ArgName("body")
       ->Complexity(benchmark::oN)
       ->Unit(kMicrosecond);
-  RegisterBenchmark("resolve_mentions.roster_scaling/thm", BM_ResolveMentionsRosterScaling)
-      ->RangeMultiplier(4)
-      ->Range(10, 10'000)
+  for (const auto& [impl, call] : {std::pair{"thm", &resolve_prepared},
+                                   {"views", &resolve_views},
+                                   {"cmark", &parse_cmark},
+                                   {"md4c", &parse_md4c}}) {
+    RegisterBenchmark((std::string("resolve_mentions.corpus/") + impl).c_str(), BM_Corpus, call)
+        ->Arg(0)
+        ->Arg(1000)
+        ->ArgName("extra_agents")
+        ->Unit(kMicrosecond);
+  }
+  RegisterBenchmark("team_prepare/thm", BM_TeamPrepare)
+      ->Arg(10)
+      ->Arg(1000)
+      ->Arg(10000)
       ->ArgName("roster")
-      ->Complexity(benchmark::oN)
+      ->Unit(kMicrosecond);
+  RegisterBenchmark("team_prepare/copy", BM_TeamPrepareCopy)
+      ->Arg(10)
+      ->Arg(1000)
+      ->Arg(10000)
+      ->ArgName("roster")
       ->Unit(kMicrosecond);
 
   for (const DispatchCase& scenario : dispatch_cases()) {
     const std::string operation = "mention_dispatch." + std::string(scenario.path);
     RegisterBenchmark((operation + "/thm").c_str(), BM_MentionDispatch, scenario);
+    RegisterBenchmark((operation + "/views").c_str(), BM_MentionDispatchViews, scenario);
     RegisterBenchmark((operation + "/model").c_str(), BM_MentionDispatchModel, scenario);
   }
   for (const ResponderCase& scenario : responder_cases()) {
     const std::string operation = "responder_plan." + std::string(scenario.path);
     RegisterBenchmark((operation + "/thm").c_str(), BM_ResponderPlan, scenario);
+    RegisterBenchmark((operation + "/views").c_str(), BM_ResponderPlanViews, scenario);
     RegisterBenchmark((operation + "/model").c_str(), BM_ResponderPlanModel, scenario);
   }
 

@@ -68,9 +68,10 @@ std::optional<AliasTarget> AliasTable::Candidates::one() const noexcept {
 AliasTable::AliasTable(const Roster& roster, const DeskSet& desks)
     : roster_(roster),
       desks_(desks),
-      entries_(2 * (roster.members().size() + roster.people().size() + desks.declared().size() +
-                    desks.added().size()) +
-               3) {
+      // Room for an id per member and two names per person and desk: a display name that
+      // is an alias of its own (most have a space, or equal the id) grows the table.
+      entries_(roster.members().size() +
+               2 * (roster.people().size() + desks.declared().size() + desks.added().size()) + 3) {
   using Kind = AliasTarget::Kind;
   // An alias that is `admissible` starts with a letter, digit or `_`, none of which is
   // White_Space, so it is never blank: the blank names and labels that SPEC §1.5 leaves
@@ -132,14 +133,16 @@ void AliasTable::add(std::string_view alias, AliasTarget target, bool desk) {
 
 std::optional<MentionTarget> AliasTable::match(std::string_view alias, bool desk_only) const {
   // Tokens are mostly short ASCII: lower-case those on the stack, the rest through ICU.
-  std::array<char, 64> buffer{};
+  std::array<char, 64> buffer;  // NOLINT: written before it is read
   std::string owned;
   std::string_view key;
-  if (alias.size() <= buffer.size() &&
-      std::ranges::all_of(alias, [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    std::ranges::transform(alias, buffer.begin(), [](char c) {
-      return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    });
+  bool ascii = alias.size() <= buffer.size();
+  for (std::size_t i = 0; ascii && i < alias.size(); ++i) {
+    const char c = alias[i];
+    ascii = static_cast<unsigned char>(c) < 0x80;
+    buffer[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  if (ascii) {
     key = std::string_view(buffer.data(), alias.size());
   } else {
     owned = lowercase(alias);

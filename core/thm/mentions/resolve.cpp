@@ -142,6 +142,7 @@ std::vector<Mention> extract(std::string_view body, const Team& team) {
     auto target = team.match_alias(body.substr(token->alias_begin, token->end - token->alias_begin),
                                    token->desk_only);
     if (!target) continue;
+    if (found.empty()) found.reserve(16);  // one block for a message's few mentions
     found.push_back(Mention{.target = *std::move(target),
                             .text = std::string(body.substr(at, token->end - at)),
                             .offset = at});
@@ -220,22 +221,39 @@ bool is_self_mention(const MentionTarget& target, const MentionAuthor& author) {
   return false;
 }
 
+// Whether `target` repeats the target of one of the first `kept` mentions. Up to
+// kPairwiseRepeatLimit kept mentions are compared pairwise (no allocation, and fewer
+// instructions than hashing for the handful a message holds); past that, `seen` holds the
+// keys of every kept target.
+bool repeats(const MentionTarget& target, std::span<const Mention> kept,
+             std::unordered_set<std::string>& seen) {
+  if (kept.size() < detail::kPairwiseRepeatLimit) {
+    return std::ranges::any_of(kept, [&](const Mention& m) { return m.target == target; });
+  }
+  if (seen.empty()) {
+    for (const Mention& m : kept) seen.insert(target_key(m.target));
+  }
+  return !seen.insert(target_key(target)).second;
+}
+
 std::vector<Mention> normalize(std::vector<Mention> mentions, const MentionAuthor& author) {
   // Extraction yields its mentions in offset order already, and a stable sort leaves a
   // sorted list as it is: only supplied lists can need sorting.
   if (!std::ranges::is_sorted(mentions, {}, &Mention::offset)) {
     std::ranges::stable_sort(mentions, {}, &Mention::offset);
   }
-  std::vector<Mention> kept;
-  kept.reserve(mentions.size());
+  // Kept mentions are moved to the front, in order; the rest is cut off at the end.
+  std::size_t kept = 0;
   std::optional<std::size_t> last_offset;
-  std::unordered_set<std::string> seen_targets;
+  std::unordered_set<std::string> seen;
   std::size_t pinging = 0;
   for (Mention& mention : mentions) {
     if (last_offset == mention.offset) continue;
     if (is_self_mention(mention.target, author)) continue;
     last_offset = mention.offset;
-    if (!seen_targets.insert(target_key(mention.target)).second) mention.quiet = true;
+    if (repeats(mention.target, std::span<const Mention>(mentions).first(kept), seen)) {
+      mention.quiet = true;
+    }
     if (!mention.quiet) {
       if (pinging == kMentionCap) {
         mention.quiet = true;
@@ -243,9 +261,11 @@ std::vector<Mention> normalize(std::vector<Mention> mentions, const MentionAutho
         ++pinging;
       }
     }
-    kept.push_back(std::move(mention));
+    if (&mentions[kept] != &mention) mentions[kept] = std::move(mention);
+    ++kept;
   }
-  return kept;
+  mentions.erase(mentions.begin() + static_cast<std::ptrdiff_t>(kept), mentions.end());
+  return mentions;
 }
 
 // The indices of `mentions` in offset order, ties in list order.
