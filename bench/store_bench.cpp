@@ -213,6 +213,51 @@ BENCHMARK(BM_PostgresRawInsertFloor)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+// The same floor as pgbench runs it (bench/pgbench_floor.sql): a process of the server's own
+// tools sends the raw insert, `-M prepared`, one client, so the floor does not rest on thm's
+// client code. One iteration is one pgbench run of kPgbenchTransactions; its wall time
+// includes starting pgbench and connecting (a few ms of about a second).
+constexpr int kPgbenchTransactions = 500;
+
+void BM_PostgresPgbenchFloor(benchmark::State& state) {
+  if (std::getenv("THM_POSTGRES") == nullptr) {
+    state.SkipWithError("THM_POSTGRES is not set");
+    return;
+  }
+  PGconn* connection = PQconnectdb(postgres_conninfo().c_str());
+  const auto exec = [&](const char* sql) {
+    PGresult* result = PQexec(connection, sql);
+    const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
+    PQclear(result);
+    return ok;
+  };
+  if (PQstatus(connection) != CONNECTION_OK ||
+      !exec("CREATE TABLE IF NOT EXISTS floor_turn (turn_key BYTEA PRIMARY KEY, source_id BYTEA,"
+            " target_id BYTEA, content BYTEA, child_hop BIGINT)") ||
+      !exec("TRUNCATE floor_turn")) {
+    state.SkipWithError("cannot set up the PostgreSQL floor");
+    PQfinish(connection);
+    return;
+  }
+  // pgbench takes the conninfo string as its database name.
+  const std::string command = std::string(THM_PGBENCH) + " -n -M prepared -c 1 -t " +
+                              std::to_string(kPgbenchTransactions) + " -f " + THM_PGBENCH_SCRIPT +
+                              " '" + postgres_conninfo() + "' > /dev/null 2>&1";
+  for (auto _ : state) {
+    if (std::system(command.c_str()) != 0) {
+      state.SkipWithError(("pgbench failed; run it by hand: " + command).c_str());
+      break;
+    }
+  }
+  exec("DROP TABLE floor_turn");
+  PQfinish(connection);
+  state.SetItemsProcessed(state.iterations() * kPgbenchTransactions);
+}
+BENCHMARK(BM_PostgresPgbenchFloor)
+    ->Name("store_enqueue.postgres/pgbench")
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();

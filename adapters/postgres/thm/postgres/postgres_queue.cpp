@@ -328,38 +328,26 @@ Result<std::unique_ptr<PostgresQueue>, QueueError> PostgresQueue::open(const std
 
 // ---- enqueue -----------------------------------------------------------------------------------
 
-Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
-    const MentionTurnRequest& request) noexcept {
-  const std::scoped_lock guard(mutex_);
-  Impl& db = *impl_;
-  const Options& limits = db.options();
-  if (auto over = exceeds_limits(request, limits.max_content_bytes, limits.max_id_bytes)) {
-    return unexpected{*std::move(over)};
-  }
+namespace {
 
-  if (auto lost = db.connected()) return unexpected{*std::move(lost)};
-  const auto rolled_back = [](HookPoint point) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "the step was rolled back at " + std::string(name(point)))};
-  };
+// thm_enqueue_once's parameters for `request`, in its order.
+Params enqueue_params(const MentionTurnRequest& request) {
+  return Params()
+      .bytes(request.conversation.desk_id)
+      .u64(request.conversation.thread_root)
+      .u64(request.key.trigger_sequence)
+      .bytes(request.source_id)
+      .bytes(request.target_id)
+      .bytes(request.content)
+      .integer(request.child_hop);
+}
 
-  Transaction transaction(db.main());
-  if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
-  if (!db.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
-  std::optional<HookPoint> refused_at;
-  auto step = db.enqueue(Params()
-                             .bytes(request.conversation.desk_id)
-                             .u64(request.conversation.thread_root)
-                             .u64(request.key.trigger_sequence)
-                             .bytes(request.source_id)
-                             .bytes(request.target_id)
-                             .bytes(request.content)
-                             .integer(request.child_hop),
-                         request, refused_at);
-  if (refused_at) return rolled_back(*refused_at);
-  if (!step) return unexpected{step.error()};
-  const std::string outcome = step->bytes(0, 0);
-  const std::string reason = step->null(0, 1) ? std::string() : step->bytes(0, 1);
+// What thm_enqueue_once's row says: `Enqueued` for an admitted request (the caller then
+// commits), the other answers and errors as the port spells them.
+Result<EnqueueOutcome, QueueError> answer_of(const Rows& step, const MentionTurnRequest& request) {
+  const std::string outcome = step.bytes(0, 0);
+  const std::string reason = step.null(0, 1) ? std::string() : step.bytes(0, 1);
+  if (outcome == "enqueued") return Enqueued{};
   if (outcome == "already") return Already{};
   if (outcome == "refused") {
     if (const auto refusal = enqueue_refusal_from_name(reason)) return Refused{*refusal};
@@ -374,10 +362,49 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
                                 " differs from the committed reply under key " +
                                 turn_key(request).encoded())};
   }
-  if (outcome != "enqueued") {
-    return unexpected{error(QueueErrorKind::Internal,
-                            "thm_enqueue_once answered '" + outcome + "' '" + reason + "'")};
+  return unexpected{error(QueueErrorKind::Internal,
+                          "thm_enqueue_once answered '" + outcome + "' '" + reason + "'")};
+}
+
+}  // namespace
+
+Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
+    const MentionTurnRequest& request) noexcept {
+  const std::scoped_lock guard(mutex_);
+  Impl& db = *impl_;
+  const Options& limits = db.options();
+  if (auto over = exceeds_limits(request, limits.max_content_bytes, limits.max_id_bytes)) {
+    return unexpected{*std::move(over)};
   }
+
+  if (auto lost = db.connected()) return unexpected{*std::move(lost)};
+
+  if (!limits.hook) {
+    // One round trip (issue 23): the call in autocommit is the step's one transaction, and
+    // every answer but `enqueued` wrote nothing. A statement that failed on a live
+    // connection rolled back; on a lost one nobody knows whether it committed.
+    auto step = db.run(kEnqueueOnce, enqueue_params(request), "enqueueing");
+    if (step) return answer_of(*step, request);
+    QueueError failed = step.error();
+    if (!db.alive()) failed.kind = QueueErrorKind::Indeterminate;
+    return unexpected{std::move(failed)};
+  }
+
+  // With a hook, BEGIN and COMMIT are statements of their own, so that AfterBegin,
+  // BeforeCommit and AfterCommitBeforeReturn fall between them and the call.
+  const auto rolled_back = [](HookPoint point) {
+    return unexpected{error(QueueErrorKind::Unavailable,
+                            "the step was rolled back at " + std::string(name(point)))};
+  };
+  Transaction transaction(db.main());
+  if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
+  if (!db.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+  std::optional<HookPoint> refused_at;
+  auto step = db.enqueue(enqueue_params(request), request, refused_at);
+  if (refused_at) return rolled_back(*refused_at);
+  if (!step) return unexpected{step.error()};
+  auto decided = answer_of(*step, request);
+  if (!decided || !std::holds_alternative<Enqueued>(*decided)) return decided;
   if (!db.pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
   if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
   if (!db.pass(HookPoint::AfterCommitBeforeReturn, request)) {

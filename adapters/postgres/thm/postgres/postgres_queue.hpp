@@ -63,14 +63,17 @@ struct Options {
 ///  4. `INSERT INTO thm_idempotency … ON CONFLICT (turn_key) DO NOTHING RETURNING id`: no row
 ///     → `Already` (a concurrent insert of the same key is waited for, so `Already` always
 ///     means a committed child); otherwise insert the child with that id and commit.
-/// Steps 2–4 run inside the function; the transaction, the limits and the commit are the
-/// caller's.
-/// Anything but `Enqueued` rolls back and writes nothing; no error is caught inside the
-/// transaction, so none needs a savepoint. A lost connection, a lock wait past
-/// `lock_timeout` or a serialization failure before COMMIT is `Unavailable`; a COMMIT that
-/// fails on a live connection rolled back (`Unavailable`), on a lost one nobody knows
-/// (`Indeterminate`). The host's single-statement writes answer `Indeterminate` when the
-/// connection is lost under them.
+/// Steps 2–4 run inside the function; the limits and the transaction are the caller's.
+/// Without a hook (production) the call runs in autocommit: one round trip, the statement's
+/// own transaction. With a hook, BEGIN and COMMIT are sent apart, so that the hook points
+/// `AfterBegin`, `BeforeCommit` and `AfterCommitBeforeReturn` sit between them and the call.
+/// Anything but `Enqueued` writes nothing; no error is caught inside the transaction, so
+/// none needs a savepoint. A lock wait past `lock_timeout`, a serialization failure, or any
+/// failure on a live connection rolled back (`Unavailable`, or `Internal` for a server
+/// error no retry mends). A connection lost during the autocommit call, or during COMMIT,
+/// leaves nobody knowing whether it committed (`Indeterminate`); lost between BEGIN and
+/// COMMIT it rolled back (`Unavailable`). The host's single-statement writes answer
+/// `Indeterminate` when the connection is lost under them.
 ///
 /// Privileges: the connecting role needs SELECT, INSERT, UPDATE and DELETE on the thm tables
 /// (`LOCK … IN SHARE MODE` needs one of UPDATE, DELETE or TRUNCATE; `clear` needs TRUNCATE);

@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -135,6 +137,123 @@ TEST_F(PostgresQueueTest, ASessionReconnectsAfterTheServerRestarts) {
   auto answer = queue_->enqueue_once(request);
   if (!answer) answer = queue_->enqueue_once(request);
   EXPECT_EQ(answer, Answer(Already{}));
+}
+
+// The first column of the first row of `query` on a new connection, or "" (no row, or an
+// error).
+std::string first_value(const std::string& query) {
+  PGconn* side = PQconnectdb(conninfo().c_str());
+  PGresult* result = PQexec(side, query.c_str());
+  std::string value;
+  if (PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) > 0) {
+    value = PQgetvalue(result, 0, 0);
+  }
+  PQclear(result);
+  PQfinish(side);
+  return value;
+}
+
+// The test server's log: server.log in the directory of its socket, the host of
+// THM_POSTGRES (scripts/pg_test_cluster).
+std::string server_log() {
+  const std::string info = conninfo();
+  const std::size_t host = info.find("host=");
+  if (host == std::string::npos) return {};
+  const std::size_t begin = host + 5;
+  const std::string directory = info.substr(begin, info.find(' ', begin) - begin);
+  std::ifstream file(directory + "/server.log", std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+// The statements the session `application` sent while `call` ran, as the server logged
+// them (the session runs with log_statement = all): `statement: …` for a simple query,
+// `execute …` for a prepared one. Every statement is one round trip.
+template <class Call>
+int statements_of(const std::string& application, Call call) {
+  const std::string pid = first_value(
+      "SELECT pid FROM pg_stat_activity WHERE application_name = '" + application + "'");
+  const std::size_t before = server_log().size();
+  call();
+  const std::string log = server_log();
+  int statements = 0;
+  for (const std::string& mark :
+       {"[" + pid + "] LOG:  statement: ", "[" + pid + "] LOG:  execute "}) {
+    for (std::size_t at = log.find(mark, before); at != std::string::npos;
+         at = log.find(mark, at + 1)) {
+      ++statements;
+    }
+  }
+  return statements;
+}
+
+// A queue whose session is named `application` and logs every statement it runs.
+std::unique_ptr<PostgresQueue> logged_queue(const std::string& application, Options options = {}) {
+  auto queue = PostgresQueue::open(
+      conninfo() + " application_name=" + application + " options='-c log_statement=all'",
+      std::move(options));
+  EXPECT_TRUE(queue.has_value()) << (queue ? "" : queue.error().message);
+  return queue ? *std::move(queue) : nullptr;
+}
+
+// Issue 23: without a hook, an enqueue is one round trip (the call in autocommit, its own
+// transaction), whatever it answers.
+TEST_F(PostgresQueueTest, WithoutAHookAnEnqueueIsOneStatement) {
+  const auto queue = logged_queue("thm_one_trip");
+  ASSERT_NE(queue, nullptr);
+  ASSERT_FALSE(server_log().empty()) << "the test server's log cannot be read";
+  const auto request = ready();
+  EXPECT_EQ(statements_of("thm_one_trip",
+                          [&] { EXPECT_EQ(queue->enqueue_once(request), Answer(Enqueued{})); }),
+            1);
+  EXPECT_EQ(statements_of("thm_one_trip",
+                          [&] { EXPECT_EQ(queue->enqueue_once(request), Answer(Already{})); }),
+            1);
+  MentionTurnRequest stranger = request;
+  stranger.key.trigger_sequence = 99;
+  EXPECT_EQ(statements_of("thm_one_trip",
+                          [&] {
+                            const auto missing = queue->enqueue_once(stranger);
+                            EXPECT_FALSE(missing.has_value());
+                          }),
+            1);
+  EXPECT_EQ(queue_->children()->size(), 1U);
+}
+
+// With a hook the step keeps a BEGIN and a COMMIT of its own, so that the hook points keep
+// their places around the call.
+TEST_F(PostgresQueueTest, WithAHookTheStepIsBeginTheCallAndCommit) {
+  Options options;
+  std::vector<HookPoint> seen;
+  options.hook = [&](HookPoint point, const MentionTurnRequest&) {
+    seen.push_back(point);
+    return true;
+  };
+  const auto queue = logged_queue("thm_hooked", std::move(options));
+  ASSERT_NE(queue, nullptr);
+  const auto request = ready();
+  EXPECT_EQ(statements_of("thm_hooked",
+                          [&] { EXPECT_EQ(queue->enqueue_once(request), Answer(Enqueued{})); }),
+            3);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.front(), HookPoint::AfterBegin);
+  EXPECT_EQ(seen.back(), HookPoint::AfterCommitBeforeReturn);
+}
+
+// A connection lost under the autocommit call may have committed: Indeterminate; a retry
+// settles to the one child.
+TEST_F(PostgresQueueTest, AnEnqueueOnALostConnectionIsIndeterminateAndARetrySettles) {
+  const auto request = ready();
+  PGconn* side = PQconnectdb(conninfo().c_str());
+  PQclear(PQexec(side,
+                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"));
+  PQfinish(side);
+  const auto lost = queue_->enqueue_once(request);
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().kind, QueueErrorKind::Indeterminate) << lost.error().message;
+  EXPECT_EQ(queue_->enqueue_once(request), Answer(Enqueued{}));
+  EXPECT_EQ(queue_->enqueue_once(request), Answer(Already{}));
+  EXPECT_EQ(queue_->children()->size(), 1U);
 }
 
 // Run `sql` on a connection of the test's own; it stays open (and holds what it locked)
