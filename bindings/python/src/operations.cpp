@@ -219,11 +219,115 @@ std::string op_display(py::handle value) {
                        type_name(value));
 }
 
+// ---- on a prepared team (adr/0016) -----------------------------------------------------------
+
+Team op_prepare(py::handle roster, py::handle desks) {
+  const auto& members = held<RosterSnapshot>(roster, "Team.prepare(roster)");
+  const auto& set = held<DeskSnapshot>(desks, "Team.prepare(desks)");
+  auto team = unlocked([&] { return Team::prepare(members, set); });
+  if (!team) raise(team.error());
+  return *std::move(team);
+}
+
+py::list op_resolve_mentions_on_team(py::handle body, py::handle supplied, py::handle author,
+                                     py::handle team) {
+  const auto text = from_py<std::string>(body, "resolve_mentions(body)");
+  const auto given =
+      from_py<std::optional<std::vector<Mention>>>(supplied, "resolve_mentions(supplied)");
+  const auto by = from_py<MentionAuthor>(author, "resolve_mentions(author)");
+  const auto& prepared = held<Team>(team, "resolve_mentions(team)");
+  std::optional<std::span<const Mention>> view;
+  if (given) view = std::span<const Mention>(*given);
+  return list_to_py(unlocked([&] { return resolve_mentions(text, view, by, prepared); }));
+}
+
+py::object op_direct_responder_on_team(py::handle mentions, py::handle team) {
+  const auto list = from_py<std::vector<Mention>>(mentions, "direct_responder(mentions)");
+  const auto& prepared = held<Team>(team, "direct_responder(team)");
+  return to_py(unlocked([&] { return direct_responder(list, prepared); }));
+}
+
+py::list op_mentioned_members_on_team(py::handle mentions, py::handle addressed_desk,
+                                      py::handle responder, py::handle team) {
+  const auto list = from_py<std::vector<Mention>>(mentions, "mentioned_members(mentions)");
+  const auto desk =
+      from_py<std::optional<std::string>>(addressed_desk, "mentioned_members(addressed_desk)");
+  const auto who = from_py<std::optional<std::string>>(responder, "mentioned_members(responder)");
+  const auto& prepared = held<Team>(team, "mentioned_members(team)");
+  std::optional<std::string_view> desk_view;
+  if (desk) desk_view = *desk;
+  std::optional<std::string_view> who_view;
+  if (who) who_view = *who;
+  return list_to_py(
+      unlocked([&] { return mentioned_members(list, desk_view, who_view, prepared); }));
+}
+
+py::object op_responder_plan_on_team(py::handle request, py::handle team,
+                                     py::handle candidate_details) {
+  const auto& asked = held<ResponderRequest>(request, "responder_plan(request)");
+  const auto& prepared = held<Team>(team, "responder_plan(team)");
+  const auto details = from_py<std::vector<SelectorCandidate>>(candidate_details,
+                                                               "responder_plan(candidate_details)");
+  auto plan = unlocked([&] { return responder_plan(asked, prepared, details); });
+  if (!plan) raise(plan.error());
+  return to_py(*plan);
+}
+
+py::object op_mention_dispatch_on_team(py::handle policy, py::handle input, py::handle team) {
+  const auto& rules = held<MentionDispatchPolicy>(policy, "mention_dispatch(policy)");
+  const auto& reply = held<MentionDispatchInput>(input, "mention_dispatch(input)");
+  const auto& prepared = held<Team>(team, "mention_dispatch(team)");
+  auto decision = unlocked([&] { return mention_dispatch(rules, reply, prepared); });
+  if (!decision) raise(decision.error());
+  return to_py(*decision);
+}
+
+TeamBriefing op_from_team(py::handle viewer_id, py::handle conversation, py::handle team) {
+  const auto viewer = from_py<std::string>(viewer_id, "TeamBriefing.from_team(viewer_id)");
+  const auto& where = held<Conversation>(conversation, "TeamBriefing.from_team(conversation)");
+  const auto& prepared = held<Team>(team, "TeamBriefing.from_team(team)");
+  auto briefing = TeamBriefing::from_team(viewer, where, prepared);
+  if (!briefing) raise(briefing.error());
+  return *std::move(briefing);
+}
+
+// thm.Team: immutable, shared by copies, built only by Team.prepare.
+void bind_team(py::module_& m) {
+  py::class_<Team>(m, "Team",
+                   "A chat's roster and desks, validated and indexed once (adr/0016): make one "
+                   "with Team.prepare(roster=..., desks=...) when they change, and pass it as "
+                   "`team=` to the decisions instead of `roster=` and `desks=`.")
+      .def_static("prepare", &op_prepare, py::kw_only(), "roster"_a, "desks"_a,
+                  "Validates the roster, then the desks, and indexes them; raises "
+                  "thm.RosterError or thm.DeskError, as the decisions would.")
+      .def_property_readonly(
+          "roster", [](const Team& team) { return team.roster_snapshot(); },
+          "The roster it was prepared from.")
+      .def_property_readonly(
+          "desks", [](const Team& team) { return team.desk_snapshot(); },
+          "The desks it was prepared from.")
+      .def(
+          "is_active",
+          [](const Team& team, py::handle agent_id) {
+            return team.is_active(from_py<std::string>(agent_id, "Team.is_active(agent_id)"));
+          },
+          "agent_id"_a, "Whether the agent with exactly this id is on the roster and active.")
+      .def("__repr__", [](const Team& team) {
+        return "thm.Team(" + std::to_string(team.roster_snapshot().members.size()) + " members, " +
+               std::to_string(team.active_members().size()) + " active, " +
+               std::to_string(team.desk_snapshot().declared.size() +
+                              team.desk_snapshot().added.size()) +
+               " desks)";
+      });
+  py::type::of<Team>().attr("__match_args__") = py::make_tuple("roster", "desks");
+}
+
 }  // namespace
 
 void bind_dispatch_mention(py::module_& m);  // queue.cpp
 
 void bind_operations(py::module_& m) {
+  bind_team(m);
   m.def("is_general_chat", &op_is_general_chat, "chat"_a,
         "Whether `chat` (a desk identity, or None) is the General chat (SPEC §1.3).");
   m.def("same_conversation", &op_same_conversation, "a"_a, "b"_a,
@@ -234,11 +338,17 @@ void bind_operations(py::module_& m) {
         "roster"_a, "desks"_a,
         "The mentions of `body` (SPEC §1.5), code spans and blocks masked; `supplied` are "
         "mentions the host resolved itself, or None. Offsets are UTF-8 byte offsets.");
+  m.def("resolve_mentions", &op_resolve_mentions_on_team, "body"_a, py::kw_only(), "supplied"_a,
+        "author"_a, "team"_a, "The same on a prepared thm.Team: no validation per call.");
   m.def("direct_responder", &op_direct_responder, "mentions"_a, py::kw_only(), "roster"_a,
         "The first active agent mentioned directly, or None (SPEC §2.2).");
+  m.def("direct_responder", &op_direct_responder_on_team, "mentions"_a, py::kw_only(), "team"_a,
+        "The same on a prepared thm.Team.");
   m.def("mentioned_members", &op_mentioned_members, "mentions"_a, py::kw_only(), "addressed_desk"_a,
         "responder"_a, "roster"_a, "desks"_a,
         "Every active agent the mentions reach, in order, without the responder (SPEC §2.3).");
+  m.def("mentioned_members", &op_mentioned_members_on_team, "mentions"_a, py::kw_only(),
+        "addressed_desk"_a, "responder"_a, "team"_a, "The same on a prepared thm.Team.");
   m.def("validate_desks", &op_validate_desks, "desks"_a,
         "None for a well-formed desk snapshot, else the thm.DeskError it has, not raised.");
   m.def("desk_members", &op_desk_members, "desks"_a, py::kw_only(), "identity"_a,
@@ -247,6 +357,8 @@ void bind_operations(py::module_& m) {
         "candidate_details"_a,
         "Who answers `request` (SPEC §2.2): a Decided plan, or a Select plan that asks the "
         "host's selector first; raises thm.RosterError, thm.DeskError or thm.ResponderError.");
+  m.def("responder_plan", &op_responder_plan_on_team, "request"_a, py::kw_only(), "team"_a,
+        "candidate_details"_a, "The same on a prepared thm.Team; raises thm.ResponderError only.");
   m.def("briefing_text", &op_briefing_text, "briefing"_a, "context"_a = py::none(),
         "The briefing's system text, offering dispatch when `context` allows it (SPEC §7).");
   m.def(
@@ -264,6 +376,8 @@ void bind_operations(py::module_& m) {
   m.def("mention_dispatch", &op_mention_dispatch, py::kw_only(), "policy"_a, "input"_a, "roster"_a,
         "Whether a committed reply starts exactly one child turn (SPEC §3): NoDispatch or "
         "DispatchOne; raises thm.RosterError.");
+  m.def("mention_dispatch", &op_mention_dispatch_on_team, py::kw_only(), "policy"_a, "input"_a,
+        "team"_a, "The same on a prepared thm.Team: never raises.");
   m.def("may_dispatch", &op_may_dispatch, "context"_a,
         "Whether a reply in this turn may start one more (SPEC §3.4).");
   m.def("display", &op_display, "value"_a,
@@ -277,6 +391,11 @@ void bind_operations(py::module_& m) {
                                  "desks"_a, "roster"_a,
                                  py::doc("The briefing for `viewer_id` in `conversation` (SPEC "
                                          "§7); raises thm.RosterError or thm.DeskError.")));
+  static_method(
+      py::type::of<TeamBriefing>(), "from_team",
+      py::cpp_function(&op_from_team, "viewer_id"_a, py::kw_only(), "conversation"_a, "team"_a,
+                       py::doc("As from_snapshots, on a prepared thm.Team; raises "
+                               "thm.DeskError for a desk that does not resolve.")));
   static_method(py::type::of<DispatchConversation>(), "from_conversation",
                 py::cpp_function(&op_dispatch_conversation, "conversation"_a,
                                  py::doc("As dispatch_conversation(conversation).")));

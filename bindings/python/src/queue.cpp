@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "convert.hpp"
@@ -91,8 +92,11 @@ py::object enqueue_method(py::handle queue) {
       type_name(queue));
 }
 
-py::object op_dispatch_mention(py::handle queue, py::handle policy, py::handle input,
-                               py::handle roster) {
+// `dispatch_mention` on the snapshots `Snapshot` (a RosterSnapshot, or a prepared Team)
+// given as `roster` under the keyword `keyword`.
+template <class Snapshot>
+py::object dispatch(py::handle queue, py::handle policy, py::handle input, py::handle roster,
+                    const char* keyword) {
   if (nested_dispatches >= kMaxNestedDispatches) {
     PyErr_SetString(PyExc_RecursionError,
                     ("dispatch_mention nested more than " + std::to_string(kMaxNestedDispatches) +
@@ -109,9 +113,15 @@ py::object op_dispatch_mention(py::handle queue, py::handle policy, py::handle i
   py::object enqueue_once = enqueue_method(queue);
   const auto rules = from_py<MentionDispatchPolicy>(policy, "dispatch_mention(policy)");
   const auto reply = from_py<MentionDispatchInput>(input, "dispatch_mention(input)");
-  const auto& team = held<RosterSnapshot>(roster, "dispatch_mention(roster)");
+  const auto& snapshot = held<Snapshot>(roster, std::string("dispatch_mention(") + keyword + ")");
   PythonQueue port(std::move(enqueue_once));
-  auto outcome = dispatch_mention(port, rules, reply, Roster(team));
+  auto outcome = [&] {
+    if constexpr (std::is_same_v<Snapshot, Team>) {
+      return dispatch_mention(port, rules, reply, snapshot);
+    } else {
+      return dispatch_mention(port, rules, reply, Roster(snapshot));
+    }
+  }();
   if (outcome) return to_py(*outcome);
   if (const auto* core = std::get_if<CoreFailure>(&outcome.error())) {
     raise_error("RosterError", json::error_value(core->core));
@@ -132,6 +142,16 @@ py::object op_dispatch_mention(py::handle queue, py::handle policy, py::handle i
   throw py::error_already_set();
 }
 
+py::object op_dispatch_mention(py::handle queue, py::handle policy, py::handle input,
+                               py::handle roster) {
+  return dispatch<RosterSnapshot>(queue, policy, input, roster, "roster");
+}
+
+py::object op_dispatch_mention_on_team(py::handle queue, py::handle policy, py::handle input,
+                                       py::handle team) {
+  return dispatch<Team>(queue, policy, input, team, "team");
+}
+
 }  // namespace
 
 void bind_dispatch_mention(py::module_& m) {
@@ -141,6 +161,8 @@ void bind_dispatch_mention(py::module_& m) {
         "(SPEC §4). Answers NotDispatched, Enqueued, Already or Refused; raises "
         "thm.RosterError for a malformed roster and thm.QueueError for a host failure (the "
         "queue's own exception as its __cause__, or itself if it was a thm.QueueError).");
+  m.def("dispatch_mention", &op_dispatch_mention_on_team, "queue"_a, py::kw_only(), "policy"_a,
+        "input"_a, "team"_a, "The same on a prepared thm.Team: no validation per call.");
 }
 
 }  // namespace thm::python

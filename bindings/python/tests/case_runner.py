@@ -37,11 +37,26 @@ def decode_error(path: str, reason: str) -> dict[str, Json]:
 class Args:
     """The keys of an operation's ``input``, read as the C++ runner reads them."""
 
-    def __init__(self, value: Json, root: str = "/input") -> None:
+    def __init__(self, value: Json, root: str = "/input", prepared: bool = False) -> None:
         if not isinstance(value, dict):
             raise _Refused(decode_error(root, "expected an object"))
         self.value: dict[str, Json] = value
         self.root = root
+        self.prepared = prepared
+
+    def team(self, roster: thm.RosterSnapshot,
+             desks: thm.DeskSnapshot | None = None) -> thm.Team | None:
+        """With ``prepared``, the team of these snapshots (no desks: none); None without it,
+        or for snapshots no team holds, which the operation then answers on the snapshots
+        (as ``thm check --impl prepared`` does)."""
+        if not self.prepared:
+            return None
+        empty = thm.DeskSnapshot(declared=[], added=[], member_additions=[], orders=[],
+                                 retired=[], tombstoned=[])
+        try:
+            return thm.Team.prepare(roster=roster, desks=empty if desks is None else desks)
+        except (thm.RosterError, thm.DeskError):
+            return None
 
     def path(self, key: str) -> str:
         return f"{self.root}/{key}"
@@ -112,14 +127,21 @@ def op_resolve_mentions(a: Args) -> Json:
     author = a.wire("author", "MentionAuthor")
     roster = a.wire("roster", "RosterSnapshot")
     desks = a.wire("desks", "DeskSnapshot")
-    mentions = thm.resolve_mentions(body, supplied=supplied, author=author, roster=roster,
-                                    desks=desks)
+    team = a.team(roster, desks)
+    if team is not None:
+        mentions = thm.resolve_mentions(body, supplied=supplied, author=author, team=team)
+    else:
+        mentions = thm.resolve_mentions(body, supplied=supplied, author=author, roster=roster,
+                                        desks=desks)
     return {"mentions": [mention.to_json() for mention in mentions]}
 
 
 def op_direct_responder(a: Args) -> Json:
     mentions = a.array("mentions", "Mention")
     roster = a.wire("roster", "RosterSnapshot")
+    team = a.team(roster)
+    if team is not None:
+        return {"responder_id": thm.direct_responder(mentions, team=team)}
     return {"responder_id": thm.direct_responder(mentions, roster=roster)}
 
 
@@ -129,6 +151,10 @@ def op_mentioned_members(a: Args) -> Json:
     responder = a.nullable_text("responder")
     roster = a.wire("roster", "RosterSnapshot")
     desks = a.wire("desks", "DeskSnapshot")
+    team = a.team(roster, desks)
+    if team is not None:
+        return {"members": thm.mentioned_members(mentions, addressed_desk=addressed_desk,
+                                                 responder=responder, team=team)}
     return {"members": thm.mentioned_members(mentions, addressed_desk=addressed_desk,
                                              responder=responder, roster=roster, desks=desks)}
 
@@ -153,8 +179,13 @@ def op_responder_plan(a: Args) -> Json:
     roster = a.wire("roster", "RosterSnapshot")
     desks = a.wire("desks", "DeskSnapshot")
     details = a.array("candidate_details", "SelectorCandidate")
+    team = a.team(roster, desks)
     try:
-        plan = thm.responder_plan(request, roster=roster, desks=desks, candidate_details=details)
+        if team is not None:
+            plan = thm.responder_plan(request, team=team, candidate_details=details)
+        else:
+            plan = thm.responder_plan(request, roster=roster, desks=desks,
+                                      candidate_details=details)
     except (thm.RosterError, thm.DeskError, thm.ResponderError) as error:
         return {"error": error.to_json()}
     return {"plan": plan.to_json()}
@@ -198,8 +229,12 @@ def op_mention_dispatch(a: Args) -> Json:
     policy = a.wire("policy", "MentionDispatchPolicy")
     reply = a.wire("input", "MentionDispatchInput")
     roster = a.wire("roster", "RosterSnapshot")
+    team = a.team(roster)
     try:
-        decision = thm.mention_dispatch(policy=policy, input=reply, roster=roster)
+        if team is not None:
+            decision = thm.mention_dispatch(policy=policy, input=reply, team=team)
+        else:
+            decision = thm.mention_dispatch(policy=policy, input=reply, roster=roster)
     except thm.RosterError as error:
         return {"error": error.to_json()}
     return {"decision": decision.to_json()}
@@ -245,8 +280,12 @@ def op_dispatch_mention(a: Args) -> Json:
         queue = ScriptedQueue(_scripted_answer(a))
     except _Refused as refused:
         return {"error": refused.error, "queue_calls": 0}
+    team = a.team(roster)
     try:
-        outcome = thm.dispatch_mention(queue, policy=policy, input=reply, roster=roster)
+        if team is not None:
+            outcome = thm.dispatch_mention(queue, policy=policy, input=reply, team=team)
+        else:
+            outcome = thm.dispatch_mention(queue, policy=policy, input=reply, roster=roster)
         result: dict[str, Json] = {"outcome": outcome.to_json()}
     except thm.RosterError as error:
         result = {"error": {"variant": "Core", "core": error.to_json()}}
@@ -307,16 +346,18 @@ OPERATIONS: dict[str, Callable[[Args], Json]] = {
 }
 
 
-def run_op(op: str, input_value: Json, refused: dict[str, Json] | None = None) -> Json:
+def run_op(op: str, input_value: Json, refused: dict[str, Json] | None = None,
+           prepared: bool = False) -> Json:
     """The result object of ``op`` on ``input_value``; ``refused`` is a decode error already
-    found in it (a repeated key), which the operation answers without reading it."""
+    found in it (a repeated key), which the operation answers without reading it. With
+    ``prepared``, the operations that take snapshots run on a ``thm.Team`` of them."""
     if op not in OPERATIONS:
         raise KeyError(f"unknown op {op!r}")
     if refused is not None:
         error: dict[str, Json] = {"error": refused}
         return {**error, "queue_calls": 0} if op == "dispatch_mention" else error
     try:
-        return OPERATIONS[op](Args(input_value))
+        return OPERATIONS[op](Args(input_value, prepared=prepared))
     except _Refused as refusal:
         if op == "dispatch_mention":
             return {"error": refusal.error, "queue_calls": 0}

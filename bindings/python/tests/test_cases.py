@@ -26,8 +26,10 @@ def test_every_operation_of_the_cases_is_answered_here() -> None:
     assert ops <= set(OPERATIONS), ops - set(OPERATIONS)
 
 
+@pytest.mark.parametrize("prepared", [False, True], ids=["snapshots", "team"])
 @pytest.mark.parametrize(("name", "case", "refused"), ALL, ids=[name for name, _, _ in ALL])
-def test_case(name: str, case: dict[str, Any], refused: dict[str, Any] | None) -> None:
-    actual = run_op(case["op"], case["input"], refused)
+def test_case(name: str, case: dict[str, Any], refused: dict[str, Any] | None,
+              prepared: bool) -> None:
+    actual = run_op(case["op"], case["input"], refused, prepared=prepared)
     assert matches(case["expected"], actual), (
         f"{name}\n  op: {case['op']}\n  expected: {case['expected']}\n  actual: {actual}")
