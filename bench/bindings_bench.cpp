@@ -3,7 +3,9 @@
 // script can report the package's cost as a ratio to the core's own.
 //
 // resolve_mentions/cpp, mention_dispatch/cpp: one call each, the Roster and DeskSet views
-// built inside the loop as the packages build them on every call.
+// built inside the loop as the packages build them on every call. resolve_mentions_team/cpp,
+// mention_dispatch_team/cpp: the same calls on a team prepared once (adr/0016), as a host
+// that prepares once per roster change makes them.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -25,6 +27,7 @@ struct Fixture {
   thm::DeskSnapshot desks;
   thm::MentionDispatchPolicy policy;
   thm::MentionDispatchInput input;
+  thm::RosterSnapshot dispatch_roster;
 };
 
 template <class T>
@@ -50,7 +53,8 @@ const Fixture& fixture() {
                    .roster = decode<thm::RosterSnapshot>(resolve["roster"]),
                    .desks = decode<thm::DeskSnapshot>(resolve["desks"]),
                    .policy = decode<thm::MentionDispatchPolicy>(dispatch["policy"]),
-                   .input = decode<thm::MentionDispatchInput>(dispatch["input"])};
+                   .input = decode<thm::MentionDispatchInput>(dispatch["input"]),
+                   .dispatch_roster = decode<thm::RosterSnapshot>(dispatch["roster"])};
   }();
   return loaded;
 }
@@ -73,6 +77,34 @@ void mention_dispatch_cpp(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(mention_dispatch_cpp)->Name("mention_dispatch/cpp");
+
+// The fixture's teams, prepared once.
+const thm::Team& resolve_team() {
+  static const thm::Team team = *thm::Team::prepare(fixture().roster, fixture().desks);
+  return team;
+}
+const thm::Team& dispatch_team() {
+  static const thm::Team team = *thm::Team::prepare(fixture().dispatch_roster, {});
+  return team;
+}
+
+void resolve_mentions_team_cpp(benchmark::State& state) {
+  const Fixture& f = fixture();
+  const thm::Team& team = resolve_team();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(thm::resolve_mentions(f.body, std::nullopt, f.author, team));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(resolve_mentions_team_cpp)->Name("resolve_mentions_team/cpp");
+
+void mention_dispatch_team_cpp(benchmark::State& state) {
+  const Fixture& f = fixture();
+  const thm::Team& team = dispatch_team();
+  for (auto _ : state) benchmark::DoNotOptimize(thm::mention_dispatch(f.policy, f.input, team));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(mention_dispatch_team_cpp)->Name("mention_dispatch_team/cpp");
 
 }  // namespace
 

@@ -3,8 +3,8 @@
 
 Times `resolve_mentions` (a 256-byte message, 14 agents) and `mention_dispatch` (a reply
 that dispatches) on the same inputs (bindings_fixture.json) three ways:
-- `python.<op>/thm`: the call from Python through the package (snapshots made once, as a
-  host makes them once per roster change);
+- `python.<op>/thm`: the call from Python through the package, on snapshots made once (as
+  a host makes them once per roster change), and as `<op>_team` on a team prepared once;
 - `python.<op>/cpp`: the same call in C++ (thm_bindings_bench, run by this script);
 - `python.<op>/subprocess`: one `thm eval <op>` process per call, the path the package
   replaces.
@@ -29,7 +29,7 @@ FIXTURE = Path(__file__).resolve().parent / "bindings_fixture.json"
 
 
 def calls() -> dict[str, Callable[[], object]]:
-    """The two calls, their inputs decoded once."""
+    """The two calls, their inputs decoded once, on snapshots and on prepared teams."""
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
     resolve, dispatch = fixture["resolve_mentions"], fixture["mention_dispatch"]
     body = resolve["body"]
@@ -39,11 +39,20 @@ def calls() -> dict[str, Callable[[], object]]:
     policy = thm.MentionDispatchPolicy.from_json(dispatch["policy"])
     reply = thm.MentionDispatchInput.from_json(dispatch["input"])
     team = thm.RosterSnapshot.from_json(dispatch["roster"])
+    # The same snapshots prepared once, as a host prepares them per roster change (adr/0016).
+    prepared = thm.Team.prepare(roster=roster, desks=desks)
+    no_desks = thm.DeskSnapshot(declared=[], added=[], member_additions=[], orders=[], retired=[],
+                                tombstoned=[])
+    dispatch_team = thm.Team.prepare(roster=team, desks=no_desks)
     return {
         "resolve_mentions": lambda: thm.resolve_mentions(body, supplied=None, author=author,
                                                          roster=roster, desks=desks),
+        "resolve_mentions_team": lambda: thm.resolve_mentions(body, supplied=None, author=author,
+                                                              team=prepared),
         "mention_dispatch": lambda: thm.mention_dispatch(policy=policy, input=reply,
                                                          roster=team),
+        "mention_dispatch_team": lambda: thm.mention_dispatch(policy=policy, input=reply,
+                                                              team=dispatch_team),
     }
 
 
@@ -87,7 +96,9 @@ def main() -> None:
                           "--benchmark_report_aggregates_only=true"],
                          check=True, capture_output=True, text=True)
     for bench in json.loads(cpp.stdout)["benchmarks"]:
-        if bench.get("aggregate_name") == "median":
+        # The median of the repetitions, or the one run when there was one (the smoke test).
+        if bench.get("aggregate_name") == "median" or (
+                args.repetitions == 1 and bench.get("run_type") == "iteration"):
             op = bench["run_name"].split("/")[0]
             rows.append(row(f"python.{op}/cpp", bench["real_time"], bench["iterations"]))
 

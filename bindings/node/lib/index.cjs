@@ -16,6 +16,8 @@ module.exports = Object.freeze({
   isGeneralChat: addon.isGeneralChat,
   sameConversation: addon.sameConversation,
   dispatchConversation: addon.dispatchConversation,
+  // prepared teams (adr/0016)
+  prepareTeam: addon.prepareTeam,
   // mentions (SPEC §1.5)
   resolveMentions: addon.resolveMentions,
   directResponder: addon.directResponder,

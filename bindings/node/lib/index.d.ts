@@ -29,6 +29,33 @@ export declare function sameConversation(a: string | null, b: string | null): bo
 /** The conversation as dispatch keys it: General folded, names dropped (SPEC §3.3). */
 export declare function dispatchConversation(conversation: In<Conversation>): DispatchConversation;
 
+// ---- prepared teams (adr/0016) ----
+
+declare const preparedTeam: unique symbol;
+/** A chat's roster and desks, validated and indexed once: `prepareTeam` makes one when they
+ * change, and every function that takes `roster` and `desks` takes `team` in their place,
+ * with the same answers at a cost per call that no longer grows with the team. Frozen; the
+ * two snapshots it was prepared from, as wire forms, are its only properties. */
+export interface Team {
+  readonly roster: RosterSnapshot;
+  readonly desks: DeskSnapshot;
+  readonly [preparedTeam]: true;
+}
+/** Validates the roster, then the desks, and indexes them; throws RosterError or DeskError
+ * as the decisions would. */
+export declare function prepareTeam(args: {
+  readonly roster: In<RosterSnapshot>;
+  readonly desks: In<DeskSnapshot>;
+}): Team;
+/** A call's snapshots: a prepared team, or the roster and desks themselves (not both). */
+export type TeamOrSnapshots =
+  | { readonly team: Team; readonly roster?: never; readonly desks?: never }
+  | { readonly team?: never; readonly roster: In<RosterSnapshot>; readonly desks: In<DeskSnapshot> };
+/** A call's roster: a prepared team, or the roster itself (not both). */
+export type TeamOrRoster =
+  | { readonly team: Team; readonly roster?: never }
+  | { readonly team?: never; readonly roster: In<RosterSnapshot> };
+
 // ---- mentions (SPEC §1.5) ----
 
 /** The mentions of `body`, code spans and blocks masked; `supplied` are mentions the host
@@ -36,20 +63,15 @@ export declare function dispatchConversation(conversation: In<Conversation>): Di
 export declare function resolveMentions(body: string, args: {
   readonly supplied?: readonly In<Mention>[] | null;
   readonly author: In<MentionAuthor>;
-  readonly roster: In<RosterSnapshot>;
-  readonly desks: In<DeskSnapshot>;
-}): readonly Mention[];
+} & TeamOrSnapshots): readonly Mention[];
 /** The first active agent mentioned directly, or null (SPEC §2.2). */
-export declare function directResponder(mentions: readonly In<Mention>[], args: {
-  readonly roster: In<RosterSnapshot>;
-}): string | null;
+export declare function directResponder(mentions: readonly In<Mention>[], args: TeamOrRoster):
+  string | null;
 /** Every active agent the mentions reach, in order, without the responder (SPEC §2.3). */
 export declare function mentionedMembers(mentions: readonly In<Mention>[], args: {
   readonly addressed_desk?: string | null;
   readonly responder?: string | null;
-  readonly roster: In<RosterSnapshot>;
-  readonly desks: In<DeskSnapshot>;
-}): readonly string[];
+} & TeamOrSnapshots): readonly string[];
 
 // ---- desks (SPEC §1.2) ----
 
@@ -64,10 +86,8 @@ export declare function deskMembers(desks: In<DeskSnapshot>, args: { readonly id
 /** Who answers `request`: a decided plan, or one that asks the host's selector first;
  * throws RosterError, DeskError or ResponderError. */
 export declare function responderPlan(request: In<ResponderRequest>, args: {
-  readonly roster: In<RosterSnapshot>;
-  readonly desks: In<DeskSnapshot>;
   readonly candidate_details: readonly In<SelectorCandidate>[];
-}): ResponderPlan;
+} & TeamOrSnapshots): ResponderPlan;
 /** The candidate a selector's free-text answer names, or null (SPEC §2.5). */
 export declare function acceptSelection(output: string, args: {
   readonly candidates: readonly In<SelectorCandidate>[];
@@ -85,11 +105,10 @@ export declare function settleSelection(plan: In<ResponderPlan>, args: {
 // ---- dispatch (SPEC §3, §4) ----
 
 /** The arguments of `mentionDispatch` and `dispatchMention`. */
-export interface DispatchArgs {
+export type DispatchArgs = {
   readonly policy: In<MentionDispatchPolicy>;
   readonly input: In<MentionDispatchInput>;
-  readonly roster: In<RosterSnapshot>;
-}
+} & TeamOrRoster;
 /** Whether a committed reply starts exactly one child turn (SPEC §3); throws RosterError. */
 export declare function mentionDispatch(args: DispatchArgs): MentionDispatchDecision;
 /** A host's turn queue (SPEC §4): `enqueueOnce` enqueues the child turn of `request` at most
@@ -116,9 +135,7 @@ export declare function mayDispatch(context: In<MentionDispatchContext>): boolea
 export declare function teamBriefing(args: {
   readonly viewer_id: string;
   readonly conversation: In<Conversation>;
-  readonly desks: In<DeskSnapshot>;
-  readonly roster: In<RosterSnapshot>;
-}): TeamBriefing;
+} & TeamOrSnapshots): TeamBriefing;
 /** The briefing's system text, offering dispatch when `context` allows it (SPEC §7). */
 export declare function briefingText(briefing: In<TeamBriefing>,
   context?: In<MentionDispatchContext> | null): string;

@@ -10,6 +10,7 @@ export const {
   isGeneralChat,
   sameConversation,
   dispatchConversation,
+  prepareTeam,
   resolveMentions,
   directResponder,
   mentionedMembers,

@@ -19,6 +19,7 @@
 
 #include "convert.hpp"
 #include "thm/json/json.hpp"
+#include "thm/team/team.hpp"
 
 namespace thm::node {
 
@@ -52,6 +53,14 @@ struct HeldValue final : Held {
   T value;
 };
 
+/// A prepared team (adr/0016), held by the frozen `{ roster, desks }` object `prepareTeam`
+/// answers; its type is the first index past the wire types.
+struct HeldTeam final : Held {
+  explicit HeldTeam(Team prepared) : team(std::move(prepared)) { type = kType; }
+  Team team;
+  static constexpr std::size_t kType = std::tuple_size_v<json::WireTypes>;
+};
+
 /// The held value of `value` if it is an object `attach` made, else null.
 [[nodiscard]] const Held* held(Napi::Env env, Napi::Value value);
 
@@ -69,6 +78,13 @@ Napi::Value attach(Napi::Env env, T decoded) {
   if (!wire.IsObject()) return wire;
   attach_held(env, wire.As<Napi::Object>(), std::make_unique<HeldValue<T>>(std::move(decoded)));
   return wire;
+}
+
+/// The team `value` holds, if it is an object `prepareTeam` made, else null.
+[[nodiscard]] inline const Team* held_team(Napi::Env env, Napi::Value value) {
+  const Held* h = held(env, value);
+  if (h == nullptr || h->type != HeldTeam::kType) return nullptr;
+  return &static_cast<const HeldTeam*>(h)->team;
 }
 
 /// The value `value` holds as a `T`, if it is an object `attach` made of a `T`, else null.

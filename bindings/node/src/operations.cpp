@@ -21,6 +21,26 @@
 #include "thm/json/json.hpp"
 
 namespace thm::node {
+
+// The prepared team of `args.team` (made by `prepareTeam`), or null when the call gives its
+// snapshots instead. A `TypeError` for anything else under `team`, and for a team given
+// beside snapshots, which would leave the call two answers to choose between.
+const Team* team_of(Napi::Env env, Napi::Object args, std::string_view op) {
+  const Napi::Value value = args.Get("team");
+  if (value.IsUndefined()) return nullptr;
+  const Team* team = held_team(env, value);
+  if (team == nullptr) {
+    throw Napi::TypeError::New(
+        env,
+        where(op, "team") + ": expected a team made by thm.prepareTeam, got " + described(value));
+  }
+  if (!args.Get("roster").IsUndefined() || !args.Get("desks").IsUndefined()) {
+    throw Napi::TypeError::New(
+        env, std::string(op) + ": give a team or its snapshots (roster, desks), not both");
+  }
+  return team;
+}
+
 namespace {
 
 // ---- answers ------------------------------------------------------------------------------
@@ -64,6 +84,26 @@ Napi::Value wire_list(Napi::Env env, const List& values) {
   thm::detail::unreachable();
 }
 
+// ---- prepared teams (adr/0016) ------------------------------------------------------------
+
+// `prepareTeam({ roster, desks })`: the team, as the frozen object of its two snapshots that
+// holds it; throws RosterError or DeskError as the decisions would.
+Napi::Value op_prepare_team(const Napi::CallbackInfo& info) {
+  constexpr std::string_view op = "prepareTeam";
+  const Napi::Env env = info.Env();
+  const Napi::Object args = named(info, 0, op);
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
+  auto team = Team::prepare(*roster, *desks);
+  if (!team) raise(env, team.error());
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("roster", to_js(env, team->roster_snapshot()));
+  out.Set("desks", to_js(env, team->desk_snapshot()));
+  out.Freeze();
+  attach_held(env, out, std::make_unique<HeldTeam>(*std::move(team)));
+  return out;
+}
+
 // ---- chat identity (SPEC §1.3) ------------------------------------------------------------
 
 Napi::Value op_is_general_chat(const Napi::CallbackInfo& info) {
@@ -96,10 +136,13 @@ Napi::Value op_resolve_mentions(const Napi::CallbackInfo& info) {
     supplied = decode_list<Mention>(env, supplied_value, "/supplied", where(op, "supplied"));
   }
   const Arg<MentionAuthor> author(env, required(args, "author", op), "/author");
-  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
-  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
   std::optional<std::span<const Mention>> view;
   if (supplied) view = std::span<const Mention>(*supplied);
+  if (const Team* team = team_of(env, args, op)) {
+    return wire_list(env, resolve_mentions(body, view, *author, *team));
+  }
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
   return wire_list(env, resolve_mentions(body, view, *author, Roster(*roster), DeskSet(*desks)));
 }
 
@@ -108,6 +151,9 @@ Napi::Value op_direct_responder(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   const auto mentions = decode_list<Mention>(env, info[0], "/mentions", where(op, "mentions"));
   const Napi::Object args = named(info, 1, op);
+  if (const Team* team = team_of(env, args, op)) {
+    return optional_id(env, direct_responder(mentions, *team));
+  }
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
   return optional_id(env, direct_responder(mentions, Roster(*roster)));
 }
@@ -119,12 +165,15 @@ Napi::Value op_mentioned_members(const Napi::CallbackInfo& info) {
   const Napi::Object args = named(info, 1, op);
   const auto desk = nullable_text(args.Get("addressed_desk"), where(op, "addressed_desk"));
   const auto responder = nullable_text(args.Get("responder"), where(op, "responder"));
-  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
-  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
   std::optional<std::string_view> desk_view;
   if (desk) desk_view = *desk;
   std::optional<std::string_view> responder_view;
   if (responder) responder_view = *responder;
+  if (const Team* team = team_of(env, args, op)) {
+    return wire_list(env, mentioned_members(mentions, desk_view, responder_view, *team));
+  }
+  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
   return wire_list(env, mentioned_members(mentions, desk_view, responder_view, Roster(*roster),
                                           DeskSet(*desks)));
 }
@@ -164,12 +213,19 @@ Napi::Value op_responder_plan(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   const Arg<ResponderRequest> request(env, given(info, 0, op, "request"), "/request");
   const Napi::Object args = named(info, 1, op);
-  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
-  const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
+  const Team* team = team_of(env, args, op);
+  std::optional<Arg<RosterSnapshot>> roster;
+  std::optional<Arg<DeskSnapshot>> desks;
+  if (team == nullptr) {
+    roster.emplace(env, required(args, "roster", op), "/roster");
+    desks.emplace(env, required(args, "desks", op), "/desks");
+  }
   const auto details =
       decode_list<SelectorCandidate>(env, required(args, "candidate_details", op),
                                      "/candidate_details", where(op, "candidate_details"));
-  auto plan = responder_plan(*request, Roster(*roster), DeskSet(*desks), details);
+  auto plan = team != nullptr
+                  ? responder_plan(*request, *team, details)
+                  : responder_plan(*request, Roster(**roster), DeskSet(**desks), details);
   if (!plan) raise(env, plan.error());
   return to_js(env, *plan);
 }
@@ -182,6 +238,11 @@ Napi::Value op_team_briefing(const Napi::CallbackInfo& info) {
   const Napi::Object args = named(info, 0, op);
   const auto viewer = text(required(args, "viewer_id", op), where(op, "viewer_id"));
   const Arg<Conversation> conversation(env, required(args, "conversation", op), "/conversation");
+  if (const Team* team = team_of(env, args, op)) {
+    auto briefing = TeamBriefing::from_team(viewer, *conversation, *team);
+    if (!briefing) raise(env, briefing.error());
+    return attach(env, *std::move(briefing));
+  }
   const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
   auto briefing =
@@ -244,6 +305,9 @@ Napi::Value op_mention_dispatch(const Napi::CallbackInfo& info) {
   const Napi::Object args = named(info, 0, op);
   const Arg<MentionDispatchPolicy> policy(env, required(args, "policy", op), "/policy");
   const Arg<MentionDispatchInput> input(env, required(args, "input", op), "/input");
+  if (const Team* team = team_of(env, args, op)) {
+    return to_js(env, *mention_dispatch(*policy, *input, *team));  // a team never fails it
+  }
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
   auto decision = mention_dispatch(*policy, *input, Roster(*roster));
   if (!decision) raise(env, decision.error());
@@ -362,6 +426,7 @@ void add_operations(Napi::Env env, Napi::Object exports) {
   add("acceptEvaluation", guarded<op_accept_evaluation>);
   add("settleSelection", guarded<op_settle_selection>);
   add("mentionDispatch", guarded<op_mention_dispatch>);
+  add("prepareTeam", guarded<op_prepare_team>);
   add("mayDispatch", guarded<op_may_dispatch>);
   add("display", guarded<op_display>);
   add("fromJSON", guarded<op_from_json>);

@@ -6,8 +6,16 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
+
+#include "thm/team/team.hpp"
 
 namespace thm::node {
+
+/// The prepared team under `args.team` (made by `prepareTeam`, adr/0016), or null when the
+/// call of `op` gives its snapshots instead; a `TypeError` for anything else there, and for
+/// a team given beside `roster` or `desks`.
+[[nodiscard]] const Team* team_of(Napi::Env env, Napi::Object args, std::string_view op);
 
 /// `Op`, with any C++ exception but a JavaScript one thrown to JavaScript as an `Error`
 /// (a `RangeError` for exhausted memory) instead of ending the process: node-addon-api

@@ -152,10 +152,13 @@ Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
   const Napi::Object args = named(info, 1, op);
   const Arg<MentionDispatchPolicy> policy(env, required(args, "policy", op), "/policy");
   const Arg<MentionDispatchInput> input(env, required(args, "input", op), "/input");
-  const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  const Team* team = team_of(env, args, op);
+  std::optional<Arg<RosterSnapshot>> roster;
+  if (team == nullptr) roster.emplace(env, required(args, "roster", op), "/roster");
 
   JsQueue port(queue.As<Napi::Object>(), method.As<Napi::Function>());
-  auto outcome = dispatch_mention(port, *policy, *input, Roster(*roster));
+  auto outcome = team != nullptr ? dispatch_mention(port, *policy, *input, *team)
+                                 : dispatch_mention(port, *policy, *input, Roster(**roster));
   if (outcome) return to_js(env, *outcome);
   if (const auto* core = std::get_if<CoreFailure>(&outcome.error())) {
     throw_error(env, "RosterError", json::error_value(core->core));

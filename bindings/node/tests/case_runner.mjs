@@ -42,16 +42,58 @@ function isObject(value) {
 }
 
 /** The keys of an operation's `input`, read as the C++ runner reads them. */
+/** @type {thm.DeskSnapshot} */
+const NO_DESKS = { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] };
+
 class Args {
   /**
    * @param {Json} value
    * @param {string} root
    */
-  constructor(value, root = "/input") {
+  constructor(value, root = "/input", prepared = false) {
     if (!isObject(value)) throw new Refused(decodeError(root, "expected an object"));
     /** @type {Record<string, Json>} */
     this.value = value;
     this.root = root;
+    this.prepared = prepared;
+  }
+
+  /**
+   * The call's snapshots: with `prepared`, a team made of them, unless no team holds them
+   * (a malformed roster or desk set), which the operation then answers on the snapshots,
+   * as `thm check --impl prepared` does.
+   * @param {thm.RosterSnapshot} roster
+   * @param {thm.DeskSnapshot} desks
+   * @returns {thm.TeamOrSnapshots}
+   */
+  snapshots(roster, desks) {
+    const team = this.team(roster, desks);
+    return team === null ? { roster, desks } : { team };
+  }
+
+  /**
+   * As `snapshots`, for a call that takes a roster alone (a team with no desks).
+   * @param {thm.RosterSnapshot} roster
+   * @returns {thm.TeamOrRoster}
+   */
+  roster(roster) {
+    const team = this.team(roster, NO_DESKS);
+    return team === null ? { roster } : { team };
+  }
+
+  /**
+   * @param {thm.RosterSnapshot} roster
+   * @param {thm.DeskSnapshot} desks
+   * @returns {thm.Team | null}
+   */
+  team(roster, desks) {
+    if (!this.prepared) return null;
+    try {
+      return thm.prepareTeam({ roster, desks });
+    } catch (error) {
+      if (error instanceof thm.RosterError || error instanceof thm.DeskError) return null;
+      throw error;
+    }
   }
 
   /** @param {string} key */
@@ -175,13 +217,13 @@ export const OPERATIONS = {
     const author = a.wire("author", "MentionAuthor");
     const roster = a.wire("roster", "RosterSnapshot");
     const desks = a.wire("desks", "DeskSnapshot");
-    return { mentions: thm.resolveMentions(body, { supplied, author, roster, desks }) };
+    return { mentions: thm.resolveMentions(body, { supplied, author, ...a.snapshots(roster, desks) }) };
   },
 
   direct_responder: (a) => {
     const mentions = a.array("mentions", "Mention");
     const roster = a.wire("roster", "RosterSnapshot");
-    return { responder_id: thm.directResponder(mentions, { roster }) };
+    return { responder_id: thm.directResponder(mentions, a.roster(roster)) };
   },
 
   mentioned_members: (a) => {
@@ -191,7 +233,9 @@ export const OPERATIONS = {
     const roster = a.wire("roster", "RosterSnapshot");
     const desks = a.wire("desks", "DeskSnapshot");
     return {
-      members: thm.mentionedMembers(mentions, { addressed_desk, responder, roster, desks }),
+      members: thm.mentionedMembers(mentions, {
+        addressed_desk, responder, ...a.snapshots(roster, desks),
+      }),
     };
   },
 
@@ -212,7 +256,9 @@ export const OPERATIONS = {
     const desks = a.wire("desks", "DeskSnapshot");
     const candidate_details = a.array("candidate_details", "SelectorCandidate");
     return answering(
-      () => ({ plan: thm.responderPlan(request, { roster, desks, candidate_details }) }),
+      () => ({
+        plan: thm.responderPlan(request, { candidate_details, ...a.snapshots(roster, desks) }),
+      }),
       thm.RosterError,
       thm.DeskError,
       thm.ResponderError,
@@ -246,7 +292,10 @@ export const OPERATIONS = {
     const policy = a.wire("policy", "MentionDispatchPolicy");
     const input = a.wire("input", "MentionDispatchInput");
     const roster = a.wire("roster", "RosterSnapshot");
-    return answering(() => ({ decision: thm.mentionDispatch({ policy, input, roster }) }), thm.RosterError);
+    return answering(
+      () => ({ decision: thm.mentionDispatch({ policy, input, ...a.roster(roster) }) }),
+      thm.RosterError,
+    );
   },
 
   dispatch_mention: (a) => {
@@ -258,7 +307,7 @@ export const OPERATIONS = {
       const policy = a.wire("policy", "MentionDispatchPolicy");
       const input = a.wire("input", "MentionDispatchInput");
       const roster = a.wire("roster", "RosterSnapshot");
-      args = { policy, input, roster };
+      args = { policy, input, ...a.roster(roster) };
       queue = new ScriptedQueue(scriptedAnswer(a));
     } catch (refused) {
       if (refused instanceof Refused) return { error: refused.error, queue_calls: 0 };
@@ -369,15 +418,17 @@ function rendering(a) {
 }
 
 /**
- * The result object of `op` on `input`.
+ * The result object of `op` on `input`; with `prepared`, the operations that take snapshots
+ * run on a team made of them.
  * @param {string} op
  * @param {Json} input
+ * @param {boolean} [prepared]
  */
-export function runOp(op, input) {
+export function runOp(op, input, prepared = false) {
   const operation = OPERATIONS[op];
   if (operation === undefined) throw new Error(`unknown op ${op}`);
   try {
-    return operation(new Args(input));
+    return operation(new Args(input, "/input", prepared));
   } catch (refusal) {
     if (!(refusal instanceof Refused)) throw refusal;
     return op === "dispatch_mention" ? { error: refusal.error, queue_calls: 0 } : { error: refusal.error };

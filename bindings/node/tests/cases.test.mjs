@@ -21,14 +21,16 @@ test("every operation of the cases is answered here", () => {
   assert.deepEqual(missing, []);
 });
 
-for (const c of cases) {
-  test(c.name, () => {
-    const actual = runOp(c.op, c.input);
-    assert.ok(
-      matches(c.expected, actual),
-      `${c.name}\n  op: ${c.op}\n  expected: ${show(c.expected)}\n  actual: ${show(actual)}`,
-    );
-  });
+for (const prepared of [false, true]) {
+  for (const c of cases) {
+    test(`${c.name} [${prepared ? "team" : "snapshots"}]`, () => {
+      const actual = runOp(c.op, c.input, prepared);
+      assert.ok(
+        matches(c.expected, actual),
+        `${c.name}\n  op: ${c.op}\n  expected: ${show(c.expected)}\n  actual: ${show(actual)}`,
+      );
+    });
+  }
 }
 
 /** @param {unknown} value */

@@ -64,6 +64,7 @@ const CALLS = {
   isGeneralChat: { args: ["eng"], wire: [] },
   sameConversation: { args: ["eng", "main"], wire: [] },
   dispatchConversation: { args: [conversation], wire: ["conversation"] },
+  prepareTeam: { args: [], named: { roster, desks }, wire: ["roster", "desks"] },
   resolveMentions: {
     args: ["@bob"],
     named: { supplied: null, author: { kind: "other" }, roster, desks },
@@ -106,6 +107,7 @@ const POSITIONAL = {
   isGeneralChat: ["chat"],
   sameConversation: ["a", "b"],
   dispatchConversation: ["conversation"],
+  prepareTeam: [],
   resolveMentions: ["body"],
   directResponder: ["mentions"],
   mentionedMembers: ["mentions"],

@@ -16,6 +16,7 @@
 #include "thm/mentions/code_mask.hpp"
 #include "thm/mentions/direct.hpp"
 #include "thm/overloaded.hpp"
+#include "thm/roster/repeats.hpp"
 #include "thm/team/snapshot_team.hpp"
 
 namespace thm {
@@ -142,7 +143,9 @@ std::vector<Mention> extract(std::string_view body, const Team& team) {
     auto target = team.match_alias(body.substr(token->alias_begin, token->end - token->alias_begin),
                                    token->desk_only);
     if (!target) continue;
-    if (found.empty()) found.reserve(16);  // one block for a message's few mentions
+    // One small block for a message's first few mentions (glibc serves blocks under 1 KiB
+    // from a per-thread cache; larger ones take its slower path).
+    if (found.empty()) found.reserve(8);
     found.push_back(Mention{.target = *std::move(target),
                             .text = std::string(body.substr(at, token->end - at)),
                             .offset = at});
@@ -221,6 +224,19 @@ bool is_self_mention(const MentionTarget& target, const MentionAuthor& author) {
   return false;
 }
 
+// The id a target carries (nothing for everyone).
+std::string_view id_of(const MentionTarget& target) noexcept {
+  if (const auto* agent = std::get_if<AgentTarget>(&target)) return agent->id;
+  if (const auto* person = std::get_if<PersonTarget>(&target)) return person->id;
+  if (const auto* desk = std::get_if<DeskTarget>(&target)) return desk->id;
+  return {};
+}
+
+// `a == b`, comparing the kinds first and the ids as `same_id` does (last byte first).
+bool same_target(const MentionTarget& a, const MentionTarget& b) noexcept {
+  return a.index() == b.index() && detail::same_id(id_of(a), id_of(b));
+}
+
 // Whether `target` repeats the target of one of the first `kept` mentions. Up to
 // kPairwiseRepeatLimit kept mentions are compared pairwise (no allocation, and fewer
 // instructions than hashing for the handful a message holds); past that, `seen` holds the
@@ -228,7 +244,8 @@ bool is_self_mention(const MentionTarget& target, const MentionAuthor& author) {
 bool repeats(const MentionTarget& target, std::span<const Mention> kept,
              std::unordered_set<std::string>& seen) {
   if (kept.size() < detail::kPairwiseRepeatLimit) {
-    return std::ranges::any_of(kept, [&](const Mention& m) { return m.target == target; });
+    return std::ranges::any_of(kept,
+                               [&](const Mention& m) { return same_target(m.target, target); });
   }
   if (seen.empty()) {
     for (const Mention& m : kept) seen.insert(target_key(m.target));

@@ -1,5 +1,7 @@
 #include "thm/responder/responder.hpp"
 
+#include <algorithm>
+
 #include "thm/chat/chat.hpp"
 #include "thm/mentions/direct.hpp"
 #include "thm/overloaded.hpp"
@@ -38,24 +40,26 @@ std::optional<std::string> direct_agent(std::string_view chat, const Team& team)
 template <class Team>
 PlanResult desk_plan(const ResponderRequest& request, const Desk& desk, const Team& team,
                      std::span<const SelectorCandidate> candidate_details) {
-  std::vector<std::string_view> candidates;  // views into the snapshots
-  for (const std::string_view agent_id : team.effective_members(desk)) {
-    if (team.is_active(agent_id)) candidates.push_back(agent_id);
-  }
-  if (candidates.empty()) return orchestrator_plan(request, team);
-  if (desk.responder_mode == ResponderMode::Lead || candidates.size() == 1) {
-    return decided(std::string(candidates.front()), ResponderRung::DeskDefault);
+  // The active effective members, read in place: the lead and disabled rungs need only the
+  // first of them and whether there is a second.
+  const auto members = team.effective_members(desk);
+  const auto active = [&](std::string_view agent_id) { return team.is_active(agent_id); };
+  const auto first = std::ranges::find_if(members, active);
+  if (first == members.end()) return orchestrator_plan(request, team);
+  const bool alone = std::none_of(std::next(first), members.end(), active);
+  if (desk.responder_mode == ResponderMode::Lead || alone) {
+    return decided(std::string(*first), ResponderRung::DeskDefault);
   }
   if (request.selection_policy == SelectionPolicy::Disabled) {
-    return decided(std::string(candidates.front()), ResponderRung::DeskDefault,
-                   SelectionDisposition::Disabled);
+    return decided(std::string(*first), ResponderRung::DeskDefault, SelectionDisposition::Disabled);
   }
   Select select{.request = {.message = request.message, .desk_id = desk.id},
-                .fallback = {.responder_id = std::string(candidates.front()),
+                .fallback = {.responder_id = std::string(*first),
                              .rung = ResponderRung::DeskDefault,
                              .disposition = SelectionDisposition::Unavailable}};
-  select.request.candidates.reserve(candidates.size());
-  for (const std::string_view agent_id : candidates) {
+  select.request.candidates.reserve(members.size());  // at most: one block
+  for (const std::string_view agent_id : members) {
+    if (!active(agent_id)) continue;
     const SelectorCandidate* detail = nullptr;
     for (const SelectorCandidate& candidate : candidate_details) {
       if (candidate.id != agent_id) continue;
