@@ -241,7 +241,8 @@ def plot(path, settings, lines):
 
 
 def charts(runs, directory, machine):
-    """queue_threads.svg and resolve_mentions_body.svg in `directory`; returns those drawn.
+    """queue_threads.svg, resolve_mentions_body.svg and resolve_mentions_roster.svg in
+    `directory`; returns those drawn.
     `machine` ends the titles (e.g. "2 CPUs"): threads past the CPU count only contend."""
     drawn = []
     queue = []
@@ -272,6 +273,20 @@ def charts(runs, directory, machine):
             'set xlabel "message body size"', 'set ylabel "MiB of body per second (log scale)"',
             "set logscale xy", 'set xtics ("256 B" 256, "4 KiB" 4096, "64 KiB" 65536)',
             "set xrange [180:92000]"], resolve):
+        drawn.append(path)
+    roster = []
+    for impl, title, colour in (("thm", "prepared team (thm)", "#1f77b4"),
+                                ("views", "snapshot views", "#ff7f0e"),
+                                ("model", "model", "#d62728"), ("floor", "memchr floor", "#7f7f7f")):
+        name = rf"resolve_mentions\.roster/{impl}/roster:(\d+)"
+        roster.append((title, f'lw 2 pt 7 lc rgb "{colour}"',
+                       series(runs, name, "items_per_second")))
+    path = os.path.join(directory, "resolve_mentions_roster.svg")
+    if plot(path, [
+            'set title "resolve_mentions: a 256-byte message with 10 mentions against roster size '
+            f'({machine})"',
+            'set xlabel "agents on the roster"', 'set ylabel "messages per second (log scale)"',
+            "set logscale xy", "set xrange [8:12500]", 'set format y "%.0s%c"'], roster):
         drawn.append(path)
     return drawn
 
@@ -305,7 +320,8 @@ def main():
                         help="Google Benchmark output (--benchmark_out_format=json)")
     parser.add_argument("--markdown", metavar="FILE", help="write the report here, not stdout")
     parser.add_argument("--charts", metavar="DIR",
-                        help="draw queue_threads.svg and resolve_mentions_body.svg here")
+                        help="draw queue_threads.svg, resolve_mentions_body.svg and "
+                             "resolve_mentions_roster.svg here")
     parser.add_argument("--check", action="store_true",
                         help="exit 3 if a run errored or a run has no partner (the CTest "
                              "test bench.report runs this over the smoke runs)")
