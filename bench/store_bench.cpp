@@ -159,26 +159,43 @@ BENCHMARK(BM_PostgresEnqueueOnce)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
-void BM_PostgresRawInsertFloor(benchmark::State& state) {
+// `sql` on `connection`, and whether it succeeded.
+bool exec(PGconn* connection, const char* sql) {
+  PGresult* result = PQexec(connection, sql);
+  const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
+  PQclear(result);
+  return ok;
+}
+
+// A connection to THM_POSTGRES with the floor's table there and empty, or null when the
+// bench cannot run (it is then skipped, saying why).
+PGconn* open_floor(benchmark::State& state) {
   if (std::getenv("THM_POSTGRES") == nullptr) {
     state.SkipWithError("THM_POSTGRES is not set");
-    return;
+    return nullptr;
   }
   PGconn* connection = PQconnectdb(postgres_conninfo().c_str());
-  const auto exec = [&](const char* sql) {
-    PGresult* result = PQexec(connection, sql);
-    const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
-    PQclear(result);
-    return ok;
-  };
   if (PQstatus(connection) != CONNECTION_OK ||
-      !exec("CREATE TABLE IF NOT EXISTS floor_turn (turn_key BYTEA PRIMARY KEY, source_id BYTEA,"
+      !exec(connection,
+            "CREATE TABLE IF NOT EXISTS floor_turn (turn_key BYTEA PRIMARY KEY, source_id BYTEA,"
             " target_id BYTEA, content BYTEA, child_hop BIGINT)") ||
-      !exec("TRUNCATE floor_turn")) {
+      !exec(connection, "TRUNCATE floor_turn")) {
     state.SkipWithError("cannot set up the PostgreSQL floor");
     PQfinish(connection);
-    return;
+    return nullptr;
   }
+  return connection;
+}
+
+// Drops the floor's table and closes `connection`.
+void close_floor(PGconn* connection) {
+  exec(connection, "DROP TABLE floor_turn");
+  PQfinish(connection);
+}
+
+void BM_PostgresRawInsertFloor(benchmark::State& state) {
+  PGconn* connection = open_floor(state);
+  if (connection == nullptr) return;
   const Oid types[] = {17, 17, 17, 17, 20};
   PQclear(PQprepare(connection, "floor",
                     "INSERT INTO floor_turn VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING", 5,
@@ -204,8 +221,7 @@ void BM_PostgresRawInsertFloor(benchmark::State& state) {
       break;
     }
   }
-  exec("DROP TABLE floor_turn");
-  PQfinish(connection);
+  close_floor(connection);
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_PostgresRawInsertFloor)
@@ -220,25 +236,8 @@ BENCHMARK(BM_PostgresRawInsertFloor)
 constexpr int kPgbenchTransactions = 500;
 
 void BM_PostgresPgbenchFloor(benchmark::State& state) {
-  if (std::getenv("THM_POSTGRES") == nullptr) {
-    state.SkipWithError("THM_POSTGRES is not set");
-    return;
-  }
-  PGconn* connection = PQconnectdb(postgres_conninfo().c_str());
-  const auto exec = [&](const char* sql) {
-    PGresult* result = PQexec(connection, sql);
-    const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
-    PQclear(result);
-    return ok;
-  };
-  if (PQstatus(connection) != CONNECTION_OK ||
-      !exec("CREATE TABLE IF NOT EXISTS floor_turn (turn_key BYTEA PRIMARY KEY, source_id BYTEA,"
-            " target_id BYTEA, content BYTEA, child_hop BIGINT)") ||
-      !exec("TRUNCATE floor_turn")) {
-    state.SkipWithError("cannot set up the PostgreSQL floor");
-    PQfinish(connection);
-    return;
-  }
+  PGconn* connection = open_floor(state);
+  if (connection == nullptr) return;
   // pgbench takes the conninfo string as its database name.
   const std::string command = std::string(THM_PGBENCH) + " -n -M prepared -c 1 -t " +
                               std::to_string(kPgbenchTransactions) + " -f " + THM_PGBENCH_SCRIPT +
@@ -249,8 +248,7 @@ void BM_PostgresPgbenchFloor(benchmark::State& state) {
       break;
     }
   }
-  exec("DROP TABLE floor_turn");
-  PQfinish(connection);
+  close_floor(connection);
   state.SetItemsProcessed(state.iterations() * kPgbenchTransactions);
 }
 BENCHMARK(BM_PostgresPgbenchFloor)

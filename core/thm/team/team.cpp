@@ -1,6 +1,8 @@
 #include "thm/team/team.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -80,12 +82,18 @@ struct Team::Index {
     const std::size_t declared = desk_view.declared().size();
     return i < declared ? desk_view.declared()[i] : desk_view.added()[i - declared];
   }
-  [[nodiscard]] std::size_t position_of(const Desk& d) const noexcept {
-    const auto list = desk_view.declared();
-    if (!list.empty() && &d >= list.data() && &d < list.data() + list.size()) {
-      return static_cast<std::size_t>(&d - list.data());
+  // The position of `d` among the team's desks, or nothing when it is not one of them (a
+  // desk of another snapshot, which must never become an index into these lists).
+  [[nodiscard]] std::optional<std::size_t> position_of(const Desk& d) const noexcept {
+    const std::less<const Desk*> before;  // a total order, also across unrelated arrays
+    std::size_t offset = 0;
+    for (const auto list : {desk_view.declared(), desk_view.added()}) {
+      if (!list.empty() && !before(&d, list.data()) && before(&d, list.data() + list.size())) {
+        return offset + static_cast<std::size_t>(&d - list.data());
+      }
+      offset += list.size();
     }
-    return list.size() + static_cast<std::size_t>(&d - desk_view.added().data());
+    return std::nullopt;
   }
 
   RosterSnapshot roster_snapshot;
@@ -148,7 +156,9 @@ detail::DeskLookup Team::find_desk(std::string_view identity) const noexcept {
 }
 
 std::span<const std::string_view> Team::effective_members(const Desk& desk) const noexcept {
-  const auto [first, count] = index_->member_ranges[index_->position_of(desk)];
+  const auto position = index_->position_of(desk);
+  if (!position) return {};
+  const auto [first, count] = index_->member_ranges[*position];
   return std::span<const std::string_view>(index_->desk_members).subspan(first, count);
 }
 

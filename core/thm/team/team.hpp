@@ -73,8 +73,9 @@ class Team {
   /// Where `identity` leads (SPEC §1.2 resolution): an exact desk id, else the one desk
   /// with exactly that name; `ambiguous` when several have it.
   [[nodiscard]] detail::DeskLookup find_desk(std::string_view identity) const noexcept;
-  /// The effective members of `desk`, one of this team's own desks (SPEC §1.2), as views
-  /// into its snapshots: what `DeskSet::members` gives, computed once.
+  /// The effective members of `desk`, one of this team's own desks (as `desk` and
+  /// `find_desk` answer them; SPEC §1.2), as views into its snapshots: what
+  /// `DeskSet::members` gives, computed once. Empty for a desk that is not the team's.
   [[nodiscard]] std::span<const std::string_view> effective_members(
       const Desk& desk) const noexcept;
   /// The one target `alias` names in the alias table (SPEC §1.5 `extract_at`), or nothing

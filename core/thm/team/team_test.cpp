@@ -103,6 +103,13 @@ TEST(TeamTest, EffectiveMembersAreWhatTheDeskSetGives) {
   }
 }
 
+TEST(TeamTest, ADeskOfAnotherSnapshotHasNoMembersHere) {
+  const Team team = sample_team();
+  const DeskSnapshot other = sample_desks();
+  EXPECT_TRUE(team.effective_members(other.declared.front()).empty());
+  EXPECT_FALSE(team.effective_members(*team.desk("eng")).empty());
+}
+
 TEST(TeamTest, AliasesMatchUnderFullLowerCasingAndAmbiguityNamesNone) {
   const Team team = sample_team();
   EXPECT_EQ(team.match_alias("ADA", false), MentionTarget{AgentTarget{"ada"}});
