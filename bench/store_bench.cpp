@@ -238,10 +238,15 @@ constexpr int kPgbenchTransactions = 500;
 void BM_PostgresPgbenchFloor(benchmark::State& state) {
   PGconn* connection = open_floor(state);
   if (connection == nullptr) return;
-  // pgbench takes the conninfo string as its database name.
+  // pgbench takes the conninfo string as its database name, quoted here for the shell
+  // (with any quotes inside it, as in options='-c …').
+  std::string quoted = "'";
+  for (const char c : postgres_conninfo())
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
   const std::string command = std::string(THM_PGBENCH) + " -n -M prepared -c 1 -t " +
                               std::to_string(kPgbenchTransactions) + " -f " + THM_PGBENCH_SCRIPT +
-                              " '" + postgres_conninfo() + "' > /dev/null 2>&1";
+                              " " + quoted + " > /dev/null 2>&1";
   for (auto _ : state) {
     if (std::system(command.c_str()) != 0) {
       state.SkipWithError(("pgbench failed; run it by hand: " + command).c_str());
