@@ -46,8 +46,7 @@ Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispa
   if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
   if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
   if (auto error = roster.validate()) return unexpected{*std::move(error)};
-  const DeskSet no_desks({}, {}, {}, {}, {});
-  return decide(input, detail::SnapshotTeam(roster, no_desks));
+  return decide(input, detail::SnapshotTeam(roster));
 }
 
 Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispatchPolicy& policy,

@@ -65,7 +65,8 @@ std::optional<AliasTarget> AliasTable::Candidates::one() const noexcept {
   return AliasTarget::from_packed(first);
 }
 
-AliasTable::AliasTable(const Roster& roster, const DeskSet& desks)
+AliasTable::AliasTable(const Roster& roster, std::span<const RosterMember* const> active,
+                       const DeskSet& desks)
     : roster_(roster),
       desks_(desks),
       // Room for an id per member and two names per person and desk: a display name that
@@ -76,12 +77,11 @@ AliasTable::AliasTable(const Roster& roster, const DeskSet& desks)
   // An alias that is `admissible` starts with a letter, digit or `_`, none of which is
   // White_Space, so it is never blank: the blank names and labels that SPEC §1.5 leaves
   // out are left out by `add` without trimming them first.
-  const auto members = roster.members();
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    if (roster.is_retired(members[i].id)) continue;
-    const AliasTarget agent(Kind::Agent, index_of(i));
-    add(members[i].id, agent, false);
-    if (members[i].name) add(*members[i].name, agent, false);
+  for (const RosterMember* member : active) {
+    const AliasTarget agent(Kind::Agent,
+                            index_of(static_cast<std::size_t>(member - roster.members().data())));
+    add(member->id, agent, false);
+    if (member->name) add(*member->name, agent, false);
   }
   const auto people = roster.people();
   for (std::size_t i = 0; i < people.size(); ++i) {

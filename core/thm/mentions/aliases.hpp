@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <forward_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -77,8 +78,11 @@ class AliasTarget {
 /// and not move; a key that lower-casing changes is a copy it keeps.
 class AliasTable {
  public:
-  /// The table of snapshots that validated (SPEC §1.1, §1.2).
-  AliasTable(const Roster& roster, const DeskSet& desks);
+  /// The table of snapshots that validated (SPEC §1.1, §1.2); `active` are the roster's
+  /// active members in roster order (pointers into `roster.members()`), as the caller
+  /// already knows them.
+  AliasTable(const Roster& roster, std::span<const RosterMember* const> active,
+             const DeskSet& desks);
 
   /// The one target `alias` names, or nothing when it names none or several (SPEC §1.5
   /// `extract_at`); with `desk_only` (written `@#alias`) desks alone count.

@@ -364,8 +364,7 @@ std::vector<Mention> resolve_mentions(std::string_view body,
 std::optional<std::string> direct_responder(std::span<const Mention> mentions,
                                             const Roster& roster) {
   if (roster.validate()) return std::nullopt;
-  const DeskSet no_desks({}, {}, {}, {}, {});
-  return detail::first_direct_responder(mentions, detail::SnapshotTeam(roster, no_desks));
+  return detail::first_direct_responder(mentions, detail::SnapshotTeam(roster));
 }
 
 std::optional<std::string> direct_responder(std::span<const Mention> mentions, const Team& team) {

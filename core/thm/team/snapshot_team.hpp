@@ -21,6 +21,8 @@ class SnapshotTeam {
  public:
   SnapshotTeam(const Roster& roster, const DeskSet& desks) noexcept
       : roster_(roster), desks_(desks) {}
+  /// The views of a call that takes a roster alone: no desks.
+  explicit SnapshotTeam(const Roster& roster) noexcept : roster_(roster), desks_(kNoDesks) {}
 
   [[nodiscard]] const RosterMember* active_member(std::string_view agent_id) const {
     // A scan of the roster answers the first few lookups (most calls make one or two);
@@ -69,11 +71,13 @@ class SnapshotTeam {
   }
   [[nodiscard]] std::optional<MentionTarget> match_alias(std::string_view alias,
                                                          bool desk_only) const {
-    if (!aliases_) aliases_.emplace(roster_, desks_);
+    if (!aliases_) aliases_.emplace(roster_, roster_.active_members(), desks_);
     return aliases_->match(alias, desk_only);
   }
 
  private:
+  static inline const DeskSet kNoDesks{{}, {}, {}, {}, {}};
+
   const Roster& roster_;
   const DeskSet& desks_;
   static constexpr int kScansBeforeIndex = 4;

@@ -40,19 +40,17 @@ struct Team::Index {
         desk_snapshot(std::move(desks)),
         roster_view(roster_snapshot),
         desk_view(desk_snapshot),
-        aliases(roster_view, desk_view) {
-    const auto members = roster_view.members();
-    active_by_id = detail::FlatIndex<std::uint32_t>(members.size());
-    active.reserve(members.size());
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (roster_view.is_retired(members[i].id)) continue;
-      active.push_back(&members[i]);
-      active_by_id.try_emplace(members[i].id, index_of(i));
-      if (!members[i].name) continue;
-      auto [named, added] = active_by_name.try_emplace(*members[i].name, index_of(i));
+        active(active_members_of(roster_view)),
+        aliases(roster_view, active, desk_view) {
+    const RosterMember* const first = roster_view.members().data();
+    active_by_id = detail::FlatIndex<std::uint32_t>(active.size());
+    for (const RosterMember* member : active) {
+      const std::uint32_t i = index_of(static_cast<std::size_t>(member - first));
+      active_by_id.try_emplace(member->id, i);
+      if (!member->name) continue;
+      auto [named, added] = active_by_name.try_emplace(*member->name, i);
       if (!added) named = kSeveral;
     }
-    active.shrink_to_fit();
     const auto people = roster_view.people();
     people_by_id = detail::FlatIndex<std::uint32_t>(people.size());
     for (std::size_t i = 0; i < people.size(); ++i)
@@ -72,6 +70,21 @@ struct Team::Index {
       desk_members.insert(desk_members.end(), effective.begin(), effective.end());
     }
     desk_members.shrink_to_fit();
+  }
+
+  // `Roster::active_members()` with the retired and tombstoned ids hashed once, so that a
+  // roster with many of them is still prepared in linear time.
+  static std::vector<const RosterMember*> active_members_of(const Roster& roster) {
+    detail::FlatIndex<bool> inactive(roster.retired().size() + roster.tombstoned().size());
+    for (const auto list : {roster.retired(), roster.tombstoned()}) {
+      for (const std::string& id : list) inactive.try_emplace(id, true);
+    }
+    std::vector<const RosterMember*> active;
+    for (const RosterMember& member : roster.members()) {
+      if (inactive.find(member.id) == nullptr) active.push_back(&member);
+    }
+    active.shrink_to_fit();
+    return active;
   }
 
   Index(const Index&) = delete;
@@ -100,8 +113,8 @@ struct Team::Index {
   DeskSnapshot desk_snapshot;
   Roster roster_view;
   DeskSet desk_view;
+  std::vector<const RosterMember*> active;  // before `aliases`, which is built from it
   detail::AliasTable aliases;
-  std::vector<const RosterMember*> active;
   detail::FlatIndex<std::uint32_t> active_by_id;    // member index
   detail::FlatIndex<std::uint32_t> active_by_name;  // member index, or kSeveral
   detail::FlatIndex<std::uint32_t> people_by_id;    // person index
