@@ -132,6 +132,12 @@ void AliasTable::add(std::string_view alias, AliasTarget target, bool desk) {
 }
 
 std::optional<MentionTarget> AliasTable::match(std::string_view alias, bool desk_only) const {
+  const auto position = find(alias, desk_only);
+  if (!position) return std::nullopt;
+  return target(*position);
+}
+
+std::optional<AliasTarget> AliasTable::find(std::string_view alias, bool desk_only) const {
   // Tokens are mostly short ASCII: lower-case those on the stack, the rest through ICU.
   std::array<char, 64> buffer;  // NOLINT: written before it is read
   std::string owned;
@@ -150,14 +156,12 @@ std::optional<MentionTarget> AliasTable::match(std::string_view alias, bool desk
   }
   const Named* named = entries_.find(key);
   if (named == nullptr) return std::nullopt;
-  const auto target = (desk_only ? named->desks : named->all).one();
-  if (!target) return std::nullopt;
-  return to_target(*target);
+  return (desk_only ? named->desks : named->all).one();
 }
 
-MentionTarget AliasTable::to_target(AliasTarget target) const {
-  const std::size_t i = target.index();
-  switch (target.kind()) {
+MentionTarget AliasTable::target(AliasTarget position) const {
+  const std::size_t i = position.index();
+  switch (position.kind()) {
     case AliasTarget::Kind::Agent:
       return AgentTarget{roster_.members()[i].id};
     case AliasTarget::Kind::Person:

@@ -87,6 +87,11 @@ class AliasTable {
   /// The one target `alias` names, or nothing when it names none or several (SPEC §1.5
   /// `extract_at`); with `desk_only` (written `@#alias`) desks alone count.
   [[nodiscard]] std::optional<MentionTarget> match(std::string_view alias, bool desk_only) const;
+  /// `match` as a position in the snapshots: two aliases name the same target exactly when
+  /// their positions are equal (the snapshots validated, so ids are unique per kind).
+  [[nodiscard]] std::optional<AliasTarget> find(std::string_view alias, bool desk_only) const;
+  /// The target at a position `find` answered.
+  [[nodiscard]] MentionTarget target(AliasTarget position) const;
 
   /// The heap bytes it owns (its slots and the keys it copied), for the bench.
   [[nodiscard]] std::size_t bytes() const noexcept;
@@ -107,7 +112,6 @@ class AliasTable {
   static constexpr std::uint32_t kSeveral = 0xFFFF'FFFE;
 
   void add(std::string_view alias, AliasTarget target, bool desk);
-  [[nodiscard]] MentionTarget to_target(AliasTarget target) const;
 
   Roster roster_;
   DeskSet desks_;

@@ -114,23 +114,17 @@ bool is_setext_underline(const LineView& line) {
   return std::ranges::all_of(text->substr(run), is_space_or_tab);
 }
 
-// A maximal run of backticks: `length` of them from `begin`.
-struct BacktickRun {
-  std::size_t begin = 0;
-  std::size_t length = 0;
-};
-
 // The backtick runs of `[begin, end)` of the body, in order, found with `find` (memchr)
 // rather than by testing every byte.
-std::vector<BacktickRun> backtick_runs(std::string_view body, std::size_t begin, std::size_t end) {
-  std::vector<BacktickRun> runs;
+void find_backtick_runs(std::string_view body, std::size_t begin, std::size_t end,
+                        std::vector<BacktickRun>& runs) {
+  runs.clear();
   const std::string_view text = body.substr(0, end);
   for (std::size_t i = text.find('`', begin); i != std::string_view::npos; i = text.find('`', i)) {
     const std::size_t start = i;
     i = std::min(text.find_first_not_of('`', i), end);
     runs.push_back({.begin = start, .length = i - start});
   }
-  return runs;
 }
 
 // CommonMark escapes: `\` before ASCII punctuation escapes that one character. `\` and
@@ -149,15 +143,18 @@ bool is_escaped(std::string_view body, std::size_t scan_begin, std::size_t at) {
 // run of exactly the opener's length (backslashes are literal there), found through an index
 // of runs by length in which each is passed once: O(runs log runs) after one memchr pass.
 void add_code_spans(std::string_view body, std::size_t begin, std::size_t end,
-                    std::vector<ByteRange>& ranges) {
-  const std::vector<BacktickRun> runs = backtick_runs(body, begin, end);
+                    std::vector<ByteRange>& ranges, SpanScratch& scratch) {
+  std::vector<BacktickRun>& runs = scratch.runs;
+  find_backtick_runs(body, begin, end, runs);
   if (runs.size() < 2) return;  // a span needs an opening run and a later closing one
   // The runs ordered by length, then position: the candidate closers of one length are a
   // block of it, and `passed[i]` counts the ones of the block starting at `i` that lie
   // behind the scan (openers only move forward, so closers are passed once each).
-  std::vector<BacktickRun> by_length = runs;
+  std::vector<BacktickRun>& by_length = scratch.by_length;
+  by_length.assign(runs.begin(), runs.end());
   std::ranges::stable_sort(by_length, {}, &BacktickRun::length);
-  std::vector<std::size_t> passed(by_length.size(), 0);
+  std::vector<std::size_t>& passed = scratch.passed;
+  passed.assign(by_length.size(), 0);
   // The first closer of exactly `length` backticks that starts at or after `from`.
   const auto closer = [&](std::size_t length, std::size_t from) -> std::optional<std::size_t> {
     const auto block = std::ranges::lower_bound(by_length, length, {}, &BacktickRun::length);
@@ -218,6 +215,14 @@ std::size_t line_start(std::string_view body, std::size_t offset) {
 }  // namespace
 
 std::vector<ByteRange> code_ranges(std::string_view body) {
+  std::vector<ByteRange> ranges;
+  SpanScratch scratch;
+  append_code_ranges(body, ranges, scratch);
+  return ranges;
+}
+
+void append_code_ranges(std::string_view body, std::vector<ByteRange>& ranges,
+                        SpanScratch& scratch) {
   // The open fenced block, if any. (A plain flag rather than std::optional: g++ 12 -O3
   // reports a false -Wmaybe-uninitialized on the optional.)
   struct Fence {
@@ -226,12 +231,12 @@ std::vector<ByteRange> code_ranges(std::string_view body) {
     char marker = 0;
     std::size_t run = 0;
   };
-  std::vector<ByteRange> ranges;
+  const std::size_t first = ranges.size();
   Fence fence;
   std::optional<ByteRange> paragraph;
 
   const auto end_paragraph = [&] {
-    if (paragraph) add_code_spans(body, paragraph->begin, paragraph->end, ranges);
+    if (paragraph) add_code_spans(body, paragraph->begin, paragraph->end, ranges, scratch);
     paragraph.reset();
   };
 
@@ -270,7 +275,7 @@ std::vector<ByteRange> code_ranges(std::string_view body) {
     }
     if (is_atx_heading(view)) {
       end_paragraph();
-      add_code_spans(body, line.begin, line.end, ranges);
+      add_code_spans(body, line.begin, line.end, ranges, scratch);
       continue;
     }
     if ((paragraph && is_setext_underline(view)) || is_thematic_break(view)) {
@@ -285,8 +290,8 @@ std::vector<ByteRange> code_ranges(std::string_view body) {
   }
   if (fence.open) ranges.push_back({.begin = fence.begin, .end = body.size()});
   end_paragraph();
-  std::ranges::sort(ranges, {}, &ByteRange::begin);
-  return ranges;
+  std::ranges::sort(ranges.begin() + static_cast<std::ptrdiff_t>(first), ranges.end(), {},
+                    &ByteRange::begin);
 }
 
 CodeMask::CodeMask(std::string_view body) noexcept : body_(body) {}
@@ -297,7 +302,7 @@ bool CodeMask::contains(std::size_t offset) {
     has_fence_ = may_have_fence(body_);
     if (has_fence_) {
       window_end_ = body_.size();
-      ranges_ = code_ranges(body_);
+      append_code_ranges(body_, ranges_, scratch_);
     }
     computed_ = true;
   }
@@ -320,7 +325,8 @@ bool CodeMask::contains(std::size_t offset) {
       if (LineView(body_, line).blank()) break;
     }
     window_end_ = end;
-    ranges_ = code_ranges(body_.substr(begin, end - begin));
+    ranges_.clear();
+    append_code_ranges(body_.substr(begin, end - begin), ranges_, scratch_);
     for (ByteRange& range : ranges_) {
       range.begin += begin;
       range.end += begin;

@@ -24,6 +24,25 @@ struct ByteRange {
 /// Linear in the body's length.
 [[nodiscard]] std::vector<ByteRange> code_ranges(std::string_view body);
 
+/// A maximal run of backticks: `length` of them from `begin`.
+struct BacktickRun {
+  std::size_t begin = 0;
+  std::size_t length = 0;
+};
+
+/// The buffers `append_code_ranges` fills while it finds the code spans of a block, kept
+/// from one call to the next so that masking block after block allocates only when a
+/// block has more backtick runs than any before it.
+struct SpanScratch {
+  std::vector<BacktickRun> runs;
+  std::vector<BacktickRun> by_length;
+  std::vector<std::size_t> passed;
+};
+
+/// `code_ranges(body)` appended to `ranges`, with `scratch` for the work between.
+void append_code_ranges(std::string_view body, std::vector<ByteRange>& ranges,
+                        SpanScratch& scratch);
+
 /// Whether offsets of one body lie in its code, asked in non-decreasing order: the answers
 /// of a lookup in `code_ranges(body)`, computed from as little of the body as will do. A
 /// body with a fence anywhere is masked whole, once. A body without one (no "```" and no
@@ -48,6 +67,7 @@ class CodeMask {
   std::size_t window_end_ = 0;
   std::vector<ByteRange> ranges_;
   std::size_t next_ = 0;
+  SpanScratch scratch_;
 };
 
 }  // namespace thm::detail

@@ -64,7 +64,13 @@ class TerminatorFinder {
     if (start >= searched_from_ && start <= found_) return found_;
     std::size_t i = start;
     while (i < body_.size()) {
-      const auto c = detail::decode_at(body_, i);
+      const auto byte = static_cast<unsigned char>(body_[i]);
+      if (byte < 0x80) {  // ASCII, most of every token: one table read per byte
+        if (detail::kAsciiTerminators[byte]) break;
+        ++i;
+        continue;
+      }
+      const auto c = detail::decode_non_ascii_at(body_, i);
       if (is_terminator(c.code_point)) break;
       i += c.length;
     }
@@ -127,28 +133,85 @@ bool is_masked(const std::vector<detail::ByteRange>& ranges, std::size_t offset)
   return after != ranges.begin() && offset < std::prev(after)->end;
 }
 
-// SPEC §1.5 scan. Each `@` is checked cheapest test first (opens, lexes, lies outside
-// code, names a target); the tests are independent, so their order changes no answer, only
-// how much is computed: the code mask and the alias table are built only once a token
-// needs them.
+bool is_self_mention(const MentionTarget& target, const MentionAuthor& author) {
+  if (const auto* agent = std::get_if<AgentAuthor>(&author)) {
+    const auto* mentioned = std::get_if<AgentTarget>(&target);
+    return mentioned != nullptr && mentioned->id == agent->id;
+  }
+  if (const auto* person = std::get_if<PersonAuthor>(&author)) {
+    const auto* mentioned = std::get_if<PersonTarget>(&target);
+    return mentioned != nullptr && mentioned->id == person->id;
+  }
+  return false;
+}
+
+// The targets the kept mentions of one scan name, as alias-table positions (equal exactly
+// when the targets are): the first kPairwiseRepeatLimit compared one by one with no
+// allocation, past them hashed as well.
+class NamedTargets {
+ public:
+  // True when `position` is named for the first time; it is named from then on.
+  bool first_time(detail::AliasTarget position) {
+    const std::uint32_t key = position.packed();
+    if (count_ < first_.size()) {
+      const auto named = std::span(first_).first(count_);
+      if (std::ranges::find(named, key) != named.end()) return false;
+      first_[count_++] = key;
+      return true;
+    }
+    if (rest_.empty()) rest_.insert(first_.begin(), first_.end());
+    return rest_.insert(key).second;
+  }
+
+ private:
+  std::array<std::uint32_t, detail::kPairwiseRepeatLimit> first_;  // NOLINT: [0, count_) set
+  std::size_t count_ = 0;
+  std::unordered_set<std::uint32_t> rest_;
+};
+
+constexpr std::size_t kFirstMentions = 1024 / sizeof(Mention);
+static_assert(kFirstMentions >= 8);
+
+// SPEC §1.5 scan, then §1.4 normalization as the mentions are found. Each `@` is checked
+// cheapest test first (opens, lexes, lies outside code, names a target); the tests are
+// independent, so their order changes no answer, only how much is computed: the code mask
+// and the alias table are built only once a token needs them. Found mentions come in
+// offset order, one per offset, so normalizing them is dropping self-mentions and making
+// repeats and those past the cap quiet, as `normalize` does for a supplied list.
 template <class Team>
-std::vector<Mention> extract(std::string_view body, const Team& team) {
+std::vector<Mention> extract(std::string_view body, const MentionAuthor& author, const Team& team) {
   std::vector<Mention> found;
   TerminatorFinder terminators(body);
   detail::CodeMask code(body);
+  NamedTargets named;
+  std::size_t pinging = 0;
   for (std::size_t at = body.find('@'); at != std::string_view::npos; at = body.find('@', at + 1)) {
     if (!opens(body, at)) continue;
     const auto token = lex(body, at, terminators);
     if (!token || code.contains(at)) continue;
-    auto target = team.match_alias(body.substr(token->alias_begin, token->end - token->alias_begin),
-                                   token->desk_only);
-    if (!target) continue;
-    // One small block for a message's first few mentions (glibc serves blocks under 1 KiB
-    // from a per-thread cache; larger ones take its slower path).
-    if (found.empty()) found.reserve(8);
-    found.push_back(Mention{.target = *std::move(target),
-                            .text = std::string(body.substr(at, token->end - at)),
-                            .offset = at});
+    const detail::AliasTable& aliases = detail::alias_table(team);
+    const auto position = aliases.find(
+        body.substr(token->alias_begin, token->end - token->alias_begin), token->desk_only);
+    if (!position) continue;
+    MentionTarget target = aliases.target(*position);
+    if (is_self_mention(target, author)) continue;
+    bool quiet = !named.first_time(*position);
+    if (!quiet) {
+      if (pinging == kMentionCap) {
+        quiet = true;
+      } else {
+        ++pinging;
+      }
+    }
+    // One small block for a message's first mentions, as many as fit under 1 KiB (glibc
+    // serves blocks up to 1,032 bytes from a per-thread cache; larger ones take its slower
+    // path). Each is built in place.
+    if (found.empty()) found.reserve(kFirstMentions);
+    Mention& mention = found.emplace_back();
+    mention.target = std::move(target);
+    mention.text.assign(body.substr(at, token->end - at));
+    mention.offset = at;
+    mention.quiet = quiet;
   }
   return found;
 }
@@ -212,18 +275,6 @@ std::string target_key(const MentionTarget& target) {
                     target);
 }
 
-bool is_self_mention(const MentionTarget& target, const MentionAuthor& author) {
-  if (const auto* agent = std::get_if<AgentAuthor>(&author)) {
-    const auto* mentioned = std::get_if<AgentTarget>(&target);
-    return mentioned != nullptr && mentioned->id == agent->id;
-  }
-  if (const auto* person = std::get_if<PersonAuthor>(&author)) {
-    const auto* mentioned = std::get_if<PersonTarget>(&target);
-    return mentioned != nullptr && mentioned->id == person->id;
-  }
-  return false;
-}
-
 // The id a target carries (nothing for everyone).
 std::string_view id_of(const MentionTarget& target) noexcept {
   if (const auto* agent = std::get_if<AgentTarget>(&target)) return agent->id;
@@ -253,9 +304,10 @@ bool repeats(const MentionTarget& target, std::span<const Mention> kept,
   return !seen.insert(target_key(target)).second;
 }
 
+// SPEC §1.4 normalization of a supplied list that revalidated (`extract` normalizes found
+// mentions as it goes).
 std::vector<Mention> normalize(std::vector<Mention> mentions, const MentionAuthor& author) {
-  // Extraction yields its mentions in offset order already, and a stable sort leaves a
-  // sorted list as it is: only supplied lists can need sorting.
+  // A stable sort leaves a sorted list as it is, and most hosts supply them sorted.
   if (!std::ranges::is_sorted(mentions, {}, &Mention::offset)) {
     std::ranges::stable_sort(mentions, {}, &Mention::offset);
   }
@@ -298,8 +350,8 @@ template <class Team>
 std::vector<Mention> resolve(std::string_view body,
                              std::optional<std::span<const Mention>> supplied,
                              const MentionAuthor& author, const Team& team) {
-  std::vector<Mention> found = supplied ? revalidate(body, *supplied, team) : extract(body, team);
-  return normalize(std::move(found), author);
+  if (!supplied) return extract(body, author, team);
+  return normalize(revalidate(body, *supplied, team), author);
 }
 
 template <class Team>

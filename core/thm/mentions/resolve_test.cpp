@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "thm/team/team.hpp"
+
 namespace thm {
 namespace {
 
@@ -275,6 +277,29 @@ TEST(ResolveMentionsTest, AtMostFiftyPingingMentionsTheRestQuiet) {
       resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks));
   ASSERT_EQ(found.size(), 60U);
   for (std::size_t i = 0; i < found.size(); ++i) EXPECT_EQ(found[i].quiet, i >= kMentionCap) << i;
+}
+
+TEST(ResolveMentionsTest, RepeatsAreQuietPastThePairwiseLimitToo) {
+  // 40 targets named once, then two repeats: one of the first 32 (compared pairwise), one
+  // of those past them (hashed), each on views and on a team.
+  RosterSnapshot roster;
+  std::string body;
+  for (int i = 0; i < 40; ++i) {
+    roster.members.push_back({.id = "a" + std::to_string(i)});
+    body += "@a" + std::to_string(i) + " ";
+  }
+  body += "@A3 @a35 @a39x";
+  const DeskSnapshot desks;
+  const auto team = thm::Team::prepare(roster, desks);
+  ASSERT_TRUE(team);
+  for (const auto& found :
+       {resolve_mentions(body, std::nullopt, OtherAuthor{}, Roster(roster), DeskSet(desks)),
+        resolve_mentions(body, std::nullopt, OtherAuthor{}, *team)}) {
+    ASSERT_EQ(found.size(), 42U);
+    for (std::size_t i = 0; i < found.size(); ++i) EXPECT_EQ(found[i].quiet, i >= 40) << i;
+    EXPECT_EQ(found[40].target, MentionTarget{AgentTarget{"a3"}});
+    EXPECT_EQ(found[41].target, MentionTarget{AgentTarget{"a35"}});
+  }
 }
 
 TEST(ResolveMentionsTest, InvalidSnapshotsYieldNothing) {

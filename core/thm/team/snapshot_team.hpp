@@ -71,8 +71,12 @@ class SnapshotTeam {
   }
   [[nodiscard]] std::optional<MentionTarget> match_alias(std::string_view alias,
                                                          bool desk_only) const {
+    return aliases().match(alias, desk_only);
+  }
+  /// The alias table of these views, built on the first call.
+  [[nodiscard]] const AliasTable& aliases() const {
     if (!aliases_) aliases_.emplace(roster_, roster_.active_members(), desks_);
-    return aliases_->match(alias, desk_only);
+    return *aliases_;
   }
 
  private:
@@ -85,5 +89,10 @@ class SnapshotTeam {
   mutable std::optional<FlatIndex<const RosterMember*>> active_;
   mutable std::optional<AliasTable> aliases_;
 };
+
+/// The alias table of a call's views (as `alias_table(const Team&)` for a team).
+[[nodiscard]] inline const AliasTable& alias_table(const SnapshotTeam& team) {
+  return team.aliases();
+}
 
 }  // namespace thm::detail

@@ -179,6 +179,10 @@ std::optional<MentionTarget> Team::match_alias(std::string_view alias, bool desk
   return index_->aliases.match(alias, desk_only);
 }
 
+const detail::AliasTable& detail::alias_table(const Team& team) noexcept {
+  return team.index_->aliases;
+}
+
 std::size_t Team::index_bytes() const noexcept {
   const Index& i = *index_;
   return sizeof(Index) + i.aliases.bytes() + heap_bytes(i.active) + i.active_by_id.bytes() +

@@ -20,6 +20,13 @@
 
 namespace thm {
 
+class Team;
+namespace detail {
+class AliasTable;
+/// The alias table a team holds (internal: the mention scan reads positions from it).
+[[nodiscard]] const AliasTable& alias_table(const Team& team) noexcept;
+}  // namespace detail
+
 /// Why `Team::prepare` refused its snapshots: the roster's first error (SPEC §1.1), else the
 /// desks' (SPEC §1.2), exactly as `Roster::validate` and `DeskSet::validate` report them.
 using TeamError = std::variant<RosterError, DeskError>;
@@ -87,6 +94,7 @@ class Team {
   [[nodiscard]] std::size_t index_bytes() const noexcept;
 
  private:
+  friend const detail::AliasTable& detail::alias_table(const Team& team) noexcept;
   struct Index;
   explicit Team(std::shared_ptr<const Index> index) noexcept : index_(std::move(index)) {}
   std::shared_ptr<const Index> index_;
