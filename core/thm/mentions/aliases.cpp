@@ -160,18 +160,54 @@ std::optional<AliasTarget> AliasTable::find(std::string_view alias, bool desk_on
 }
 
 MentionTarget AliasTable::target(AliasTarget position) const {
+  MentionTarget out;
+  assign_target(position, out);
+  return out;
+}
+
+std::string_view AliasTable::id_of(AliasTarget position) const noexcept {
   const std::size_t i = position.index();
   switch (position.kind()) {
     case AliasTarget::Kind::Agent:
-      return AgentTarget{roster_.members()[i].id};
+      return roster_.members()[i].id;
     case AliasTarget::Kind::Person:
-      return PersonTarget{roster_.people()[i].id};
+      return roster_.people()[i].id;
     case AliasTarget::Kind::Desk: {
       const std::size_t declared = desks_.declared().size();
-      return DeskTarget{i < declared ? desks_.declared()[i].id : desks_.added()[i - declared].id};
+      return i < declared ? desks_.declared()[i].id : desks_.added()[i - declared].id;
     }
     case AliasTarget::Kind::Everyone:
-      return EveryoneTarget{};
+      return {};
+  }
+  unreachable();
+}
+
+namespace {
+
+// `out` made a `Target{id}`, its string reused when it holds a `Target` already.
+template <class Target>
+void assign_id(MentionTarget& out, std::string_view id) {
+  if (auto* held = std::get_if<Target>(&out)) {
+    held->id.assign(id);
+  } else {
+    out.emplace<Target>().id.assign(id);
+  }
+}
+
+}  // namespace
+
+void AliasTable::assign_target(AliasTarget position, MentionTarget& out) const {
+  const std::string_view id = id_of(position);
+  switch (position.kind()) {
+    case AliasTarget::Kind::Agent:
+      return assign_id<AgentTarget>(out, id);
+    case AliasTarget::Kind::Person:
+      return assign_id<PersonTarget>(out, id);
+    case AliasTarget::Kind::Desk:
+      return assign_id<DeskTarget>(out, id);
+    case AliasTarget::Kind::Everyone:
+      out.emplace<EveryoneTarget>();
+      return;
   }
   unreachable();
 }

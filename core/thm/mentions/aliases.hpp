@@ -92,6 +92,11 @@ class AliasTable {
   [[nodiscard]] std::optional<AliasTarget> find(std::string_view alias, bool desk_only) const;
   /// The target at a position `find` answered.
   [[nodiscard]] MentionTarget target(AliasTarget position) const;
+  /// `target(position)` written into `out`, reusing the id string `out` holds when it
+  /// already is a target of that kind.
+  void assign_target(AliasTarget position, MentionTarget& out) const;
+  /// The id of the target at `position` (empty for everyone), a view into the snapshots.
+  [[nodiscard]] std::string_view id_of(AliasTarget position) const noexcept;
 
   /// The heap bytes it owns (its slots and the keys it copied), for the bench.
   [[nodiscard]] std::size_t bytes() const noexcept;

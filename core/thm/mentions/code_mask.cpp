@@ -312,10 +312,17 @@ bool CodeMask::contains(std::size_t offset) {
     // Without fences the code_ranges state machine holds only an open paragraph, which a
     // blank line closes; so it stands at both ends exactly as at the start of a body, and
     // the ranges of this slice are those of the whole body there.
+    // Code there is an indented line or a span, so a block whose lines all open with
+    // neither a space nor a tab, and with no backtick, has none: the classifier is spared.
+    bool may_be_indented = false;
+    const auto look_at = [&](const Line& line) {
+      may_be_indented = may_be_indented || is_space_or_tab(body_[line.begin]);
+    };
     std::size_t begin = line_start(body_, offset);
     while (begin > 0) {
       const Line previous = line_at(body_, line_start(body_, begin - 1));
       if (LineView(body_, previous).blank()) break;
+      look_at(previous);
       begin = previous.begin;
     }
     std::size_t end = line_start(body_, offset);
@@ -323,13 +330,17 @@ bool CodeMask::contains(std::size_t offset) {
       const Line line = line_at(body_, end);
       end = line.next;
       if (LineView(body_, line).blank()) break;
+      look_at(line);
     }
     window_end_ = end;
     ranges_.clear();
-    append_code_ranges(body_.substr(begin, end - begin), ranges_, scratch_);
-    for (ByteRange& range : ranges_) {
-      range.begin += begin;
-      range.end += begin;
+    const std::string_view block = body_.substr(begin, end - begin);
+    if (may_be_indented || block.find('`') != std::string_view::npos) {
+      append_code_ranges(block, ranges_, scratch_);
+      for (ByteRange& range : ranges_) {
+        range.begin += begin;
+        range.end += begin;
+      }
     }
     next_ = 0;
   }

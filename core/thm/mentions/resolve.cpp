@@ -54,8 +54,8 @@ struct Token {
   bool desk_only = false;  // written `@#alias`
 };
 
-// The first terminator at or after a char boundary. Queries whose start does not move
-// backwards reuse the previous answer, so a whole scan reads each byte once.
+// The first terminator or `@` at or after a char boundary. Queries whose start does not
+// move backwards reuse the previous answer, so a whole scan reads each byte once.
 class TerminatorFinder {
  public:
   explicit TerminatorFinder(std::string_view body) : body_(body) {}
@@ -66,7 +66,7 @@ class TerminatorFinder {
     while (i < body_.size()) {
       const auto byte = static_cast<unsigned char>(body_[i]);
       if (byte < 0x80) {  // ASCII, most of every token: one table read per byte
-        if (detail::kAsciiTerminators[byte]) break;
+        if (detail::kAsciiTerminators[byte] || byte == '@') break;
         ++i;
         continue;
       }
@@ -99,13 +99,12 @@ std::optional<Token> token_head(std::string_view body, std::size_t at, std::size
 }
 
 // SPEC §1.5 `mention_token` at the `@` at `at`: nothing when no alias starts there or the
-// run contains another `@`.
+// run up to the terminator contains another `@` (the finder then stops at that `@`).
 std::optional<Token> lex(std::string_view body, std::size_t at, TerminatorFinder& terminators) {
   auto token = token_head(body, at, body.size());
   if (!token) return std::nullopt;
   token->end = terminators.from(token->alias_begin);
-  const std::string_view alias = body.substr(token->alias_begin, token->end - token->alias_begin);
-  if (alias.find('@') != std::string_view::npos) return std::nullopt;
+  if (token->end < body.size() && body[token->end] == '@') return std::nullopt;
   return token;
 }
 
@@ -133,16 +132,28 @@ bool is_masked(const std::vector<detail::ByteRange>& ranges, std::size_t offset)
   return after != ranges.begin() && offset < std::prev(after)->end;
 }
 
+// Whether a mention of the agent or person with this id (`agent`: an agent) names the author.
+bool names_author(bool agent, std::string_view id, const MentionAuthor& author) {
+  if (const auto* by = std::get_if<AgentAuthor>(&author)) return agent && id == by->id;
+  if (const auto* by = std::get_if<PersonAuthor>(&author)) return !agent && id == by->id;
+  return false;
+}
+
 bool is_self_mention(const MentionTarget& target, const MentionAuthor& author) {
-  if (const auto* agent = std::get_if<AgentAuthor>(&author)) {
-    const auto* mentioned = std::get_if<AgentTarget>(&target);
-    return mentioned != nullptr && mentioned->id == agent->id;
+  if (const auto* agent = std::get_if<AgentTarget>(&target)) {
+    return names_author(true, agent->id, author);
   }
-  if (const auto* person = std::get_if<PersonAuthor>(&author)) {
-    const auto* mentioned = std::get_if<PersonTarget>(&target);
-    return mentioned != nullptr && mentioned->id == person->id;
+  if (const auto* person = std::get_if<PersonTarget>(&target)) {
+    return names_author(false, person->id, author);
   }
   return false;
+}
+
+bool is_self_mention(const detail::AliasTable& aliases, detail::AliasTarget position,
+                     const MentionAuthor& author) {
+  using Kind = detail::AliasTarget::Kind;
+  return (position.kind() == Kind::Agent || position.kind() == Kind::Person) &&
+         names_author(position.kind() == Kind::Agent, aliases.id_of(position), author);
 }
 
 // The targets the kept mentions of one scan name, as alias-table positions (equal exactly
@@ -192,9 +203,7 @@ std::vector<Mention> extract(std::string_view body, const MentionAuthor& author,
     const detail::AliasTable& aliases = detail::alias_table(team);
     const auto position = aliases.find(
         body.substr(token->alias_begin, token->end - token->alias_begin), token->desk_only);
-    if (!position) continue;
-    MentionTarget target = aliases.target(*position);
-    if (is_self_mention(target, author)) continue;
+    if (!position || is_self_mention(aliases, *position, author)) continue;
     bool quiet = !named.first_time(*position);
     if (!quiet) {
       if (pinging == kMentionCap) {
@@ -208,7 +217,7 @@ std::vector<Mention> extract(std::string_view body, const MentionAuthor& author,
     // path). Each is built in place.
     if (found.empty()) found.reserve(kFirstMentions);
     Mention& mention = found.emplace_back();
-    mention.target = std::move(target);
+    aliases.assign_target(*position, mention.target);
     mention.text.assign(body.substr(at, token->end - at));
     mention.offset = at;
     mention.quiet = quiet;
