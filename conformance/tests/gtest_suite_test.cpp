@@ -206,7 +206,8 @@ TEST(TypedSuiteTest, CapabilityNamesAreTheFlagsOfCapabilities) {
                                                   "leases",
                                                   "injected_store_clock",
                                                   "skewable_client_clock",
-                                                  "hold_child"};
+                                                  "hold_child",
+                                                  "nodes"};
   EXPECT_EQ(std::vector<std::string_view>(capability_names().begin(), capability_names().end()),
             expected);
   const Capabilities nothing{};

@@ -275,6 +275,8 @@ void accumulate(conformance::CheckReport& total, const conformance::CheckReport&
   t.lost += r.lost;
   t.duplicated += r.duplicated;
   t.unexpected += r.unexpected;
+  t.faults += r.faults;
+  t.outage_ms = std::max(t.outage_ms, r.outage_ms);
   if (run.verdict == conformance::Verdict::Fail && total.verdict != conformance::Verdict::Fail) {
     total.verdict = conformance::Verdict::Fail;
     total.reason = run.reason;

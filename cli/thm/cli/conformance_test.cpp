@@ -158,7 +158,7 @@ TEST(ConformanceCommandTest, UsageErrorsSayWhatIsAccepted) {
       progress.str().starts_with("thm conformance: no check 'eq-01' (did you mean "
                                  "'EQ-01'?); --check takes one of EQ-01, EQ-02,"))
       << progress.str();
-  EXPECT_TRUE(progress.str().ends_with(", EQ-27\n")) << progress.str();
+  EXPECT_TRUE(progress.str().ends_with(", EQ-30\n")) << progress.str();
   progress.str("");
   EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .report_path = ""}, out, progress), 2);
   EXPECT_EQ(progress.str(), "thm conformance: --report needs a file path\n");

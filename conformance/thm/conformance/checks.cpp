@@ -1,4 +1,4 @@
-// The checks of queue-conformance.md §6, EQ-01…EQ-25 (EQ-25's body lives in
+// The checks of queue-conformance.md §6, EQ-01…EQ-30 (EQ-25's body lives in
 // model_check.cpp). Each is a plain function over a Harness; `run_check` turns what it finds into
 // a report entry. A check fails through `Run::require`, which throws `Failed` up to
 // `run_check`; everything that pauses a caller releases it on the way out.
@@ -160,6 +160,9 @@ constexpr Check kChecks[] = {
      run_body<eq26_stale_tokens_refused>},
     {"EQ-27", "claims respect a row another transaction holds",
      run_body<eq27_claims_respect_a_held_row>},
+    {"EQ-28", "the leader is killed under concurrent enqueues", run_body<eq28_leader_killed>},
+    {"EQ-29", "a follower is killed under concurrent enqueues", run_body<eq29_follower_killed>},
+    {"EQ-30", "the leader is paused past its election timeout", run_body<eq30_leader_paused>},
 };
 
 // Each check's own seed: the run's seed mixed with an FNV-1a hash of the check id, the same

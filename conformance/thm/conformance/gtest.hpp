@@ -178,19 +178,20 @@ TYPED_TEST_P(QueueConformance, EQ24_CapabilitiesMatchBehaviour) { this->check("E
 TYPED_TEST_P(QueueConformance, EQ25_AgreesWithTheModelQueue) { this->check("EQ-25"); }
 TYPED_TEST_P(QueueConformance, EQ26_StaleTokensRefused) { this->check("EQ-26"); }
 TYPED_TEST_P(QueueConformance, EQ27_ClaimsRespectAHeldRow) { this->check("EQ-27"); }
+TYPED_TEST_P(QueueConformance, EQ28_LeaderKilled) { this->check("EQ-28"); }
+TYPED_TEST_P(QueueConformance, EQ29_FollowerKilled) { this->check("EQ-29"); }
+TYPED_TEST_P(QueueConformance, EQ30_LeaderPaused) { this->check("EQ-30"); }
 
-REGISTER_TYPED_TEST_SUITE_P(QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirstCallerBeforeCommit,
-                            EQ03_FirstCallerRollsBack, EQ04_UniqueConstraint, EQ05_AnswerOnReplay,
-                            EQ06_IndeterminateThenRetry, EQ07_Accounting,
-                            EQ08_ForcedRollbackLeavesNothing, EQ09_RefusedLeavesNothing,
-                            EQ10_SessionSurvivesEveryAnswer, EQ11_MismatchMatrix,
-                            EQ12_PolicyInsideTheTransaction, EQ13_StoredReplyEditedConcurrently,
-                            EQ14_ExpiryComputedByTheStore, EQ15_NoStolenLeaseNoStarvation,
-                            EQ16_LeaseApiTakesDurations, EQ17_StatementTime, EQ18_AttemptsVisible,
-                            EQ19_ConcurrentClaimers, EQ20_CanonicalKeys,
-                            EQ21_LargeAndAdversarialInputs, EQ22_RecordOutlivesChild,
-                            EQ23_CrashAndRestart, EQ24_CapabilitiesMatchBehaviour,
-                            EQ25_AgreesWithTheModelQueue, EQ26_StaleTokensRefused,
-                            EQ27_ClaimsRespectAHeldRow);
+REGISTER_TYPED_TEST_SUITE_P(
+    QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirstCallerBeforeCommit,
+    EQ03_FirstCallerRollsBack, EQ04_UniqueConstraint, EQ05_AnswerOnReplay,
+    EQ06_IndeterminateThenRetry, EQ07_Accounting, EQ08_ForcedRollbackLeavesNothing,
+    EQ09_RefusedLeavesNothing, EQ10_SessionSurvivesEveryAnswer, EQ11_MismatchMatrix,
+    EQ12_PolicyInsideTheTransaction, EQ13_StoredReplyEditedConcurrently,
+    EQ14_ExpiryComputedByTheStore, EQ15_NoStolenLeaseNoStarvation, EQ16_LeaseApiTakesDurations,
+    EQ17_StatementTime, EQ18_AttemptsVisible, EQ19_ConcurrentClaimers, EQ20_CanonicalKeys,
+    EQ21_LargeAndAdversarialInputs, EQ22_RecordOutlivesChild, EQ23_CrashAndRestart,
+    EQ24_CapabilitiesMatchBehaviour, EQ25_AgreesWithTheModelQueue, EQ26_StaleTokensRefused,
+    EQ27_ClaimsRespectAHeldRow, EQ28_LeaderKilled, EQ29_FollowerKilled, EQ30_LeaderPaused);
 
 }  // namespace thm::conformance

@@ -60,6 +60,14 @@ struct Capabilities {
   /// The most sessions the store lets the suite hold open at once, if it has a limit (a
   /// server's free connections): the suite's races shrink to it and say so (EQ-01's 64).
   std::optional<std::size_t> max_sessions{};
+  /// The store runs on several nodes, which the suite may fail one at a time: `node_count`,
+  /// `leader`, `kill_node`, `restart_node`, `pause_node`, `resume_node` and `recover` work
+  /// (EQ-28…EQ-30).
+  bool nodes = false;
+  /// With `nodes`: how long the cluster takes to notice that its leader is gone and to
+  /// replace it (etcd's election timeout), if it replaces one on its own. EQ-30 pauses the
+  /// leader for twice as long; without it, for one second.
+  std::optional<std::chrono::milliseconds> election_timeout{};
 
   friend bool operator==(const Capabilities&, const Capabilities&) = default;
 };
@@ -222,6 +230,43 @@ class Harness {
     (void)child_id;
     throw Unsupported("hold_child");
   }
+
+  // ---- nodes (only with `capabilities().nodes`; EQ-28…EQ-30) ---------------------------------
+  // Node faults are made from the suite's own thread while sessions call `enqueue_once` on
+  // theirs. A session whose node is gone answers as the host's queue would (`Unavailable`
+  // or `Indeterminate`) and reaches the node that takes writes on a later call.
+  /// How many nodes the store runs on (two at the least), numbered from 0.
+  [[nodiscard]] virtual std::size_t node_count() { throw Unsupported("node_count"); }
+  /// The node that takes writes now (the leader, or the primary), as the cluster says.
+  /// Throws when no node does.
+  [[nodiscard]] virtual std::size_t leader() { throw Unsupported("leader"); }
+  /// Kills every process of node `node` with SIGKILL: whatever it had not made durable, or
+  /// not yet passed on, is gone with it.
+  virtual void kill_node(std::size_t node) {
+    (void)node;
+    throw Unsupported("kill_node");
+  }
+  /// Starts killed node `node` again the way the host's operators bring a node back: it
+  /// rejoins the cluster (a primary that lost its place, as a standby of the new primary).
+  virtual void restart_node(std::size_t node) {
+    (void)node;
+    throw Unsupported("restart_node");
+  }
+  /// Stops every process of node `node` with SIGSTOP, a stand-in for a partition that cuts
+  /// it off, until `resume_node`.
+  virtual void pause_node(std::size_t node) {
+    (void)node;
+    throw Unsupported("pause_node");
+  }
+  /// Continues the processes `pause_node` stopped, with SIGCONT.
+  virtual void resume_node(std::size_t node) {
+    (void)node;
+    throw Unsupported("resume_node");
+  }
+  /// Returns once the cluster takes writes again, doing what the host's failover does after
+  /// the faults so far (a replicated store whose primary is dead: promote a standby; a
+  /// consensus store: wait for a leader). Throws when it cannot within its own bound.
+  virtual void recover() { throw Unsupported("recover"); }
 
   // ---- clocks (only with `capabilities().leases`) --------------------------------------------
   /// The store's current time, read from the store's own clock (for SQL, the same

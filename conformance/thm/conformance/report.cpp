@@ -27,7 +27,9 @@ std::string to_json(std::string_view harness, std::span<const CheckReport> repor
                         {"children", c.children},
                         {"lost", c.lost},
                         {"duplicated", c.duplicated},
-                        {"unexpected", c.unexpected}}},
+                        {"unexpected", c.unexpected},
+                        {"faults", c.faults},
+                        {"outage_ms", c.outage_ms}}},
                       {"seed", r.seed}});
   }
   const nlohmann::ordered_json document{

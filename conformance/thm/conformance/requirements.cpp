@@ -21,6 +21,7 @@ constexpr CapabilityFlag kCapabilityFlags[] = {
     {"injected_store_clock", &Capabilities::injected_store_clock},
     {"skewable_client_clock", &Capabilities::skewable_client_clock},
     {"hold_child", &Capabilities::hold_child},
+    {"nodes", &Capabilities::nodes},
 };
 
 constexpr auto kCapabilityNames = [] {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -152,7 +153,11 @@ std::vector<ChildRow> child_rows(Children children) {
 /// `advance_store_clock(by)` (an injected clock), `set_client_clock(clock)` (a store that
 /// reads the host's clock, which EQ-14 and EQ-15 move), and `set_hook(hook)` for a store that
 /// installs hooks on itself (an empty hook removes it; `open` is then given none), where a
-/// store without it takes the harness's hook slot at `open`.
+/// store without it takes the harness's hook slot at `open`. A store on several nodes
+/// (`nodes`) has `node_count()`, `leader()`, `kill_node(n)`, `restart_node(n)`,
+/// `pause_node(n)`, `resume_node(n)` and `recover()`, after which the harness opens its own
+/// connection again; and a setup with `after_host_write()` has it called after each of the
+/// host's writes (`reset` and the four writes of the fixture).
 template <class Setup>
 concept StoreSetup = ReferenceStore<typename Setup::Store> &&
     requires(Setup& setup, const Setup& view, TransactionHook hook) {
@@ -254,23 +259,28 @@ class StoreHarness final : public Harness {
   void reset() override {
     set_hook({});
     value_or_throw(admin().clear(), "clearing the tables");
+    after_host_write();
   }
   [[nodiscard]] std::unique_ptr<Session> open_session() override {
     return std::make_unique<QueueSession<Handle>>(connect());
   }
   void commit_reply(const CommittedReply& reply) override {
     value_or_throw(admin().commit_reply(reply), "committing a reply");
+    after_host_write();
   }
   void set_policy(MentionDispatchPolicy policy) override {
     value_or_throw(admin().set_policy(policy), "writing the policy");
+    after_host_write();
   }
   void set_authorized(const std::string& source_id, const std::string& target_id,
                       bool authorized) override {
     value_or_throw(admin().set_authorized(source_id, target_id, authorized),
                    "writing authorization");
+    after_host_write();
   }
   void set_available(const std::string& agent_id, bool available) override {
     value_or_throw(admin().set_available(agent_id, available), "writing availability");
+    after_host_write();
   }
   /// Installs `hook` for every later step; throws `Unsupported` for a hook when the setup
   /// does not declare `hooks` (EQ-24), so a store without them never ignores one silently.
@@ -298,6 +308,59 @@ class StoreHarness final : public Harness {
       return setup_.hold_child(child_id);
     } else {
       throw Unsupported("hold_child");
+    }
+  }
+  [[nodiscard]] std::size_t node_count() override {
+    if constexpr (kOnNodes) {
+      return setup_.node_count();
+    } else {
+      throw Unsupported("node_count");
+    }
+  }
+  [[nodiscard]] std::size_t leader() override {
+    if constexpr (kOnNodes) {
+      return setup_.leader();
+    } else {
+      throw Unsupported("leader");
+    }
+  }
+  void kill_node(std::size_t node) override {
+    if constexpr (kOnNodes) {
+      setup_.kill_node(node);
+    } else {
+      throw Unsupported("kill_node");
+    }
+  }
+  void restart_node(std::size_t node) override {
+    if constexpr (kOnNodes) {
+      setup_.restart_node(node);
+    } else {
+      throw Unsupported("restart_node");
+    }
+  }
+  void pause_node(std::size_t node) override {
+    if constexpr (kOnNodes) {
+      setup_.pause_node(node);
+    } else {
+      throw Unsupported("pause_node");
+    }
+  }
+  void resume_node(std::size_t node) override {
+    if constexpr (kOnNodes) {
+      setup_.resume_node(node);
+    } else {
+      throw Unsupported("resume_node");
+    }
+  }
+  /// The setup's recovery, then a new connection of the harness's own: the one it had may
+  /// lead to a node that is gone or no longer takes writes.
+  void recover() override {
+    if constexpr (kOnNodes) {
+      setup_.recover();
+      admin_.reset();
+      admin_ = connect();
+    } else {
+      throw Unsupported("recover");
     }
   }
   [[nodiscard]] StoreTime store_now() override {
@@ -339,6 +402,19 @@ class StoreHarness final : public Harness {
   using Handle = std::remove_cvref_t<decltype(std::declval<Setup&>().open({}).value())>;
 
   static constexpr bool kHooksItself = requires(Setup & setup) { setup.set_hook({}); };
+  static constexpr bool kOnNodes = requires(Setup & setup, std::size_t node) {
+    { setup.node_count() } -> std::same_as<std::size_t>;
+    { setup.leader() } -> std::same_as<std::size_t>;
+    setup.kill_node(node);
+    setup.restart_node(node);
+    setup.pause_node(node);
+    setup.resume_node(node);
+    setup.recover();
+  };
+
+  void after_host_write() {
+    if constexpr (requires { setup_.after_host_write(); }) setup_.after_host_write();
+  }
 
   [[nodiscard]] Handle connect() {
     TransactionHook hook;

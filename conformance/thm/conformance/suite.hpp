@@ -25,7 +25,9 @@ enum class Verdict : std::uint8_t { Pass, Fail, Skip };
 /// enqueue calls, of which `enqueued`, `already`, `refused`, `errors` (definite) and
 /// `indeterminate`. Store after the run: `children` rows; `lost` keys answered Enqueued or
 /// Already without a child; `duplicated` keys with more than one child or more than one
-/// Enqueued answer; `unexpected` children for keys no call could have admitted.
+/// Enqueued answer; `unexpected` children for keys no call could have admitted. Node faults
+/// (EQ-28…EQ-30): `faults` made, and `outage_ms`, the longest time from one to the first
+/// admission of a call started after it.
 struct Counts {
   std::uint64_t attempts = 0;
   std::uint64_t enqueued = 0;
@@ -37,6 +39,8 @@ struct Counts {
   std::uint64_t lost = 0;
   std::uint64_t duplicated = 0;
   std::uint64_t unexpected = 0;
+  std::uint64_t faults = 0;
+  std::uint64_t outage_ms = 0;
   friend bool operator==(const Counts&, const Counts&) = default;
 };
 

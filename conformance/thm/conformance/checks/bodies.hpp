@@ -46,4 +46,9 @@ void eq23_crash_and_restart(Run& run);
 void eq24_capabilities_match_behaviour(Run& run);
 void eq25_model_based(Run& run);
 
+// G. node loss (EQ-28…EQ-30): checks/node_loss.cpp
+void eq28_leader_killed(Run& run);
+void eq29_follower_killed(Run& run);
+void eq30_leader_paused(Run& run);
+
 }  // namespace thm::conformance::checking

@@ -153,6 +153,26 @@ void eq24_capabilities_match_behaviour(Run& run) {
     require_unsupported(run, "hold_child", "hold_child", [&] { (void)run.harness.hold_child(1); });
   }
 
+  if (caps.nodes) {
+    const std::size_t count = run.harness.node_count();
+    run.require(count >= 2, "with `nodes` declared, node_count() is " + std::to_string(count) +
+                                ": a cluster has two nodes at the least");
+    const std::size_t leader = run.harness.leader();
+    run.require(leader < count, "with `nodes` declared, leader() named node " +
+                                    std::to_string(leader) + " of " + std::to_string(count));
+    run.harness.recover();  // a healthy cluster: returns at once
+  } else {
+    run.require(!caps.election_timeout,
+                "`election_timeout` is declared without `nodes`, the checks of which it times");
+    require_unsupported(run, "node_count", "nodes", [&] { (void)run.harness.node_count(); });
+    require_unsupported(run, "leader", "nodes", [&] { (void)run.harness.leader(); });
+    require_unsupported(run, "kill_node", "nodes", [&] { run.harness.kill_node(0); });
+    require_unsupported(run, "restart_node", "nodes", [&] { run.harness.restart_node(0); });
+    require_unsupported(run, "pause_node", "nodes", [&] { run.harness.pause_node(0); });
+    require_unsupported(run, "resume_node", "nodes", [&] { run.harness.resume_node(0); });
+    require_unsupported(run, "recover", "nodes", [&] { run.harness.recover(); });
+  }
+
   if (caps.injected_store_clock) {
     run.require(caps.leases,
                 "`injected_store_clock` is declared without `leases`, whose "

@@ -1,0 +1,279 @@
+// G. node loss (EQ-28…EQ-30): EQ-07's many keys and callers while the suite fails one node
+// of a store that runs on several, then Jepsen's counts once the cluster has recovered and
+// every unsettled key has been retried. Each is a plain function over a `Run`; checks.cpp
+// lists them and runs them.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "thm/conformance/checks/bodies.hpp"
+#include "thm/conformance/checks/run.hpp"
+#include "thm/conformance/model_check.hpp"
+
+namespace thm::conformance::checking {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a killed node stays down, and a paused leader stopped when the harness names no
+// election timeout.
+constexpr auto kFaultWindow = 1s;
+// How often an unsettled key is tried again after the cluster recovered.
+constexpr int kRetries = 5;
+
+// One node fault: which node, what is done to it, and how it is healed.
+struct NodeFault {
+  std::string what;  // e.g. "killing the leader", for steps and reasons
+  bool leader = true;
+  std::function<void(Harness&, std::size_t)> inject;
+  std::function<void(Harness&, std::size_t)> heal;
+  // Fail over while the node is still down (the host's failover replaces a dead primary).
+  bool recover_while_down = false;
+  std::chrono::milliseconds window = kFaultWindow;
+};
+
+// An answer a call may get while a node fails: an admission, a refusal, or an error whose
+// kind says whether a retry is safe (`Unavailable`: nothing was written; `Indeterminate`:
+// retry to learn).
+bool says_what_happened(const Answer& answer) {
+  if (answer) return true;
+  const QueueErrorKind kind = answer.error().kind;
+  return kind == QueueErrorKind::Unavailable || kind == QueueErrorKind::Indeterminate;
+}
+
+bool is_admitted(const Answer& answer) { return is_enqueued(answer) || is_already(answer); }
+
+struct Timed {
+  Answer answer;
+  Clock::time_point started;
+  Clock::time_point at;  // when it answered
+};
+
+// What the calls of one key have told.
+struct KeyHistory {
+  bool admitted = false;
+  bool maybe_written = false;  // an Indeterminate answer: the step may have committed
+  std::optional<Clock::time_point> first_admitted;
+  // An `Enqueued` answer to a call that started after the key was admitted: the store had
+  // no child for it any more, so the one it had acknowledged was lost (and then made again).
+  bool enqueued_again = false;
+};
+
+std::size_t node_under_fault(Run& run, const NodeFault& fault, std::size_t count,
+                             std::size_t leader) {
+  if (fault.leader) return leader;
+  return (leader + 1 + static_cast<std::size_t>(run.random() % (count - 1))) % count;
+}
+
+void under_node_fault(Run& run, const NodeFault& fault) {
+  if (!run.capabilities.nodes) {
+    throw Skipped{
+        "needs a store on several nodes that the suite can fail (capability `nodes`), which "
+        "the harness does not declare"};
+  }
+  const std::size_t keys = run.options.short_mode ? 40 : 120;
+  const std::size_t callers = run.racers(8, "the 8 callers");
+  run.fresh();
+  run.step("waiting for the cluster to take writes (Harness::recover)");
+  run.harness.recover();
+  const std::size_t count = run.harness.node_count();
+  run.require(count >= 2, "node_count() is " + std::to_string(count) +
+                              ": a cluster has two nodes "
+                              "at the least");
+  const std::size_t leader = run.harness.leader();
+  run.require(leader < count,
+              "leader() named node " + std::to_string(leader) + " of " + std::to_string(count));
+  const std::size_t node = node_under_fault(run, fault, count, leader);
+  const std::string which = "node " + std::to_string(node) + (fault.leader ? ", the leader" : "");
+
+  std::vector<MentionTurnRequest> requests;
+  for (std::size_t k = 0; k < keys; ++k) requests.push_back(run.trigger(k + 1));
+  std::vector<std::vector<MentionTurnRequest>> orders(callers, requests);
+  for (auto& order : orders) std::shuffle(order.begin(), order.end(), run.random);
+  std::vector<std::unique_ptr<Session>> sessions;
+  run.step("opening " + std::to_string(callers) + " sessions");
+  for (std::size_t c = 0; c < callers; ++c) sessions.push_back(run.harness.open_session());
+
+  // Each caller goes through its keys, and round again (replays) until the fault is healed,
+  // so that calls are in flight through all of it.
+  std::vector<std::vector<std::pair<std::size_t, Timed>>> answers(callers);
+  std::atomic<std::size_t> answered{0};
+  std::atomic<bool> healed{false};
+  const std::size_t total = callers * keys;
+  Clock::time_point faulted{};
+  std::exception_ptr harness_failure;
+  run.step("waiting for " + std::to_string(callers) + " callers enqueueing " +
+           std::to_string(keys) + " keys each while " + fault.what + " (" + which + ")");
+  detail::together(
+      callers,
+      [&](std::size_t c) {
+        for (std::size_t i = 0; i < keys || !healed.load(); ++i) {
+          if (i >= keys) std::this_thread::sleep_for(1ms);  // replays: a steady trickle
+          const Clock::time_point started = Clock::now();
+          Answer answer = call(*sessions[c], orders[c][i % keys]);
+          answers[c].emplace_back(i % keys, Timed{std::move(answer), started, Clock::now()});
+          answered.fetch_add(1);
+        }
+      },
+      [&] {
+        // The node is healed and the cluster recovered even when the fault went wrong, so
+        // that the checks after this one find the cluster whole.
+        try {
+          while (answered.load() < total / 3) std::this_thread::sleep_for(1ms);
+          run.step(fault.what + " (" + which + ")");
+          fault.inject(run.harness, node);
+          faulted = Clock::now();  // the node is down (or stopped) from here on
+          ++run.counts.faults;
+          std::this_thread::sleep_for(fault.window);
+          if (fault.recover_while_down) {
+            run.step("failing over with " + which + " down (Harness::recover)");
+            run.harness.recover();
+            const std::size_t now_leading = run.harness.leader();
+            run.require(now_leading != node, "after " + fault.what + " (" + which +
+                                                 ") and recover(), leader() still names it");
+          }
+        } catch (...) {
+          harness_failure = std::current_exception();
+        }
+        try {
+          run.step("healing " + which);
+          fault.heal(run.harness, node);
+          run.step("waiting for the cluster to recover (Harness::recover)");
+          run.harness.recover();
+        } catch (...) {
+          if (!harness_failure) harness_failure = std::current_exception();
+        }
+        healed.store(true);
+      });
+  if (harness_failure) std::rethrow_exception(harness_failure);
+
+  // The first call admitted of those started after the fault ends the outage a client saw. The
+  // store is audited before the answers are judged: a lost key is the finding that matters most.
+  std::map<std::string, KeyHistory> history;
+  std::optional<Clock::time_point> back;
+  std::string unclear;  // the first answer that does not say whether a retry is safe
+  for (std::size_t c = 0; c < callers; ++c) {
+    for (const auto& [k, timed] : answers[c]) {
+      const MentionTurnRequest& request = orders[c][k];
+      run.tally(request, timed.answer);
+      if (unclear.empty() && !says_what_happened(timed.answer)) {
+        unclear = "a call " + std::string(timed.at < faulted ? "before" : "after") + " " +
+                  fault.what + " got " + describe(timed.answer) +
+                  ", which does not say whether a retry is safe";
+      }
+      KeyHistory& key = history[turn_key(request).encoded()];
+      key.maybe_written = key.maybe_written || (!timed.answer && timed.answer.error().kind ==
+                                                                     QueueErrorKind::Indeterminate);
+      if (is_admitted(timed.answer)) {
+        key.admitted = true;
+        if (!key.first_admitted || timed.at < *key.first_admitted) key.first_admitted = timed.at;
+        if (timed.started >= faulted && (!back || timed.at < *back)) back = timed.at;
+      }
+    }
+  }
+  std::uint64_t enqueued_again = 0;
+  for (std::size_t c = 0; c < callers; ++c) {
+    for (const auto& [k, timed] : answers[c]) {
+      KeyHistory& key = history[turn_key(orders[c][k]).encoded()];
+      if (is_enqueued(timed.answer) && !key.enqueued_again && timed.started > *key.first_admitted) {
+        key.enqueued_again = true;
+        ++enqueued_again;
+      }
+    }
+  }
+  if (back) {
+    run.counts.outage_ms = std::max<std::uint64_t>(
+        run.counts.outage_ms,
+        static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(*back - faulted).count()));
+  }
+  run.counts.lost += enqueued_again;
+  run.require(enqueued_again == 0,
+              std::to_string(enqueued_again) +
+                  " key(s) answered Enqueued to a call that started after the key had been "
+                  "admitted: the child the store acknowledged was lost with " +
+                  which + ", and then made again");
+  run.audit();  // acknowledged keys all have a child, none has two, nothing unasked for
+  run.require(unclear.empty(), unclear);
+  run.require(back.has_value(), "no call was admitted after " + fault.what + " (" + which + ")");
+
+  // Every key no call admitted is tried again until the cluster says; after answers that
+  // all said nothing was written, the retry must admit the key anew.
+  auto retrier = run.harness.open_session();
+  for (const auto& request : requests) {
+    const KeyHistory& key = history[turn_key(request).encoded()];
+    if (key.admitted) continue;
+    Answer answer = no_answer();
+    for (int attempt = 0; attempt < kRetries; ++attempt) {
+      run.step("retrying a key no call admitted during the fault");
+      answer = call(*retrier, request);
+      run.tally(request, answer);
+      if (answer || answer.error().kind != QueueErrorKind::Unavailable) break;
+      run.harness.recover();
+    }
+    run.require(is_admitted(answer), "a key no call admitted during the fault got " +
+                                         describe(answer) + " on its retry");
+    run.require(key.maybe_written || is_enqueued(answer),
+                "every call of a key answered Unavailable (nothing was written), yet its retry "
+                "after the fault got " +
+                    describe(answer));
+  }
+  // The audit above took in every answer before the retries: now each key has exactly one
+  // child, and no other child exists.
+  run.step("reading the store's children after the retries (Harness::children)");
+  std::map<std::string, std::size_t> children_per_key;
+  const auto rows = run.harness.children();
+  for (const auto& child : rows) ++children_per_key[turn_key(child.request).encoded()];
+  for (const auto& request : requests) {
+    const std::size_t n = children_per_key[turn_key(request).encoded()];
+    run.require(n == 1, "after the retries a key has " + std::to_string(n) + " child turns");
+  }
+  run.require(rows.size() == keys, "after the retries " + std::to_string(rows.size()) +
+                                       " child turns exist for " + std::to_string(keys) + " keys");
+  run.forget();  // the retries are counted, and judged here
+}
+
+}  // namespace
+
+void eq28_leader_killed(Run& run) {
+  under_node_fault(run, {.what = "killing the leader",
+                         .leader = true,
+                         .inject = [](Harness& h, std::size_t n) { h.kill_node(n); },
+                         .heal = [](Harness& h, std::size_t n) { h.restart_node(n); },
+                         .recover_while_down = true});
+}
+
+void eq29_follower_killed(Run& run) {
+  under_node_fault(run, {.what = "killing a follower",
+                         .leader = false,
+                         .inject = [](Harness& h, std::size_t n) { h.kill_node(n); },
+                         .heal = [](Harness& h, std::size_t n) { h.restart_node(n); }});
+}
+
+void eq30_leader_paused(Run& run) {
+  const auto timeout = run.capabilities.election_timeout;
+  if (run.capabilities.nodes && !timeout) {
+    run.note(
+        "the harness names no `election_timeout`, so the leader was paused for 1 s, which may "
+        "be too short for its cluster to replace it");
+  }
+  under_node_fault(run,
+                   {.what = "pausing the leader",
+                    .leader = true,
+                    .inject = [](Harness& h, std::size_t n) { h.pause_node(n); },
+                    .heal = [](Harness& h, std::size_t n) { h.resume_node(n); },
+                    .window = timeout ? 2 * *timeout : std::chrono::milliseconds(kFaultWindow)});
+}
+
+}  // namespace thm::conformance::checking
