@@ -27,7 +27,8 @@ enum class Verdict : std::uint8_t { Pass, Fail, Skip };
 /// Already without a child; `duplicated` keys with more than one child or more than one
 /// Enqueued answer; `unexpected` children for keys no call could have admitted. Node faults
 /// (EQ-28…EQ-30): `faults` made, and `outage_ms`, the longest time from one to the first
-/// admission of a call started after it.
+/// `Enqueued` answer to a call started after it (to the first `Already` when no key was
+/// left to write).
 struct Counts {
   std::uint64_t attempts = 0;
   std::uint64_t enqueued = 0;

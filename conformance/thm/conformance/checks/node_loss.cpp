@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <utility>
@@ -31,6 +32,12 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kFaultWindow = 1s;
 // How often an unsettled key is tried again after the cluster recovered.
 constexpr int kRetries = 5;
+// The callers' orders are shuffled in blocks of this many keys, and the suite lets the
+// callers at one more block every kReleaseEvery: keys are then written all through the run,
+// the fault included, at a pace of the suite's rather than of the store's (a fast store
+// would otherwise have admitted every key before the fault script had even run).
+constexpr std::size_t kBlock = 8;
+constexpr auto kReleaseEvery = 50ms;
 
 // One node fault: which node, what is done to it, and how it is healed.
 struct NodeFault {
@@ -82,7 +89,7 @@ void under_node_fault(Run& run, const NodeFault& fault) {
         "needs a store on several nodes that the suite can fail (capability `nodes`), which "
         "the harness does not declare"};
   }
-  const std::size_t keys = run.options.short_mode ? 40 : 120;
+  const std::size_t keys = run.options.short_mode ? 60 : 120;
   const std::size_t callers = run.racers(8, "the 8 callers");
   run.fresh();
   run.step("waiting for the cluster to take writes (Harness::recover)");
@@ -99,16 +106,30 @@ void under_node_fault(Run& run, const NodeFault& fault) {
 
   std::vector<MentionTurnRequest> requests;
   for (std::size_t k = 0; k < keys; ++k) requests.push_back(run.trigger(k + 1));
+  // Every caller takes the keys in blocks of 8 in key order, each block shuffled its own
+  // way: callers race on the same few keys, and keys are admitted all through the run
+  // rather than nearly all at its start (as 8 orders shuffled whole would admit them).
+  const std::size_t blocks = (keys + kBlock - 1) / kBlock;
   std::vector<std::vector<MentionTurnRequest>> orders(callers, requests);
-  for (auto& order : orders) std::shuffle(order.begin(), order.end(), run.random);
+  for (auto& order : orders) {
+    for (std::size_t block = 0; block < keys; block += kBlock) {
+      const auto first = order.begin() + static_cast<std::ptrdiff_t>(block);
+      std::shuffle(first, first + static_cast<std::ptrdiff_t>(std::min(kBlock, keys - block)),
+                   run.random);
+    }
+  }
   std::vector<std::unique_ptr<Session>> sessions;
   run.step("opening " + std::to_string(callers) + " sessions");
   for (std::size_t c = 0; c < callers; ++c) sessions.push_back(run.harness.open_session());
 
-  // Each caller goes through its keys, and round again (replays) until the fault is healed,
-  // so that calls are in flight through all of it.
+  // Each caller goes through its keys, replaying while it waits for the next block and
+  // until the fault is healed, so that calls are in flight through all of it. The fault
+  // comes once a quarter of the keys are admitted, so that most are still to be written
+  // while it lasts.
   std::vector<std::vector<std::pair<std::size_t, Timed>>> answers(callers);
   std::atomic<std::size_t> answered{0};
+  std::atomic<std::size_t> admitted{0};
+  std::atomic<std::size_t> released{1};  // blocks the callers may take
   std::atomic<bool> healed{false};
   const std::size_t total = callers * keys;
   Clock::time_point faulted{};
@@ -118,19 +139,42 @@ void under_node_fault(Run& run, const NodeFault& fault) {
   detail::together(
       callers,
       [&](std::size_t c) {
-        for (std::size_t i = 0; i < keys || !healed.load(); ++i) {
-          if (i >= keys) std::this_thread::sleep_for(1ms);  // replays: a steady trickle
+        // Its next key when the suite has let it at that key's block; meanwhile, and once
+        // all are taken until the fault is healed, a replay of a key taken already (a
+        // steady trickle of one a millisecond), so that a call is in flight at any moment.
+        std::size_t next = 0;
+        for (std::size_t replay = 0; next < keys || !healed.load(); ++replay) {
+          std::size_t k = 0;
+          if (next < keys && released.load() > next / kBlock) {
+            k = next++;
+          } else if (next == 0) {
+            std::this_thread::sleep_for(200us);
+            continue;
+          } else {
+            std::this_thread::sleep_for(1ms);
+            k = replay % next;
+          }
           const Clock::time_point started = Clock::now();
-          Answer answer = call(*sessions[c], orders[c][i % keys]);
-          answers[c].emplace_back(i % keys, Timed{std::move(answer), started, Clock::now()});
+          Answer answer = call(*sessions[c], orders[c][k]);
+          if (is_enqueued(answer)) admitted.fetch_add(1);
+          answers[c].emplace_back(k, Timed{std::move(answer), started, Clock::now()});
           answered.fetch_add(1);
         }
       },
       [&] {
+        std::jthread releaser([&](std::stop_token stop) {
+          while (released.load() < blocks && !stop.stop_requested()) {
+            std::this_thread::sleep_for(kReleaseEvery);
+            released.fetch_add(1);
+          }
+        });
         // The node is healed and the cluster recovered even when the fault went wrong, so
         // that the checks after this one find the cluster whole.
         try {
-          while (answered.load() < total / 3) std::this_thread::sleep_for(1ms);
+          // (or once every caller went through its keys, for a store that admits none)
+          while (admitted.load() < keys / 4 && answered.load() < total) {
+            std::this_thread::sleep_for(100us);
+          }
           run.step(fault.what + " (" + which + ")");
           fault.inject(run.harness, node);
           faulted = Clock::now();  // the node is down (or stopped) from here on
@@ -154,6 +198,8 @@ void under_node_fault(Run& run, const NodeFault& fault) {
         } catch (...) {
           if (!harness_failure) harness_failure = std::current_exception();
         }
+        releaser.request_stop();
+        released.store(blocks);
         healed.store(true);
       });
   if (harness_failure) std::rethrow_exception(harness_failure);
@@ -161,7 +207,8 @@ void under_node_fault(Run& run, const NodeFault& fault) {
   // The first call admitted of those started after the fault ends the outage a client saw. The
   // store is audited before the answers are judged: a lost key is the finding that matters most.
   std::map<std::string, KeyHistory> history;
-  std::optional<Clock::time_point> back;
+  std::optional<Clock::time_point> back;          // the first admission after the fault
+  std::optional<Clock::time_point> writing_back;  // the first `Enqueued` after it
   std::string unclear;  // the first answer that does not say whether a retry is safe
   for (std::size_t c = 0; c < callers; ++c) {
     for (const auto& [k, timed] : answers[c]) {
@@ -179,6 +226,10 @@ void under_node_fault(Run& run, const NodeFault& fault) {
         key.admitted = true;
         if (!key.first_admitted || timed.at < *key.first_admitted) key.first_admitted = timed.at;
         if (timed.started >= faulted && (!back || timed.at < *back)) back = timed.at;
+        if (timed.started >= faulted && is_enqueued(timed.answer) &&
+            (!writing_back || timed.at < *writing_back)) {
+          writing_back = timed.at;
+        }
       }
     }
   }
@@ -192,11 +243,13 @@ void under_node_fault(Run& run, const NodeFault& fault) {
       }
     }
   }
-  if (back) {
+  // The outage a client saw: until the store took a write again, or (every key admitted
+  // before that) until it answered.
+  if (const auto end = writing_back ? writing_back : back) {
     run.counts.outage_ms = std::max<std::uint64_t>(
         run.counts.outage_ms,
         static_cast<std::uint64_t>(
-            std::chrono::duration_cast<std::chrono::milliseconds>(*back - faulted).count()));
+            std::chrono::duration_cast<std::chrono::milliseconds>(*end - faulted).count()));
   }
   run.counts.lost += enqueued_again;
   run.require(enqueued_again == 0,
