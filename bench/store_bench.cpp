@@ -3,7 +3,10 @@
 // the same kind of database, in the same run (bench/README.md reports the ratios).
 //
 // Each enqueue gets a fresh key whose committed reply is written outside the timed region.
-// PostgreSQL runs when THM_POSTGRES names a server (CTest's fixture sets it).
+// PostgreSQL runs when THM_POSTGRES names a server (CTest's fixture sets it). The same queue
+// on a primary with a synchronous standby (issue 24) runs when THM_POSTGRES_PAIR names the
+// pair (scripts/bench starts one), as a baseline of the single server: what the standby
+// costs each enqueue.
 #include <benchmark/benchmark.h>
 #include <libpq-fe.h>
 #include <sqlite3.h>
@@ -127,12 +130,14 @@ std::string postgres_conninfo() {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-void BM_PostgresEnqueueOnce(benchmark::State& state) {
-  if (std::getenv("THM_POSTGRES") == nullptr) {
-    state.SkipWithError("THM_POSTGRES is not set");
+// Enqueues through the PostgreSQL queue on the server (or servers) `variable` names.
+void time_postgres_enqueues(benchmark::State& state, const char* variable) {
+  const char* conninfo = std::getenv(variable);
+  if (conninfo == nullptr) {
+    state.SkipWithError((std::string(variable) + " is not set").c_str());
     return;
   }
-  auto queue = thm::postgres::PostgresQueue::open(postgres_conninfo());
+  auto queue = thm::postgres::PostgresQueue::open(conninfo);
   if (!queue || !(*queue)->clear() || !(*queue)->set_policy({.enabled = true, .max_hops = 10}) ||
       !(*queue)->set_available("bob", true)) {
     state.SkipWithError("cannot set up the PostgreSQL queue");
@@ -154,8 +159,20 @@ void BM_PostgresEnqueueOnce(benchmark::State& state) {
   (void)(*queue)->clear();
   state.SetItemsProcessed(state.iterations());
 }
+
+void BM_PostgresEnqueueOnce(benchmark::State& state) {
+  time_postgres_enqueues(state, "THM_POSTGRES");
+}
 BENCHMARK(BM_PostgresEnqueueOnce)
     ->Name("store_enqueue.postgres/thm")
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+void BM_PostgresPairEnqueueOnce(benchmark::State& state) {
+  time_postgres_enqueues(state, "THM_POSTGRES_PAIR");
+}
+BENCHMARK(BM_PostgresPairEnqueueOnce)
+    ->Name("store_enqueue.postgres/standby_sync")
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
