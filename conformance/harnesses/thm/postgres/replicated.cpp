@@ -42,8 +42,14 @@ std::string quoted(const std::string& text) {
 }
 
 // Both nodes, the one that takes writes chosen at each connect; a node that does not
-// answer is given up on after two seconds.
+// answer is given up on after two seconds. The directory goes into a conninfo host list
+// and a server command line unquoted, so it may hold no space, comma, quote or backslash.
 std::string conninfo_of(const std::string& directory) {
+  if (directory.find_first_of(" \t\n,'\"\\") != std::string::npos) {
+    throw std::runtime_error("the pair's directory '" + directory +
+                             "' holds a space, comma, quote or backslash, which its conninfo "
+                             "cannot carry");
+  }
   const int port = std::stoi(read_line(directory, "port"));
   return "host=" + directory + "," + directory + " port=" + std::to_string(port) + "," +
          std::to_string(port + 1) +
