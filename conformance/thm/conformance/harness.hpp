@@ -263,9 +263,11 @@ class Harness {
     (void)node;
     throw Unsupported("resume_node");
   }
-  /// Returns once the cluster takes writes again, doing what the host's failover does after
-  /// the faults so far (a replicated store whose primary is dead: promote a standby; a
-  /// consensus store: wait for a leader). Throws when it cannot within its own bound.
+  /// Returns once a node takes writes again, doing what the host's failover does after the
+  /// faults so far (a replicated store whose primary is dead: promote a standby; a
+  /// consensus store: wait for a leader). Commits may still wait for more than that node (a
+  /// new primary whose only synchronous standby is the killed node, until `restart_node`
+  /// rebuilds it). Throws when it cannot within its own bound.
   virtual void recover() { throw Unsupported("recover"); }
 
   // ---- clocks (only with `capabilities().leases`) --------------------------------------------
