@@ -25,8 +25,8 @@ enum class Verdict : std::uint8_t { Pass, Fail, Skip };
 /// enqueue calls, of which `enqueued`, `already`, `refused`, `errors` (definite) and
 /// `indeterminate`. Store after the run: `children` rows; `lost` keys answered Enqueued or
 /// Already without a child (and, under node faults, keys answered Enqueued again by a call
-/// that started after they were admitted); `duplicated` keys with more than one child or more than one
-/// Enqueued answer; `unexpected` children for keys no call could have admitted. Node faults
+/// that started after they were admitted); `duplicated` keys with more than one child or more than
+/// one Enqueued answer; `unexpected` children for keys no call could have admitted. Node faults
 /// (EQ-28…EQ-30): `faults` made, and `outage_ms`, the longest time from one to the first
 /// `Enqueued` answer to a call started after it (to the first `Already` when no key was
 /// left to write).
