@@ -311,57 +311,31 @@ class StoreHarness final : public Harness {
     }
   }
   [[nodiscard]] std::size_t node_count() override {
-    if constexpr (kOnNodes) {
-      return setup_.node_count();
-    } else {
-      throw Unsupported("node_count");
-    }
+    return on_nodes<std::size_t>("node_count", [](auto& setup) { return setup.node_count(); });
   }
   [[nodiscard]] std::size_t leader() override {
-    if constexpr (kOnNodes) {
-      return setup_.leader();
-    } else {
-      throw Unsupported("leader");
-    }
+    return on_nodes<std::size_t>("leader", [](auto& setup) { return setup.leader(); });
   }
   void kill_node(std::size_t node) override {
-    if constexpr (kOnNodes) {
-      setup_.kill_node(node);
-    } else {
-      throw Unsupported("kill_node");
-    }
+    on_nodes<void>("kill_node", [node](auto& setup) { setup.kill_node(node); });
   }
   void restart_node(std::size_t node) override {
-    if constexpr (kOnNodes) {
-      setup_.restart_node(node);
-    } else {
-      throw Unsupported("restart_node");
-    }
+    on_nodes<void>("restart_node", [node](auto& setup) { setup.restart_node(node); });
   }
   void pause_node(std::size_t node) override {
-    if constexpr (kOnNodes) {
-      setup_.pause_node(node);
-    } else {
-      throw Unsupported("pause_node");
-    }
+    on_nodes<void>("pause_node", [node](auto& setup) { setup.pause_node(node); });
   }
   void resume_node(std::size_t node) override {
-    if constexpr (kOnNodes) {
-      setup_.resume_node(node);
-    } else {
-      throw Unsupported("resume_node");
-    }
+    on_nodes<void>("resume_node", [node](auto& setup) { setup.resume_node(node); });
   }
   /// The setup's recovery, then a new connection of the harness's own: the one it had may
   /// lead to a node that is gone or no longer takes writes.
   void recover() override {
-    if constexpr (kOnNodes) {
-      setup_.recover();
+    on_nodes<void>("recover", [this](auto& setup) {
+      setup.recover();
       admin_.reset();
       admin_ = connect();
-    } else {
-      throw Unsupported("recover");
-    }
+    });
   }
   [[nodiscard]] StoreTime store_now() override {
     return value_or_throw(admin().now(), "reading the clock");
@@ -411,6 +385,17 @@ class StoreHarness final : public Harness {
     setup.resume_node(node);
     setup.recover();
   };
+
+  // `forward(setup_)` for a setup on several nodes; `Unsupported(member)` for any other.
+  template <class Answer, class Forward>
+  Answer on_nodes(const char* member, Forward forward) {
+    if constexpr (kOnNodes) {
+      return forward(setup_);
+    } else {
+      (void)forward;
+      throw Unsupported(member);
+    }
+  }
 
   void after_host_write() {
     if constexpr (requires { setup_.after_host_write(); }) setup_.after_host_write();
