@@ -98,9 +98,8 @@ void under_node_fault(Run& run, const NodeFault& fault) {
   run.step("waiting for the cluster to take writes (Harness::recover)");
   run.harness.recover();
   const std::size_t count = run.harness.node_count();
-  run.require(count >= 2, "node_count() is " + std::to_string(count) +
-                              ": a cluster has two nodes "
-                              "at the least");
+  run.require(count >= 2,
+              "node_count() is " + std::to_string(count) + ": a cluster has two at the least");
   const std::size_t leader = run.harness.leader();
   run.require(leader < count,
               "leader() named node " + std::to_string(leader) + " of " + std::to_string(count));
