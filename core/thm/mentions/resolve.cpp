@@ -180,6 +180,21 @@ class NamedTargets {
   std::unordered_set<std::uint32_t> rest_;
 };
 
+// SPEC §1.4 `MENTION_CAP`, in reading order: the first kMentionCap mentions that would
+// ping do, and every later one is quiet.
+class PingingCap {
+ public:
+  // Whether one more mention may ping; counts it when it may.
+  bool admits() noexcept {
+    if (pinging_ == kMentionCap) return false;
+    ++pinging_;
+    return true;
+  }
+
+ private:
+  std::size_t pinging_ = 0;
+};
+
 constexpr std::size_t kFirstMentions = 1024 / sizeof(Mention);
 static_assert(kFirstMentions >= 8);
 
@@ -195,7 +210,7 @@ std::vector<Mention> extract(std::string_view body, const MentionAuthor& author,
   TerminatorFinder terminators(body);
   detail::CodeMask code(body);
   NamedTargets named;
-  std::size_t pinging = 0;
+  PingingCap cap;
   for (std::size_t at = body.find('@'); at != std::string_view::npos; at = body.find('@', at + 1)) {
     if (!opens(body, at)) continue;
     const auto token = lex(body, at, terminators);
@@ -204,14 +219,7 @@ std::vector<Mention> extract(std::string_view body, const MentionAuthor& author,
     const auto position = aliases.find(
         body.substr(token->alias_begin, token->end - token->alias_begin), token->desk_only);
     if (!position || is_self_mention(aliases, *position, author)) continue;
-    bool quiet = !named.first_time(*position);
-    if (!quiet) {
-      if (pinging == kMentionCap) {
-        quiet = true;
-      } else {
-        ++pinging;
-      }
-    }
+    const bool quiet = !named.first_time(*position) || !cap.admits();
     // One small block for a message's first mentions, as many as fit under 1 KiB (glibc
     // serves blocks up to 1,032 bytes from a per-thread cache; larger ones take its slower
     // path). Each is built in place.
@@ -324,7 +332,7 @@ std::vector<Mention> normalize(std::vector<Mention> mentions, const MentionAutho
   std::size_t kept = 0;
   std::optional<std::size_t> last_offset;
   std::unordered_set<std::string> seen;
-  std::size_t pinging = 0;
+  PingingCap cap;
   for (Mention& mention : mentions) {
     if (last_offset == mention.offset) continue;
     if (is_self_mention(mention.target, author)) continue;
@@ -332,13 +340,7 @@ std::vector<Mention> normalize(std::vector<Mention> mentions, const MentionAutho
     if (repeats(mention.target, std::span<const Mention>(mentions).first(kept), seen)) {
       mention.quiet = true;
     }
-    if (!mention.quiet) {
-      if (pinging == kMentionCap) {
-        mention.quiet = true;
-      } else {
-        ++pinging;
-      }
-    }
+    if (!mention.quiet && !cap.admits()) mention.quiet = true;
     if (&mentions[kept] != &mention) mentions[kept] = std::move(mention);
     ++kept;
   }

@@ -72,9 +72,8 @@ struct Timed {
 
 // What the calls of one key have told.
 struct KeyHistory {
-  bool admitted = false;
   bool maybe_written = false;  // an Indeterminate answer: the step may have committed
-  std::optional<Clock::time_point> first_admitted;
+  std::optional<Clock::time_point> first_admitted;  // set once any call admitted the key
   // An `Enqueued` answer to a call that started after the key was admitted: the store had
   // no child for it any more, so the one it had acknowledged was lost (and then made again).
   bool enqueued_again = false;
@@ -229,7 +228,6 @@ void under_node_fault(Run& run, const NodeFault& fault) {
       key.maybe_written = key.maybe_written || (!timed.answer && timed.answer.error().kind ==
                                                                      QueueErrorKind::Indeterminate);
       if (is_admitted(timed.answer)) {
-        key.admitted = true;
         if (!key.first_admitted || timed.at < *key.first_admitted) key.first_admitted = timed.at;
         if (timed.started >= faulted && (!back || timed.at < *back)) back = timed.at;
         if (timed.started >= faulted && is_enqueued(timed.answer) &&
@@ -281,7 +279,7 @@ void under_node_fault(Run& run, const NodeFault& fault) {
   auto retrier = run.harness.open_session();
   for (const auto& request : requests) {
     const KeyHistory& key = history[turn_key(request).encoded()];
-    if (key.admitted) continue;
+    if (key.first_admitted) continue;
     Answer answer = no_answer();
     for (int attempt = 0; attempt < kRetries; ++attempt) {
       run.step("retrying a key no call admitted during the fault");
