@@ -19,7 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ADAPTER = os.path.join(HERE, "adapter.py")
 BROKEN = os.path.join(HERE, "broken_check_then_insert.py")
-SCHEMA_PATH = os.path.join(HERE, "..", "..", "protocol", "v1.schema.json")
+SCHEMA_PATH = os.path.join(HERE, "..", "..", "v1.schema.json")
 
 try:
     import jsonschema
