@@ -1,6 +1,7 @@
 // ExecHarness against adapters that break the protocol: each failure is reported with what
-// the adapter did, never as a hang. (A correct adapter is proven end to end by the CTest
-// `exec.memory`: the whole suite through `thm adapter memory`.)
+// the adapter did, never as a hang. And the node operations (PROTOCOL.md §4), against a fake
+// cluster, since no reference adapter declares `nodes`. (A correct adapter is proven end to
+// end by the CTest `exec.memory`: the whole suite through `thm adapter memory`.)
 #include "thm/protocol/exec_harness.hpp"
 
 #include <gtest/gtest.h>
@@ -8,8 +9,12 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <variant>
+#include <vector>
 
 namespace thm::protocol {
 namespace {
@@ -157,6 +162,190 @@ for line in sys.stdin:
   EXPECT_NE(why.find("a hook call at after_begin after after_begin"), std::string::npos) << why;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
   std::remove(path.c_str());
+}
+
+// A fake adapter on a cluster of three nodes (multiplexed): it records each node operation
+// it receives in the file named by its second argument, answers them as its first argument
+// says, and holds every enqueue_once until the next node operation has been answered.
+constexpr const char* kClusterAdapter = R"(import json, sys
+mode, log = sys.argv[1], sys.argv[2]
+held = []
+def send(message):
+    print(json.dumps(message), flush=True)
+def record(text):
+    with open(log, "a") as out:
+        out.write(text + "\n")
+for line in sys.stdin:
+    m = json.loads(line)
+    op, i = m["op"], m["id"]
+    if op == "hello":
+        caps = {} if mode == "plain" else {"nodes": True, "election_timeout": 500}
+        send({"id": i, "result": {"protocol": 1, "name": "cluster", "sessions": "multiplexed",
+                                  "capabilities": caps}})
+    elif op in ("node_count", "leader", "kill_node", "restart_node", "pause_node",
+                "resume_node", "recover"):
+        record(op + " " + str(m.get("node", "-")))
+        if mode == "plain":
+            send({"id": i, "unsupported": op + ": this store runs on one node"})
+        elif op == "node_count":
+            send({"id": i, "result": {"count": 3}})
+        elif op == "leader" and mode == "negative-leader":
+            send({"id": i, "result": {"node": -1}})
+        elif op == "leader" and mode == "text-leader":
+            send({"id": i, "result": {"node": "2"}})
+        elif op == "leader":
+            send({"id": i, "result": {"node": 2}})
+        elif op == "recover" and mode == "leaderless":
+            send({"id": i, "failure": "no leader after 20 s: node 0 and node 1 answer 'etcdserver: no leader'"})
+        else:
+            send({"id": i, "result": {}})
+        for held_id in held:
+            send({"id": held_id, "result": {"outcome": {"status": "enqueued"}}})
+        held.clear()
+    elif op == "open_session":
+        send({"id": i, "result": {"session": 1}})
+    elif op == "enqueue_once":
+        record("enqueue_once")
+        held.append(i)
+    else:
+        send({"id": i, "result": {}})
+)";
+
+// Runs kClusterAdapter in `mode`; what it recorded is read with `recorded()`.
+class ClusterAdapter {
+ public:
+  explicit ClusterAdapter(const std::string& mode)
+      : script_(::testing::TempDir() + "thm_cluster_adapter_" + mode + ".py"),
+        log_(::testing::TempDir() + "thm_cluster_adapter_" + mode + ".log") {
+    std::ofstream(script_) << kClusterAdapter;
+    std::remove(log_.c_str());
+    command_ = "python3 " + script_ + " " + mode + " " + log_;
+  }
+  ~ClusterAdapter() {
+    std::remove(script_.c_str());
+    std::remove(log_.c_str());
+  }
+  ClusterAdapter(const ClusterAdapter&) = delete;
+  ClusterAdapter& operator=(const ClusterAdapter&) = delete;
+
+  [[nodiscard]] const std::string& command() const { return command_; }
+  // Every line the adapter recorded so far.
+  [[nodiscard]] std::vector<std::string> recorded() const {
+    std::vector<std::string> lines;
+    std::ifstream in(log_);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+
+ private:
+  std::string script_;
+  std::string log_;
+  std::string command_;
+};
+
+// What `call` throws ("" if it did not).
+template <class Call>
+std::string thrown(Call call) {
+  try {
+    call();
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ExecHarnessTest, TheNodeCapabilitiesComeFromHello) {
+  const ClusterAdapter adapter("nodes");
+  ExecHarness harness(adapter.command(), 10s);
+  EXPECT_TRUE(harness.capabilities().nodes);
+  EXPECT_EQ(harness.capabilities().election_timeout, std::chrono::milliseconds(500));
+  const ClusterAdapter plain("plain");
+  ExecHarness single(plain.command(), 10s);
+  EXPECT_FALSE(single.capabilities().nodes);
+  EXPECT_EQ(single.capabilities().election_timeout, std::nullopt);
+}
+
+TEST(ExecHarnessTest, NodeOperationsAreForwardedWithTheirNodeAndAnswered) {
+  const ClusterAdapter adapter("nodes");
+  ExecHarness harness(adapter.command(), 10s);
+  EXPECT_EQ(harness.node_count(), 3U);
+  EXPECT_EQ(harness.leader(), 2U);
+  harness.kill_node(2);
+  harness.restart_node(2);
+  harness.pause_node(1);
+  harness.resume_node(1);
+  harness.recover();
+  EXPECT_EQ(adapter.recorded(),
+            (std::vector<std::string>{"node_count -", "leader -", "kill_node 2", "restart_node 2",
+                                      "pause_node 1", "resume_node 1", "recover -"}));
+}
+
+TEST(ExecHarnessTest, ANodeOperationIsNotHeldBehindASessionsRequest) {
+  // The suite fails a node while sessions are enqueueing (EQ-28…EQ-30): the adapter answers
+  // this session's enqueue only after it has answered a node operation.
+  const ClusterAdapter adapter("nodes");
+  ExecHarness harness(adapter.command(), 5s);
+  const auto session = harness.open_session();
+  std::optional<Result<EnqueueOutcome, QueueError>> answer;
+  std::string caller_failure;
+  std::thread caller([&] {
+    caller_failure = thrown([&] {
+      answer = session->enqueue_once(MentionTurnRequest{.key = {1},
+                                                        .source_id = "alice",
+                                                        .target_id = "bob",
+                                                        .content = "@bob hi",
+                                                        .child_hop = 1});
+    });
+  });
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (adapter.recorded().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  const std::string why = thrown([&] { harness.kill_node(0); });
+  caller.join();
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(caller_failure, "");
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->has_value() && std::holds_alternative<Enqueued>(**answer));
+  EXPECT_EQ(adapter.recorded(), (std::vector<std::string>{"enqueue_once", "kill_node 0"}));
+}
+
+TEST(ExecHarnessTest, NodeOperationsOfAnAdapterWithoutNodesAreUnsupported) {
+  const ClusterAdapter adapter("plain");
+  ExecHarness harness(adapter.command(), 10s);
+  EXPECT_THROW((void)harness.node_count(), Unsupported);
+  EXPECT_THROW((void)harness.leader(), Unsupported);
+  EXPECT_THROW(harness.kill_node(0), Unsupported);
+  EXPECT_THROW(harness.restart_node(0), Unsupported);
+  EXPECT_THROW(harness.pause_node(0), Unsupported);
+  EXPECT_THROW(harness.resume_node(0), Unsupported);
+  try {
+    harness.recover();
+    FAIL() << "recover was answered";
+  } catch (const Unsupported& unsupported) {
+    EXPECT_NE(std::string(unsupported.what()).find("this store runs on one node"),
+              std::string::npos)
+        << unsupported.what();
+  }
+  EXPECT_EQ(adapter.recorded().size(), 7U);  // asked, not assumed
+}
+
+TEST(ExecHarnessTest, ANodeOperationsFailureIsTheAdaptersOwnWords) {
+  const ClusterAdapter adapter("leaderless");
+  ExecHarness harness(adapter.command(), 10s);
+  const std::string why = thrown([&] { harness.recover(); });
+  EXPECT_NE(why.find("the adapter failed 'recover'"), std::string::npos) << why;
+  EXPECT_NE(why.find("no leader after 20 s"), std::string::npos) << why;
+}
+
+TEST(ExecHarnessTest, ALeaderOutsideTheSchemaIsReportedWithTheOp) {
+  for (const std::string mode : {"negative-leader", "text-leader"}) {
+    const ClusterAdapter adapter(mode);
+    ExecHarness harness(adapter.command(), 10s);
+    const std::string why = thrown([&] { (void)harness.leader(); });
+    EXPECT_NE(why.find("'leader'"), std::string::npos) << mode << ": " << why;
+    EXPECT_NE(why.find("result.leader"), std::string::npos) << mode << ": " << why;
+  }
 }
 
 TEST(ExecHarnessTest, ACommandThatCannotRunIsReported) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -79,9 +80,61 @@ TEST(ProtocolTest, CapabilitiesRoundTripAndMissingFieldsReadAsNo) {
                           .max_id_bytes = 64,
                           .leases = true,
                           .injected_store_clock = true,
-                          .max_attempts = 3};
+                          .max_attempts = 3,
+                          .nodes = true,
+                          .election_timeout = std::chrono::milliseconds(500)};
   EXPECT_EQ(capabilities_from_json(to_json(full)), full);
   EXPECT_EQ(capabilities_from_json(Json::object()), Capabilities{});
+  validate(to_json(full), "capabilities");
+  validate(to_json(Capabilities{}), "capabilities");
+  EXPECT_EQ(to_json(Capabilities{}).at("nodes"), Json(false));
+  EXPECT_EQ(to_json(Capabilities{}).at("election_timeout"), Json(nullptr));
+}
+
+TEST(ProtocolTest, AnElectionTimeoutIsAPositiveIntegerOfMillisecondsOrNull) {
+  validate(Json{{"nodes", true}, {"election_timeout", nullptr}}, "capabilities");
+  for (const Json& bad : {Json(0), Json(-500), Json("500"), Json(0.5), Json(true)}) {
+    EXPECT_THROW(validate(Json{{"nodes", true}, {"election_timeout", bad}}, "capabilities"),
+                 ProtocolError)
+        << bad;
+  }
+  EXPECT_THROW(validate(Json{{"nodes", "yes"}}, "capabilities"), ProtocolError);
+  // The reader holds the same line for a value it is given without the schema.
+  EXPECT_EQ(
+      capabilities_from_json(Json::parse(R"({"election_timeout": 4294967295})")).election_timeout,
+      std::chrono::milliseconds(4'294'967'295));
+  for (const char* bad : {"0", "-1", "4294967296", "18446744073709551615", "\"500\"", "1.5"}) {
+    EXPECT_THROW((void)capabilities_from_json(
+                     Json::parse(std::string(R"({"election_timeout": )") + bad + "}")),
+                 ProtocolError)
+        << bad;
+  }
+}
+
+TEST(ProtocolTest, NodeOperationsTakeANodeAndAnswerExactly) {
+  for (const char* op : {"kill_node", "restart_node", "pause_node", "resume_node"}) {
+    validate(Json{{"id", 1}, {"op", op}, {"node", 2}}, std::string("request.") + op);
+    EXPECT_THROW(validate(Json{{"id", 1}, {"op", op}}, std::string("request.") + op), ProtocolError)
+        << op;
+    EXPECT_THROW(validate(Json{{"id", 1}, {"op", op}, {"node", -1}}, std::string("request.") + op),
+                 ProtocolError)
+        << op;
+    validate(Json::object(), std::string("result.") + op);
+  }
+  for (const char* op : {"node_count", "leader", "recover"}) {
+    validate(Json{{"id", 1}, {"op", op}}, std::string("request.") + op);
+  }
+  validate(Json::object(), "result.recover");
+  validate(Json{{"count", 3}}, "result.node_count");
+  for (const Json& bad :
+       {Json::object(), Json{{"count", 1}}, Json{{"count", "3"}}, Json{{"count", 2.5}}}) {
+    EXPECT_THROW(validate(bad, "result.node_count"), ProtocolError) << bad;
+  }
+  validate(Json{{"node", 0}}, "result.leader");
+  for (const Json& bad : {Json::object(), Json{{"node", -1}}, Json{{"node", "2"}},
+                          Json{{"node", nullptr}}, Json{{"node", 4294967296}}}) {
+    EXPECT_THROW(validate(bad, "result.leader"), ProtocolError) << bad;
+  }
 }
 
 TEST(ProtocolTest, ValidationNamesTheDefinitionAndTheOffendingKey) {
@@ -117,7 +170,8 @@ TEST(ProtocolTest, EveryDefinitionCompilesAndEveryRequestHasAResult) {
       EXPECT_TRUE(schema.at("definitions").contains("result." + op)) << op << " has no result";
     }
   }
-  EXPECT_EQ(operations, 23U);  // PROTOCOL.md §4: hello, 15 harness and 7 session operations
+  // PROTOCOL.md §4: hello, 15 harness, 7 node and 7 session operations
+  EXPECT_EQ(operations, 30U);
   EXPECT_FALSE(is_operation("frobnicate"));
 }
 

@@ -55,6 +55,31 @@ TEST(ServeTest, AnUndeclaredCapabilityIsUnsupported) {
   EXPECT_TRUE(answers.at(3).contains("unsupported")) << answers.at(3);
 }
 
+TEST(ServeTest, NodeOperationsOfAHarnessWithoutNodesAreUnsupported) {
+  const auto answers = served(R"({"id":1,"op":"hello","protocol":1})"
+                              "\n"
+                              R"({"id":2,"op":"node_count"})"
+                              "\n"
+                              R"({"id":3,"op":"leader"})"
+                              "\n"
+                              R"({"id":4,"op":"kill_node","node":0})"
+                              "\n"
+                              R"({"id":5,"op":"restart_node","node":0})"
+                              "\n"
+                              R"({"id":6,"op":"pause_node","node":0})"
+                              "\n"
+                              R"({"id":7,"op":"resume_node","node":0})"
+                              "\n"
+                              R"({"id":8,"op":"recover"})"
+                              "\n");
+  const Json& declared = answers.at(1).at("result").at("capabilities");
+  EXPECT_EQ(declared.at("nodes"), Json(false));
+  EXPECT_EQ(declared.at("election_timeout"), Json(nullptr));
+  for (std::uint64_t id = 2; id <= 8; ++id) {
+    EXPECT_TRUE(answers.at(id).contains("unsupported")) << answers.at(id);
+  }
+}
+
 TEST(ServeTest, LinesTheProtocolSaysToIgnoreAreLoggedIgnoredAndDoNotFailTheRun) {
   // PROTOCOL.md §1: a line that is not JSON, or has no id, is logged on stderr and ignored;
   // blank lines say nothing at all.

@@ -391,6 +391,35 @@ std::optional<Result<EnqueueOutcome, QueueError>> ExecHarness::enqueue_then_kill
   return answer;
 }
 
+// Sent to the first process like every harness operation; in processes mode sessions have
+// processes of their own, and in multiplexed mode requests overlap, so no session's request
+// holds these up.
+std::size_t ExecHarness::node_count() {
+  return control()->call("node_count").at("count").get<std::size_t>();
+}
+
+std::size_t ExecHarness::leader() {
+  return control()->call("leader").at("node").get<std::size_t>();
+}
+
+void ExecHarness::kill_node(std::size_t node) {
+  (void)control()->call("kill_node", {{"node", node}});
+}
+
+void ExecHarness::restart_node(std::size_t node) {
+  (void)control()->call("restart_node", {{"node", node}});
+}
+
+void ExecHarness::pause_node(std::size_t node) {
+  (void)control()->call("pause_node", {{"node", node}});
+}
+
+void ExecHarness::resume_node(std::size_t node) {
+  (void)control()->call("resume_node", {{"node", node}});
+}
+
+void ExecHarness::recover() { (void)control()->call("recover"); }
+
 StoreTime ExecHarness::store_now() {
   return StoreTime{
       std::chrono::milliseconds{control()->call("store_now").at("now").get<std::int64_t>()}};

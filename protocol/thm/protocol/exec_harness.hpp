@@ -5,6 +5,7 @@
 /// 'exec:COMMAND ARGS'` runs the suite with it.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -68,6 +69,27 @@ class ExecHarness final : public Harness {
   /// `reopen` on the first process (PROTOCOL.md §5).
   std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
       const MentionTurnRequest& request, KillPoint when) override;
+  // The node operations (PROTOCOL.md §4), each one request to the first process, never
+  // queued behind a session's: the suite fails a node while sessions are enqueueing. Each is
+  // answered `unsupported` by an adapter without `nodes`, and throws `Unsupported` then.
+  /// The adapter's `count` from `node_count`: how many nodes its store runs on.
+  [[nodiscard]] std::size_t node_count() override;
+  /// The adapter's `node` from `leader`: the node that takes writes now. Throws
+  /// `std::runtime_error` with the adapter's words when it answers `failure` (no leader).
+  [[nodiscard]] std::size_t leader() override;
+  /// Asks the adapter to kill every process of `node`; returns once it answered that they
+  /// are dead. Throws `ProtocolError` for a `node` above 2^32-1, which the protocol cannot
+  /// carry.
+  void kill_node(std::size_t node) override;
+  /// Asks the adapter to start killed node `node` again; returns once it rejoined.
+  void restart_node(std::size_t node) override;
+  /// Asks the adapter to stop every process of `node`; returns once they are stopped.
+  void pause_node(std::size_t node) override;
+  /// Asks the adapter to continue the processes of `node` that `pause_node` stopped.
+  void resume_node(std::size_t node) override;
+  /// Asks the adapter to do its failover; returns once a node takes writes again. Bounded
+  /// by the answer timeout, like every request.
+  void recover() override;
   [[nodiscard]] StoreTime store_now() override;
   void advance_store_clock(std::chrono::milliseconds by) override;
   [[nodiscard]] std::vector<RecordRow> records() override;

@@ -1,6 +1,7 @@
 #include "thm/protocol/protocol.hpp"
 
 #include <array>
+#include <chrono>
 #include <limits>
 #include <map>
 #include <memory>
@@ -281,7 +282,11 @@ Json to_json(const Capabilities& capabilities) {
           {"max_id_bytes", limit_to_json(capabilities.max_id_bytes)},
           {"max_attempts",
            capabilities.max_attempts ? Json(*capabilities.max_attempts) : Json(nullptr)},
-          {"max_sessions", limit_to_json(capabilities.max_sessions)}};
+          {"max_sessions", limit_to_json(capabilities.max_sessions)},
+          {"nodes", capabilities.nodes},
+          {"election_timeout", capabilities.election_timeout
+                                   ? Json(capabilities.election_timeout->count())
+                                   : Json(nullptr)}};
 }
 
 Capabilities capabilities_from_json(const Json& value) {
@@ -305,6 +310,20 @@ Capabilities capabilities_from_json(const Json& value) {
     out.max_attempts = static_cast<std::uint32_t>(*attempts);
   }
   out.max_sessions = limit_from(value, "max_sessions");
+  out.nodes = flag("nodes");
+  if (const auto timeout = value.find("election_timeout");
+      timeout != value.end() && !timeout->is_null()) {
+    if (!timeout->is_number_integer()) {
+      throw ProtocolError("'election_timeout' is not an integer of milliseconds");
+    }
+    // 1 ms to 2^32-1 ms, as the schema says: twice it (EQ-30's pause) cannot overflow. A
+    // number past 2^63 reads as negative here, and is refused with the rest.
+    const auto millis = timeout->get<std::int64_t>();
+    if (millis < 1 || millis > std::int64_t{std::numeric_limits<std::uint32_t>::max()}) {
+      throw ProtocolError("'election_timeout' is out of range");
+    }
+    out.election_timeout = std::chrono::milliseconds(millis);
+  }
   return out;
 }
 

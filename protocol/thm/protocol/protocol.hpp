@@ -57,6 +57,8 @@ using Json = nlohmann::json;
 [[nodiscard]] Json to_json(const MentionDispatchPolicy& policy);
 [[nodiscard]] MentionDispatchPolicy policy_from_json(const Json& value);
 /// `Capabilities`, every field written; a missing field reads as false or null.
+/// `election_timeout` is whole milliseconds, 1 to 2^32-1; reading another value throws
+/// `ProtocolError`.
 [[nodiscard]] Json to_json(const Capabilities& capabilities);
 [[nodiscard]] Capabilities capabilities_from_json(const Json& value);
 /// A `Lease`: `{child_id, token, expires_at, attempt, request}`, times in milliseconds.

@@ -129,7 +129,7 @@ class Server {
   };
 
   // Every operation of protocol version 1, in PROTOCOL.md §4's order: the handshake, the
-  // harness operations, the session operations.
+  // harness operations, the node operations, the session operations.
   static std::span<const Operation> operations() {
     static constexpr auto kOperations = std::to_array<Operation>({
         {"hello", &Server::on_hello},
@@ -148,6 +148,13 @@ class Server {
         {"advance_store_clock", &Server::on_advance_store_clock},
         {"reopen", &Server::on_reopen},
         {"restart_store", &Server::on_restart_store},
+        {"node_count", &Server::on_node_count},
+        {"leader", &Server::on_leader},
+        {"kill_node", &Server::on_kill_node},
+        {"restart_node", &Server::on_restart_node},
+        {"pause_node", &Server::on_pause_node},
+        {"resume_node", &Server::on_resume_node},
+        {"recover", &Server::on_recover},
         {"open_session", &Server::on_open_session},
         {"close_session", &Server::on_close_session},
         {"enqueue_once", &Server::on_enqueue_once},
@@ -270,6 +277,37 @@ class Server {
   Json on_restart_store(const Json& /*request*/) {
     // An in-process store has no server; a persistent one is reopened by `reopen`.
     if (!harness_.capabilities().persistent) throw Unsupported("restart_store");
+    return Json::object();
+  }
+
+  // The node operations: the harness's own, which throw `Unsupported` without `nodes`.
+
+  Json on_node_count(const Json& /*request*/) { return {{"count", harness_.node_count()}}; }
+
+  Json on_leader(const Json& /*request*/) { return {{"node", harness_.leader()}}; }
+
+  Json on_kill_node(const Json& request) {
+    harness_.kill_node(request.at("node").get<std::size_t>());
+    return Json::object();
+  }
+
+  Json on_restart_node(const Json& request) {
+    harness_.restart_node(request.at("node").get<std::size_t>());
+    return Json::object();
+  }
+
+  Json on_pause_node(const Json& request) {
+    harness_.pause_node(request.at("node").get<std::size_t>());
+    return Json::object();
+  }
+
+  Json on_resume_node(const Json& request) {
+    harness_.resume_node(request.at("node").get<std::size_t>());
+    return Json::object();
+  }
+
+  Json on_recover(const Json& /*request*/) {
+    harness_.recover();
     return Json::object();
   }
 
