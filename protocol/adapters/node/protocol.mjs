@@ -171,6 +171,8 @@ const NEEDS = {
   claim: 'leases', renew: 'leases', complete: 'leases', fail: 'leases', store_now: 'leases',
   unique_key_index: 'sql_schema', reopen: 'persistent', restart_store: 'persistent',
   advance_store_clock: 'injected_store_clock',
+  node_count: 'nodes', leader: 'nodes', kill_node: 'nodes', restart_node: 'nodes',
+  pause_node: 'nodes', resume_node: 'nodes', recover: 'nodes',
 };
 
 const IDLE_SESSIONS = 16; // closed sessions whose connections are kept for reuse

@@ -439,7 +439,10 @@ class Adapter:
     # Operations that exist only with a capability; undeclared, they answer `unsupported`.
     needs = {"claim": "leases", "renew": "leases", "complete": "leases", "fail": "leases",
              "store_now": "leases", "unique_key_index": "sql_schema", "reopen": "persistent",
-             "restart_store": "persistent", "advance_store_clock": "injected_store_clock"}
+             "restart_store": "persistent", "advance_store_clock": "injected_store_clock",
+             "node_count": "nodes", "leader": "nodes", "kill_node": "nodes",
+             "restart_node": "nodes", "pause_node": "nodes", "resume_node": "nodes",
+             "recover": "nodes"}
 
     def __init__(self, path: str, stdin, stdout):
         self.stdin, self.stdout = stdin, stdout

@@ -177,6 +177,15 @@ class AdapterTest(unittest.TestCase):
             response = self.harness.answer(op, 50)
             self.assertIn("unsupported", response)
 
+    def test_node_operations_are_unsupported_without_nodes(self):
+        # One SQLite file is one node: every node operation answers `unsupported` (EQ-24),
+        # naming the capability it needs.
+        for op, arguments in (("node_count", {}), ("leader", {}), ("kill_node", {"node": 0}),
+                              ("restart_node", {"node": 0}), ("pause_node", {"node": 1}),
+                              ("resume_node", {"node": 1}), ("recover", {})):
+            response = self.harness.answer(op, self.harness.send(op, **arguments))
+            self.assertIn("nodes", response.get("unsupported", ""), response)
+
     def test_bad_request_is_a_failure_and_the_process_goes_on(self):
         self.harness.write({"id": 7, "op": "enqueue_once"})
         self.assertIn("failure", self.harness.answer("enqueue_once", 7))
