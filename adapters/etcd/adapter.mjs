@@ -90,7 +90,8 @@ class AckEarlyQueue extends EtcdQueue {
   }
 
   unlock(lock) {
-    return this.lastWrite.then(() => super.unlock(lock));
+    this.lastWrite = this.lastWrite.then(() => super.unlock(lock));
+    return Promise.resolve(); // answered now: the lock goes once the write has settled
   }
 }
 

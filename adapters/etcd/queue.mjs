@@ -32,6 +32,13 @@ const READ_DEADLINE_MS = 2000; // reads, locks, lease rows: well inside the suit
 // decides when to stop waiting for a leader that is gone.
 const WRITE_DEADLINE_MS = 3000;
 const WRITE_RETRIES = 5; // a write whose rows changed under it is judged again, this often
+// A claim that lost its child to another claimer picks again, this often: each round at
+// least one of the claimers wins, so this many claimers at once all get an answer.
+const CLAIM_RETRIES = 64;
+// How long a step waits for the open step on its key, as PostgreSQL's lock_timeout in the
+// other reference stores: under the suite's 30 s --exec-timeout, so that it hears
+// `unavailable` rather than nothing.
+const LOCK_WAIT_MS = 20000;
 
 // ---- keys ----------------------------------------------------------------------------------
 
@@ -138,22 +145,29 @@ const storeError = (kind, what, error) =>
 // ---- the clock -----------------------------------------------------------------------------
 
 const CLOCK_SLACK_MS = 50; // how far a reading may stray from the member's second, for jitter
+// A tick is taken only when the reading before it and the reading that saw it span at most
+// this long, so the moment it is placed at is off by at most half of it.
+const TICK_WINDOW_MS = 20;
 
 /**
- * The store's clock (adr/0018 §2.1): the wall clock of one member, which etcd shows only in
+ * The store's clock (adr/0018 §0): the wall clock of one member, which etcd shows only in
  * the `Date` header of its HTTP answers, to the whole second. The clock finds the moment a
- * member's second begins (it asks every 2 ms until `Date` changes), then counts from it on
- * this process's monotonic clock, which no skew of the wall clock moves; every reading asks
- * the member again and starts over when its second disagrees, so the time never strays
- * from the member's by more than a second, and from the tick it saw by the polling interval.
- * Leases are computed on it, never on this process's wall clock. One clock per process,
- * shared by its sessions.
+ * member's second begins (it asks every 2 ms until `Date` changes, and keeps a tick only
+ * when the two readings around it took at most 20 ms), then counts from it on this
+ * process's monotonic clock, which no skew of the wall clock moves. Every reading asks the
+ * member again and starts over when the member's second disagrees with it by more than
+ * 50 ms. So it is within about 10 ms of the member's time after a sync, never more than
+ * 50 ms past a second that disagrees, and it never goes back: after a new sync, it waits
+ * for the member to catch up with what it already said. Leases are computed on it, never
+ * on this process's wall clock. One clock per process, shared by its sessions; two
+ * processes may differ by twice that error, so a host leases for longer than it renews.
  */
 export class ClusterClock {
   constructor(endpoints) {
     this.endpoints = endpoints;
     this.anchor = null; // {endpoint, date, at}: the member's second `date` began at `at`
     this.syncing = null;
+    this.said = -Infinity; // the latest time it answered: it never answers earlier
   }
 
   /** One `Date` of `endpoint`, in ms, with the monotonic moments around it. */
@@ -172,25 +186,22 @@ export class ClusterClock {
     let last;
     for (const endpoint of this.endpoints) {
       try {
-        const first = await ClusterClock.ask(endpoint);
-        for (let polls = 0; polls < 1000; polls += 1) {
+        let before = await ClusterClock.ask(endpoint);
+        for (let polls = 0; polls < 3000; polls += 1) {
+          await new Promise((resolve) => { setTimeout(resolve, 2); });
           const reading = await ClusterClock.ask(endpoint);
-          if (reading.date !== first.date) {
-            this.anchor = { endpoint, date: reading.date, at: (reading.sent + reading.received) / 2 };
+          if (reading.date !== before.date && reading.received - before.sent <= TICK_WINDOW_MS) {
+            this.anchor = { endpoint, date: reading.date, at: (before.sent + reading.received) / 2 };
             return;
           }
-          await new Promise((resolve) => { setTimeout(resolve, 2); });
+          before = reading;
         }
-        last = new Error(`the Date of ${endpoint} did not change in 1000 readings`);
+        last = new Error(`no tick of ${endpoint}'s Date was seen within ${TICK_WINDOW_MS} ms in 3000 readings`);
       } catch (error) {
         last = error;
       }
     }
     throw last ?? new Error('no etcd endpoint');
-  }
-
-  at(moment) {
-    return this.anchor.date + (moment - this.anchor.at);
   }
 
   /** The store's time now, in whole milliseconds since the epoch; throws when no member answers. */
@@ -201,6 +212,8 @@ export class ClusterClock {
         await this.syncing;
       }
       const anchor = this.anchor;
+      if (!anchor) continue; // emptied meanwhile by another reading: sync again
+      const at = (moment) => anchor.date + (moment - anchor.at);
       let reading;
       try {
         reading = await ClusterClock.ask(anchor.endpoint);
@@ -209,10 +222,11 @@ export class ClusterClock {
         if (attempt === 1) throw error;
         continue;
       }
-      const low = this.at(reading.sent) - CLOCK_SLACK_MS;
-      const high = this.at(reading.received) + CLOCK_SLACK_MS;
+      const low = at(reading.sent) - CLOCK_SLACK_MS;
+      const high = at(reading.received) + CLOCK_SLACK_MS;
       if (low < reading.date + 1000 && high >= reading.date) {
-        return Math.floor(this.at(performance.now()));
+        this.said = Math.max(this.said, Math.floor(at(performance.now())));
+        return this.said;
       }
       if (this.anchor === anchor) this.anchor = null; // the member's clock moved: again
     }
@@ -261,9 +275,8 @@ export class EtcdQueue {
   }
 
   close() {
-    clearInterval(this.keepalive);
     const lease = this.lease;
-    this.lease = null;
+    this.abandonLease();
     const revoked = lease ? lease.revoke().catch(() => {}) : Promise.resolve();
     return revoked.finally(() => this.client.close());
   }
@@ -273,68 +286,87 @@ export class EtcdQueue {
   /** This session's lease id, granted once and kept alive every third of its TTL. */
   async leaseId() {
     if (!this.lease) {
-      this.lease = this.client.lease(LOCK_TTL_SECONDS, { autoKeepAlive: false });
-      clearInterval(this.keepalive);
-      const lease = this.lease;
+      const lease = this.client.lease(LOCK_TTL_SECONDS, { autoKeepAlive: false });
+      this.lease = lease;
       this.keepalive = setInterval(() => {
         lease.keepaliveOnce({ deadline: Date.now() + 1000 }).catch((error) => {
           // Gone on the cluster: the next lock takes a new one. Anything else: try again.
           if (error?.constructor?.name === 'EtcdLeaseInvalidError' && this.lease === lease) {
-            this.lease = null;
-            clearInterval(this.keepalive);
+            this.abandonLease();
           }
         });
       }, (LOCK_TTL_SECONDS * 1000) / 3);
       this.keepalive.unref();
     }
+    const lease = this.lease;
     try {
-      return await this.lease.grant();
+      return await lease.grant();
     } catch (error) {
-      this.lease = null;
+      if (this.lease === lease) this.abandonLease();
       throw error;
     }
   }
 
   /**
-   * Waits until this session holds the lock of turn key `turn`, however long the step that
-   * holds it stays open (EQ-02), or until the key has its record: a step that held the lock
-   * committed, and every waiter may answer from the record at once. Resolves to
-   * {key, revision, held}; `held` is false in the second case. A holder that died frees the
-   * lock when its lease ends. Throws `unavailable` when the cluster cannot be asked.
+   * Stops keeping this session's lease alive, so that every key tied to it ends within its
+   * TTL; the next lock takes a new one. For a lock key this session may have left behind
+   * (a write of unknown outcome, a delete that did not reach the cluster): kept alive, it
+   * would hold every later step on its turn for as long as the session lives.
+   */
+  abandonLease() {
+    clearInterval(this.keepalive);
+    this.lease = null;
+  }
+
+  /**
+   * Waits until this session holds the lock of turn key `turn`, or until the key has its
+   * record: a step that held the lock committed, and every waiter may answer from the record
+   * at once. Resolves to {key, revision, held}; `held` is false in the second case. A holder
+   * that died frees the lock when its lease ends. Throws `unavailable` when the cluster
+   * cannot be asked, or after LOCK_WAIT_MS of waiting for the open step.
    */
   async lock(turn) {
     const prefix = keys.locks(turn);
-    let key = null;
+    let lock = null;
     try {
       const id = await this.leaseId();
-      key = bytes(prefix, BigInt(id).toString(16));
+      const key = bytes(prefix, BigInt(id).toString(16));
+      lock = { key };
       const taken = await this.client.kv.txn({
         compare: [{ key, target: 'Create', result: 'Equal', create_revision: '0' }],
         success: [{ request_put: { key, value: Buffer.alloc(0), lease: id } }],
         failure: [range(key)],
       });
-      const revision = taken.succeeded ? taken.header.revision
+      lock.revision = taken.succeeded ? taken.header.revision
         : kvOf(taken.responses[0]).create_revision;
-      const held = await this.waitForTurn(prefix, revision, keys.record(turn));
-      return { key, revision, held };
+      lock.held = await this.waitForTurn(prefix, lock.revision, keys.record(turn));
+      if (lock.held === null) {
+        await this.unlock(lock);
+        throw new QueueError('unavailable', `the step on ${turn.toString('utf8')} waited ${
+          LOCK_WAIT_MS / 1000} s for the open step on its key; nothing was written`);
+      }
+      return lock;
     } catch (error) {
-      if (key) this.unlock({ key }); // it may have been written: it must not outlive the step
+      if (error instanceof QueueError) throw error;
+      if (lock) this.abandonLease(); // its key may exist, or come to: it ends with the lease
       throw storeError('unavailable', `locking ${turn.toString('utf8')}`, error);
     }
   }
 
   /**
    * True once the oldest lock key under `prefix` is the one created at `revision`; false once
-   * `record` exists. Every waiter watches the oldest holder, so that when a step commits,
-   * all of them find its record together rather than one after another.
+   * `record` exists; null after LOCK_WAIT_MS. Every waiter watches the oldest holder, so that
+   * when a step commits, all of them find its record together rather than one after another.
    */
   async waitForTurn(prefix, revision, record) {
+    const until = performance.now() + LOCK_WAIT_MS;
     for (;;) {
       const oldest = await this.client.kv.range({
         ...under(prefix), limit: 1, sort_target: 'Create', sort_order: 'Ascend',
       });
       const holder = oldest.kvs[0];
       if (!holder || holder.create_revision === String(revision)) return true;
+      if (performance.now() > until) return null;
       await this.deleted(holder.key, BigInt(oldest.header.revision) + 1n);
       if ((await this.client.kv.range({ key: record, keys_only: true })).kvs.length > 0) {
         return false;
@@ -368,17 +400,18 @@ export class EtcdQueue {
   }
 
   /**
-   * Lets the lock go. If the cluster cannot be told, the session gives up its etcd lease, so
-   * that the lock key ends with it within its TTL, and takes a new lease for its next lock:
-   * a key left behind by a live session would hold every later step on the turn forever.
+   * Lets the lock go, unless the decision's transaction already deleted it. If the cluster
+   * cannot be told, the session gives up its lease (abandonLease).
    */
-  unlock(lock) {
+  async unlock(lock) {
+    if (lock.released) return;
+    lock.released = true;
     const lease = this.lease;
-    return this.client.kv.deleteRange({ key: lock.key }).catch(() => {
-      if (this.lease !== lease) return;
-      clearInterval(this.keepalive);
-      this.lease = null;
-    });
+    try {
+      await this.client.kv.deleteRange({ key: lock.key });
+    } catch {
+      if (this.lease === lease) this.abandonLease();
+    }
   }
 
   // ---- the step -------------------------------------------------------------------------
@@ -437,7 +470,7 @@ export class EtcdQueue {
       }
       return { status: 'enqueued' };
     } finally {
-      this.unlock(lock);
+      await this.unlock(lock);
     }
   }
 
@@ -466,14 +499,18 @@ export class EtcdQueue {
         result = await this.client.kv.txn({
           compare,
           success: [{ request_put: { key: recordKey, value: Buffer.alloc(0) } },
-            { request_put: { key: keys.child(turn), value: child } }],
+            { request_put: { key: keys.child(turn), value: child } },
+            { request_delete_range: { key: lock.key } }],
           failure: [...read.map(range), range(lock.key)],
         }, { deadline: Date.now() + WRITE_DEADLINE_MS });
       } catch (error) {
         throw storeError(neverSent(error) ? 'unavailable' : 'indeterminate',
           `writing ${turnName(request)}`, error);
       }
-      if (result.succeeded) return null;
+      if (result.succeeded) {
+        lock.released = true; // deleted by the same transaction
+        return null;
+      }
       rows = viewOf(result.responses.slice(0, 5));
       const answer = judge(rows, request);
       if (answer) return answer;
@@ -500,11 +537,19 @@ export class EtcdQueue {
     return all.kvs.map((kv) => ({ kv, id: kv.create_revision, child: decode(kv) }));
   }
 
-  /** The child a token names, if any: the token begins with the child's id. */
+  /**
+   * The pending child whose current token is `token`, if any: {kv, id, child}. The token
+   * begins with the child's id, found among the children's keys alone; then that one child
+   * is read.
+   */
   async leased(token) {
     const id = String(token).split('.')[0];
-    const found = (await this.children()).find((row) => row.id === id);
-    return found && found.child.token === token && found.child.state === 'pending' ? found : null;
+    const all = await this.client.kv.range({ ...under(keys.children), keys_only: true });
+    const named = all.kvs.find((kv) => kv.create_revision === id);
+    if (!named) return null;
+    const [kv] = (await this.client.kv.range({ key: named.key })).kvs;
+    const child = decode(kv);
+    return child && child.token === token && child.state === 'pending' ? { kv, id, child } : null;
   }
 
   /** Writes `rows` ([kv, value]) if none changed since it was read; false if one did. */
@@ -517,9 +562,9 @@ export class EtcdQueue {
     return result.succeeded;
   }
 
-  async leaseStep(what) {
+  async leaseStep(what, retries = WRITE_RETRIES) {
     try {
-      for (let attempt = 0; attempt < WRITE_RETRIES; attempt += 1) {
+      for (let attempt = 0; attempt < retries; attempt += 1) {
         const done = await what();
         if (done !== undefined) return done;
       }
@@ -533,8 +578,10 @@ export class EtcdQueue {
 
   /**
    * Claims the oldest pending child with attempts left and no live lease: attempts + 1, a
-   * new token, expiry = store time + `duration`. Children whose attempts are
-   * spent are marked dead in the same transaction. Null when none is claimable.
+   * new token, expiry = store time + `duration`. Children whose attempts are spent and whose
+   * lease is over are marked dead first. Null when none is claimable. Every claim reads
+   * every child: a host with many children would keep the pending ones under a key of
+   * their own.
    */
   claim(duration) {
     if (!validDuration(duration)) throw new LeaseError('invalid_duration');
@@ -543,21 +590,22 @@ export class EtcdQueue {
       const free = ({ child }) => child.state === 'pending' &&
         (child.lease_expires_at === null || child.lease_expires_at <= now);
       const rows = (await this.children()).filter(free);
-      const spent = rows.filter(({ child }) => child.attempts >= MAX_ATTEMPTS)
-        .map(({ kv, child }) => [kv, { ...child, state: 'dead' }]);
+      const spent = rows.filter(({ child }) => child.attempts >= MAX_ATTEMPTS);
+      // Each on its own: a claimer that lost one of these to another loses nothing else.
+      await Promise.all(spent.map(({ kv, child }) => this.replace([[kv, { ...child, state: 'dead' }]])));
       const next = rows.find(({ child }) => child.attempts < MAX_ATTEMPTS);
-      if (!next) return spent.length === 0 || (await this.replace(spent)) ? null : undefined;
+      if (!next) return null;
       const attempt = next.child.attempts + 1;
       const leased = {
         ...next.child, attempts: attempt, token: `${next.id}.${attempt}.${randomUUID()}`,
         lease_expires_at: now + Number(duration),
       };
-      if (!(await this.replace([...spent, [next.kv, leased]]))) return undefined;
+      if (!(await this.replace([[next.kv, leased]]))) return undefined; // taken: pick again
       return {
         child_id: next.id, token: leased.token, expires_at: leased.lease_expires_at, attempt,
         request: requestOf(next.child.request),
       };
-    });
+    }, CLAIM_RETRIES);
   }
 
   /** Extends a live lease to store time + `duration`; never shortens it. */
