@@ -156,9 +156,9 @@ const TICK_WINDOW_MS = 20;
  * when the two readings around it took at most 20 ms), then counts from it on this
  * process's monotonic clock, which no skew of the wall clock moves. Every reading asks the
  * member again and starts over when the member's second disagrees with it by more than
- * 50 ms. So it is within about 10 ms of the member's time after a sync, never more than
- * 50 ms past a second that disagrees, and it never goes back: after a new sync, it waits
- * for the member to catch up with what it already said. Leases are computed on it, never
+ * 50 ms. So it is within about 10 ms of the member's time after a sync, and it never
+ * goes back: after a new sync behind what it said, it says that again until the member's
+ * time passes it. Leases are computed on it, never
  * on this process's wall clock. One clock per process, shared by its sessions; two
  * processes may differ by twice that error, so a host leases for longer than it renews.
  */
