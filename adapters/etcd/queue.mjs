@@ -319,59 +319,69 @@ export class EtcdQueue {
   }
 
   /**
-   * Waits until this session holds the lock of turn key `turn`, or until the key has its
-   * record: a step that held the lock committed, and every waiter may answer from the record
-   * at once. Resolves to {key, revision, held}; `held` is false in the second case. A holder
-   * that died frees the lock when its lease ends. Throws `unavailable` when the cluster
-   * cannot be asked, or after LOCK_WAIT_MS of waiting for the open step.
+   * The step's first transaction: the rows an enqueue decides on, read at one revision, and,
+   * when the key has no record yet, this session's lock key on it, put in the same
+   * transaction with the oldest lock key read after it. Resolves to {rows, lock}: `lock` is
+   * null when the key has its record, else {key, lease, prefix, held}, `held` when this
+   * session's key is the oldest. Throws `unavailable` when the cluster cannot be asked; a
+   * lock key that may have been written then ends with the session's lease.
    */
-  async lock(turn) {
+  async begin(request, turn) {
     const prefix = keys.locks(turn);
-    let lock = null;
+    const rows = [keys.reply(turn), keys.policy, keys.auth(request.source_id, request.target_id),
+      keys.avail(request.target_id), keys.record(turn)];
+    let lease = null;
     try {
-      const id = await this.leaseId();
-      const key = bytes(prefix, BigInt(id).toString(16));
-      lock = { key };
-      const taken = await this.client.kv.txn({
-        compare: [{ key, target: 'Create', result: 'Equal', create_revision: '0' }],
-        success: [{ request_put: { key, value: Buffer.alloc(0), lease: id } }],
-        failure: [range(key)],
+      lease = await this.leaseId();
+      const key = bytes(prefix, BigInt(lease).toString(16));
+      const read = await this.client.kv.txn({
+        compare: [{ key: keys.record(turn), target: 'Create', result: 'Equal', create_revision: '0' }],
+        success: [{ request_put: { key, value: Buffer.alloc(0), lease } },
+          { request_range: { ...under(prefix), limit: 1, sort_target: 'Create', sort_order: 'Ascend' } },
+          ...rows.map(range)],
+        failure: rows.map(range),
       });
-      lock.revision = taken.succeeded ? taken.header.revision
-        : kvOf(taken.responses[0]).create_revision;
-      lock.held = await this.waitForTurn(prefix, lock.revision, keys.record(turn));
-      if (lock.held === null) {
-        await this.unlock(lock);
-        throw new QueueError('unavailable', `the step on ${turn.toString('utf8')} waited ${
-          LOCK_WAIT_MS / 1000} s for the open step on its key; nothing was written`);
-      }
-      return lock;
+      if (!read.succeeded) return { rows: viewOf(read.responses), lock: null };
+      const oldest = kvOf(read.responses[1]);
+      return {
+        rows: viewOf(read.responses.slice(2)),
+        lock: { key, lease, prefix, held: oldest !== null && oldest.key.equals(key) },
+      };
     } catch (error) {
-      if (error instanceof QueueError) throw error;
-      if (lock) this.abandonLease(); // its key may exist, or come to: it ends with the lease
-      throw storeError('unavailable', `locking ${turn.toString('utf8')}`, error);
+      if (lease) this.abandonLease(); // its lock key may exist, or come to: it ends with the lease
+      throw storeError('unavailable', `reading ${turnName(request)}`, error);
     }
   }
 
   /**
-   * True once the oldest lock key under `prefix` is the one created at `revision`; false once
-   * `record` exists; null after LOCK_WAIT_MS. Every waiter watches the oldest holder, so that
-   * when a step commits, all of them find its record together rather than one after another.
+   * Waits for the open step on the key of `lock`: resolves true once this session's key is
+   * the oldest under the turn's lock keys, false once `record` exists (the step that held the
+   * lock committed, and every waiter may answer from the record at once). Throws
+   * `unavailable` when the cluster cannot be asked, or after LOCK_WAIT_MS. Every waiter
+   * watches the oldest holder, so that when a step commits all of them find its record
+   * together rather than one after another; a holder that died frees the lock when its
+   * lease ends.
    */
-  async waitForTurn(prefix, revision, record) {
+  async waitForTurn(lock, record) {
     const until = performance.now() + LOCK_WAIT_MS;
-    for (;;) {
-      const oldest = await this.client.kv.range({
-        ...under(prefix), limit: 1, sort_target: 'Create', sort_order: 'Ascend',
-      });
-      const holder = oldest.kvs[0];
-      if (!holder || holder.create_revision === String(revision)) return true;
-      if (performance.now() > until) return null;
-      await this.deleted(holder.key, BigInt(oldest.header.revision) + 1n);
-      if ((await this.client.kv.range({ key: record, keys_only: true })).kvs.length > 0) {
-        return false;
+    try {
+      for (;;) {
+        const oldest = await this.client.kv.range({
+          ...under(lock.prefix), limit: 1, sort_target: 'Create', sort_order: 'Ascend',
+        });
+        const holder = oldest.kvs[0];
+        if (!holder || holder.key.equals(lock.key)) return true;
+        if (performance.now() > until) break;
+        await this.deleted(holder.key, BigInt(oldest.header.revision) + 1n);
+        if ((await this.client.kv.range({ key: record, keys_only: true })).kvs.length > 0) {
+          return false;
+        }
       }
+    } catch (error) {
+      throw storeError('unavailable', 'waiting for the open step on the key', error);
     }
+    throw new QueueError('unavailable',
+      `waited ${LOCK_WAIT_MS / 1000} s for the open step on the key; nothing was written`);
   }
 
   /**
@@ -441,24 +451,23 @@ export class EtcdQueue {
       }
     };
     await pass('after_begin');
-    // A key that has its child answers from one read: the record and the child were written
-    // together, so a record means a committed child.
-    let rows = await this.view(request, turn);
-    const settled = judge(rows, request);
-    if (settled || rows.record) {
-      await pass('after_validate_reads');
-      return settled ?? { status: 'already' };
-    }
-    const lock = await this.lock(turn);
+    // A key that has its record answers from this one read: the record and the child were
+    // written together, so a record means a committed child.
+    let { rows, lock } = await this.begin(request, turn);
     try {
-      rows = await this.view(request, turn);
       const answer = judge(rows, request);
       if (answer) return answer;
+      if (lock && !lock.held) {
+        const held = await this.waitForTurn(lock, keys.record(turn));
+        rows = await this.view(request, turn);
+        const now = judge(rows, request);
+        if (now) return now;
+        if (!held && !rows.record) { // the record seen while waiting is gone: a reset
+          throw new QueueError('unavailable', `the record of ${turnName(request)} vanished; nothing was written`);
+        }
+      }
       await pass('after_validate_reads');
       if (rows.record) return { status: 'already' };
-      if (!lock.held) { // the record seen while waiting is gone: the store was emptied
-        throw new QueueError('unavailable', `the record of ${turnName(request)} vanished; nothing was written`);
-      }
       // The record and the child go in one transaction: these points pass before it is sent.
       await pass('after_idempotency_statement');
       await pass('after_child_insert');
@@ -470,7 +479,7 @@ export class EtcdQueue {
       }
       return { status: 'enqueued' };
     } finally {
-      await this.unlock(lock);
+      if (lock) await this.unlock(lock);
     }
   }
 
@@ -490,7 +499,7 @@ export class EtcdQueue {
     let rows = judged;
     for (let attempt = 0; attempt < WRITE_RETRIES; attempt += 1) {
       const compare = [
-        { key: lock.key, target: 'Create', result: 'Equal', create_revision: String(lock.revision) },
+        { key: lock.key, target: 'Lease', result: 'Equal', lease: lock.lease },
         ...read.slice(0, 4).map((key, i) => sameMod(key, rows.kvs[i])),
         { key: recordKey, target: 'Create', result: 'Equal', create_revision: '0' },
       ];
@@ -516,7 +525,7 @@ export class EtcdQueue {
       if (answer) return answer;
       if (rows.record) return { status: 'already' };
       const held = kvOf(result.responses[5]);
-      if (!held || held.create_revision !== String(lock.revision)) {
+      if (!held || held.lease !== lock.lease) {
         throw new QueueError('unavailable',
           `the lock of ${turnName(request)} ended with this session's lease; nothing was written`);
       }
