@@ -8,13 +8,15 @@
 // --cluster     the directory of a cluster that scripts/etcd_cluster started: with it the
 //               adapter declares `nodes` and makes the suite's node faults, and
 //               `restart_store` restarts the whole cluster (EQ-23); without it `restart_store`
-//               only reconnects
+//               does nothing (the cluster outlives the adapter), and the suite's `reopen`
+//               after it reconnects
 // --mutant ack-early   a broken queue for the node-loss checks (issue 24): it answers
 //               `enqueued` before the cluster has the write, sends it 500 ms later, and
 //               drops it if it fails
 //
 // Logs go to stderr; stdout carries protocol messages only.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
@@ -26,14 +28,31 @@ import {
   storedReply, turnKey, under,
 } from './queue.mjs';
 
-const { values: options } = parseArgs({
-  options: { endpoints: { type: 'string' }, cluster: { type: 'string' }, mutant: { type: 'string' } },
-});
+const USAGE = 'usage: adapter.mjs --endpoints http://HOST:PORT,... [--cluster DIR] [--mutant ack-early]';
+/** Exits 2 with `why` and the usage line. */
+function usage(why) {
+  console.error(`etcd-adapter: ${why}\n${USAGE}`);
+  process.exit(2);
+}
+let options;
+try {
+  ({ values: options } = parseArgs({
+    options: { endpoints: { type: 'string' }, cluster: { type: 'string' }, mutant: { type: 'string' } },
+  }));
+} catch (error) {
+  usage(error.message);
+}
 const endpoints = (options.endpoints ?? process.env.THM_ETCD_ENDPOINTS ?? '')
   .split(',').filter(Boolean);
-if (endpoints.length === 0 || (options.mutant && options.mutant !== 'ack-early')) {
-  console.error('usage: adapter.mjs --endpoints URL,URL,URL [--cluster DIR] [--mutant ack-early]');
-  process.exit(2);
+if (endpoints.length === 0) usage('no endpoints: give --endpoints or THM_ETCD_ENDPOINTS');
+for (const endpoint of endpoints) {
+  if (!/^https?:\/\/[^/]+$/.test(endpoint)) usage(`an endpoint is a URL such as http://127.0.0.1:2379, not '${endpoint}'`);
+}
+if (options.mutant !== undefined && options.mutant !== 'ack-early') {
+  usage(`the only mutant is ack-early, not '${options.mutant}'`);
+}
+if (options.cluster !== undefined && !existsSync(`${options.cluster}/etcd_cluster`)) {
+  usage(`--cluster ${options.cluster} is not a cluster that scripts/etcd_cluster started`);
 }
 const CLUSTER_SCRIPT = fileURLToPath(new URL('../../scripts/etcd_cluster', import.meta.url));
 const ELECTION_TIMEOUT_MS = 500; // scripts/etcd_cluster's --election-timeout
@@ -196,7 +215,7 @@ class EtcdAdapter extends Adapter {
 
   async op_settle(message) {
     const states = { complete: 'completed', fail: 'failed', dead_letter: 'dead' };
-    if (message.how !== 'delete' && !states[message.how]) {
+    if (message.how !== 'delete' && !Object.hasOwn(states, message.how)) {
       throw new Error(`unknown way to settle: ${message.how}`);
     }
     const key = await this.childKey(u64(message.child_id));
@@ -254,7 +273,7 @@ class EtcdAdapter extends Adapter {
   }
 
   async op_restart_store() {
-    if (options.cluster === undefined) return; // no cluster of the suite's: only reconnect
+    if (options.cluster === undefined) return; // no cluster of the suite's: `reopen` reconnects
     await cluster('restart-all');
   }
 
