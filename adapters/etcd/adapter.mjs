@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 import {
-  Adapter, Unsupported, fromWire, integer, requestFromWire, requestToWire, serve, toWire, u64,
+  Adapter, Unsupported, fromWire, integer, requestToWire, serve, toWire, u64,
 } from '../../protocol/adapters/node/protocol.mjs';
 import {
   EtcdQueue, LIMITS, MAX_ATTEMPTS, clusterClock, connect, decode, encode, keys, requestOf,
@@ -147,31 +147,6 @@ class EtcdAdapter extends Adapter {
   /** Waits for the mutant's writes in flight, so that the inspector reads what they did. */
   async settled() {
     await Promise.allSettled([...this.inFlight]);
-  }
-
-  // ---- sessions ----
-
-  op_enqueue_once(message) {
-    return this.queueOf(message)
-      .enqueueOnce(requestFromWire(message.request), this.hookFor(message))
-      .then((outcome) => ({ outcome }));
-  }
-
-  async op_claim(message) {
-    const lease = await this.queueOf(message).claim(message.duration);
-    return { lease: lease && { ...lease, child_id: integer(lease.child_id), request: requestToWire(lease.request) } };
-  }
-
-  async op_renew(message) {
-    return { expires_at: await this.queueOf(message).renew(message.token, message.duration) };
-  }
-
-  async op_complete(message) {
-    return { state: await this.queueOf(message).complete(message.token) };
-  }
-
-  async op_fail(message) {
-    return { state: await this.queueOf(message).fail(message.token) };
   }
 
   // ---- the host's writes ----

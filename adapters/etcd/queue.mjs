@@ -18,7 +18,7 @@ import { isBrokenCircuitError, noop } from 'cockatiel';
 import { Etcd3 } from 'etcd3';
 
 import {
-  LeaseError, QueueError, checkLimits, turnName, validDuration,
+  LeaseError, QueueError, checkLimits, integer, requestToWire, turnName, validDuration,
 } from '../../protocol/adapters/node/protocol.mjs';
 
 /** The limits this store declares (EQ-21): longer requests are `invalid_request`. */
@@ -621,8 +621,8 @@ export class EtcdQueue {
       };
       if (!(await this.replace([[next.kv, leased]]))) return undefined; // taken: pick again
       return {
-        child_id: next.id, token: leased.token, expires_at: leased.lease_expires_at, attempt,
-        request: requestOf(next.child.request),
+        child_id: integer(next.id), token: leased.token, expires_at: leased.lease_expires_at,
+        attempt, request: requestToWire(requestOf(next.child.request)),
       };
     }, CLAIM_RETRIES);
   }

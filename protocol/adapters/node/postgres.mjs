@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 import {
-  Adapter, QueueError, answerOf, fromWire, integer, requestFromWire, turnName, u64,
+  Adapter, QueueError, answerOf, fromWire, integer, turnName, u64,
 } from './protocol.mjs';
 
 /** thm_queue.sql's version, which migrate applies when the database holds an older one. */
@@ -444,27 +444,6 @@ export class PostgresAdapter extends Adapter {
 
   /** What the adapter starts after the migration (a library, its schema); nothing here. */
   async boot() {}
-
-  async op_enqueue_once(message) {
-    const request = requestFromWire(message.request);
-    return { outcome: await this.queueOf(message).enqueueOnce(request, this.hookFor(message)) };
-  }
-
-  async op_claim(message) {
-    return { lease: await this.queueOf(message).claim(message.duration) };
-  }
-
-  async op_renew(message) {
-    return { expires_at: await this.queueOf(message).renew(message.token, message.duration) };
-  }
-
-  async op_complete(message) {
-    return { state: await this.queueOf(message).complete(message.token) };
-  }
-
-  async op_fail(message) {
-    return { state: await this.queueOf(message).fail(message.token) };
-  }
 
   op_commit_reply({ reply }) {
     return this.store.commitReply(reply).then(() => {});

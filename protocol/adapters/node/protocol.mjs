@@ -340,6 +340,33 @@ export class Adapter {
     }
     this.hooked = message.installed === true;
   }
+
+  // ---- the session operations, on the session's queue: `enqueueOnce(request, hook)` (the
+  // request as requestFromWire gives it) resolves to an outcome; `claim(duration)` to a lease
+  // in its wire form or null; `renew(token, duration)` to the new expiry; `complete(token)`
+  // and `fail(token)` to the state after. Each throws QueueError or LeaseError for the
+  // queue's own answers.
+
+  async op_enqueue_once(message) {
+    const request = requestFromWire(message.request);
+    return { outcome: await this.queueOf(message).enqueueOnce(request, this.hookFor(message)) };
+  }
+
+  async op_claim(message) {
+    return { lease: await this.queueOf(message).claim(message.duration) };
+  }
+
+  async op_renew(message) {
+    return { expires_at: await this.queueOf(message).renew(message.token, message.duration) };
+  }
+
+  async op_complete(message) {
+    return { state: await this.queueOf(message).complete(message.token) };
+  }
+
+  async op_fail(message) {
+    return { state: await this.queueOf(message).fail(message.token) };
+  }
 }
 
 /**
