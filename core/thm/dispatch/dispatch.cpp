@@ -1,8 +1,12 @@
 #include "thm/dispatch/dispatch.hpp"
 
+#include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "thm/team/snapshot_team.hpp"
+#include "thm/trace/note.hpp"
 
 namespace thm {
 namespace {
@@ -17,17 +21,61 @@ const AgentTarget* first_direct_agent_mention(const std::vector<Mention>& mentio
   return first == nullptr ? nullptr : std::get_if<AgentTarget>(&first->target);
 }
 
+// Notes one guard of SPEC §3.2 that names no one but, maybe, `subject`.
+template <class Note>
+void note_guard(const Note& note, TraceRule rule, bool held, std::string_view subject = {},
+                std::optional<std::uint64_t> count = std::nullopt) {
+  note([&] {
+    return TraceStep{.rule = rule,
+                     .outcome = held ? TraceOutcome::Passed : TraceOutcome::Stopped,
+                     .why = held || (rule != TraceRule::TargetActive && rule != TraceRule::Source)
+                                ? TraceWhy::None
+                                : TraceWhy::Inactive,
+                     .subject = std::string(subject),
+                     .count = count};
+  });
+}
+
+// SPEC §3.2 steps 1 and 2: the guards before the roster is read.
+template <class Note>
+std::optional<NoDispatch> policy_guards(const MentionDispatchPolicy& policy,
+                                        const MentionDispatchInput& input, const Note& note) {
+  note_guard(note, TraceRule::Enabled, policy.enabled);
+  if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
+  note_guard(note, TraceRule::HopBudget, input.hop < policy.max_hops, {}, input.hop);
+  if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
+  return std::nullopt;
+}
+
 // SPEC §3.2 steps 4 to 9, on a roster that validated.
-template <class Team>
-MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& team) {
-  if (!team.is_active(input.author_id)) return NoDispatch{NoDispatchReason::SourceInactive};
+template <class Team, class Note>
+MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& team,
+                               const Note& note) {
+  const bool source_active = team.is_active(input.author_id);
+  note_guard(note, TraceRule::Source, source_active, input.author_id);
+  if (!source_active) return NoDispatch{NoDispatchReason::SourceInactive};
   const AgentTarget* target = first_direct_agent_mention(input.mentions);
+  if constexpr (Note::kOn) detail::note_mentions(input.mentions, note, detail::mention_shape);
+  note([&] {
+    return TraceStep{.rule = TraceRule::Target,
+                     .outcome = target != nullptr ? TraceOutcome::Applied : TraceOutcome::Stopped,
+                     .subject = target != nullptr ? target->id : std::string()};
+  });
   if (target == nullptr) return NoDispatch{NoDispatchReason::NoDirectAgentMention};
+  note_guard(note, TraceRule::SelfMention, target->id != input.author_id);
   if (target->id == input.author_id) return NoDispatch{NoDispatchReason::SelfMention};
-  if (!team.is_active(target->id)) return NoDispatch{NoDispatchReason::TargetInactive};
-  if (input.hop == std::numeric_limits<std::uint32_t>::max()) {
-    return NoDispatch{NoDispatchReason::HopOverflow};
-  }
+  const bool target_active = team.is_active(target->id);
+  note_guard(note, TraceRule::TargetActive, target_active, target->id);
+  if (!target_active) return NoDispatch{NoDispatchReason::TargetInactive};
+  const bool fits = input.hop != std::numeric_limits<std::uint32_t>::max();
+  note_guard(note, TraceRule::HopOverflow, fits);
+  if (!fits) return NoDispatch{NoDispatchReason::HopOverflow};
+  note([&] {
+    return TraceStep{.rule = TraceRule::Dispatch,
+                     .outcome = TraceOutcome::Applied,
+                     .subject = target->id,
+                     .count = std::uint64_t{input.hop} + 1};
+  });
   return DispatchOne{MentionTurnRequest{
       .key = input.key,
       .source_id = input.author_id,
@@ -38,23 +86,58 @@ MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& te
   }};
 }
 
+// SPEC §3.2 in order, on views of a roster that validates at step 3.
+template <class Note>
+Result<MentionDispatchDecision, RosterError> on_roster(const MentionDispatchPolicy& policy,
+                                                       const MentionDispatchInput& input,
+                                                       const Roster& roster, const Note& note) {
+  if (auto refused = policy_guards(policy, input, note)) return *refused;
+  auto error = roster.validate();
+  note([&] {
+    return TraceStep{.rule = TraceRule::Validate,
+                     .outcome = error ? TraceOutcome::Stopped : TraceOutcome::Passed,
+                     .subject = error ? std::string(name(*error)) : std::string()};
+  });
+  if (error) return unexpected{*std::move(error)};
+  return decide(input, detail::SnapshotTeam(roster), note);
+}
+
+// SPEC §3.2 in order, on a prepared team (step 3 was done when it was prepared).
+template <class Note>
+Result<MentionDispatchDecision, RosterError> on_team(const MentionDispatchPolicy& policy,
+                                                     const MentionDispatchInput& input,
+                                                     const Team& team, const Note& note) {
+  if (auto refused = policy_guards(policy, input, note)) return *refused;
+  note([] { return TraceStep{.rule = TraceRule::Validate, .outcome = TraceOutcome::Passed}; });
+  return decide(input, team, note);
+}
+
 }  // namespace
 
 Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispatchPolicy& policy,
                                                               const MentionDispatchInput& input,
                                                               const Roster& roster) {
-  if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
-  if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
-  if (auto error = roster.validate()) return unexpected{*std::move(error)};
-  return decide(input, detail::SnapshotTeam(roster));
+  return on_roster(policy, input, roster, detail::Untraced{});
 }
 
 Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispatchPolicy& policy,
                                                               const MentionDispatchInput& input,
                                                               const Team& team) {
-  if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
-  if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
-  return decide(input, team);
+  return on_team(policy, input, team, detail::Untraced{});
+}
+
+Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispatchPolicy& policy,
+                                                              const MentionDispatchInput& input,
+                                                              const Roster& roster,
+                                                              DecisionTrace& trace) {
+  return on_roster(policy, input, roster, detail::Traced{&trace});
+}
+
+Result<MentionDispatchDecision, RosterError> mention_dispatch(const MentionDispatchPolicy& policy,
+                                                              const MentionDispatchInput& input,
+                                                              const Team& team,
+                                                              DecisionTrace& trace) {
+  return on_team(policy, input, team, detail::Traced{&trace});
 }
 
 }  // namespace thm

@@ -7,6 +7,7 @@
 #include "thm/result.hpp"
 #include "thm/roster/roster.hpp"
 #include "thm/team/team.hpp"
+#include "thm/trace/trace.hpp"
 
 namespace thm {
 
@@ -34,5 +35,18 @@ namespace thm {
 /// `DispatchOne`'s own request.
 [[nodiscard]] Result<MentionDispatchDecision, RosterError> mention_dispatch(
     const MentionDispatchPolicy& policy, const MentionDispatchInput& input, const Team& team);
+
+/// `mention_dispatch`, explained (SPEC §8): the same decision or error, and its steps
+/// appended to `trace`, one per step of §3.2 reached (`enabled`, `hop_budget`, `validate`,
+/// `source`, the mentions read, `target`, `self_mention`, `target_active`, `hop_overflow`,
+/// `dispatch`); the refusal is the step that stopped.
+[[nodiscard]] Result<MentionDispatchDecision, RosterError> mention_dispatch(
+    const MentionDispatchPolicy& policy, const MentionDispatchInput& input, const Roster& roster,
+    DecisionTrace& trace);
+
+/// `mention_dispatch` on a prepared team, explained (SPEC §8); its `validate` step passes.
+[[nodiscard]] Result<MentionDispatchDecision, RosterError> mention_dispatch(
+    const MentionDispatchPolicy& policy, const MentionDispatchInput& input, const Team& team,
+    DecisionTrace& trace);
 
 }  // namespace thm

@@ -12,6 +12,7 @@
 #include "thm/result.hpp"
 #include "thm/roster/roster.hpp"
 #include "thm/team/team.hpp"
+#include "thm/trace/trace.hpp"
 
 namespace thm {
 
@@ -64,5 +65,18 @@ using ResponderError =
 [[nodiscard]] Result<ResponderPlan, ResponderError> responder_plan(
     const ResponderRequest& request, const Team& team,
     std::span<const SelectorCandidate> candidate_details);
+
+/// `responder_plan`, explained (SPEC §8): the same plan or error, and the steps that led to
+/// it appended to `trace`, from `validate` to the rung that decided. Only this overload
+/// builds a trace; the ones above are as fast as before traces existed (bench/README.md).
+[[nodiscard]] Result<ResponderPlan, ResponderError> responder_plan(
+    const ResponderRequest& request, const Roster& roster, const DeskSet& desks,
+    std::span<const SelectorCandidate> candidate_details, DecisionTrace& trace);
+
+/// `responder_plan` on a prepared team, explained (SPEC §8); its `validate` step passes, as
+/// the team was validated when it was prepared.
+[[nodiscard]] Result<ResponderPlan, ResponderError> responder_plan(
+    const ResponderRequest& request, const Team& team,
+    std::span<const SelectorCandidate> candidate_details, DecisionTrace& trace);
 
 }  // namespace thm

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "thm/responder/types.hpp"
+#include "thm/trace/trace.hpp"
 
 namespace thm {
 
@@ -100,5 +101,13 @@ using SelectorResult =
 /// error.
 [[nodiscard]] ResponderDecision settle_selection(const ResponderPlan& plan,
                                                  const SelectorResult& selector);
+
+/// `settle_selection`, explained (SPEC §8): the same decision, and its steps appended to
+/// `trace`: `plan` for a `Decided` plan; otherwise `selector`, then `accept_selection` or
+/// `accept_evaluation` (applied, or skipped with the first rejection §2.5 or §2.6 lists),
+/// then `fallback` when the answer was absent, failed or rejected.
+[[nodiscard]] ResponderDecision settle_selection(const ResponderPlan& plan,
+                                                 const SelectorResult& selector,
+                                                 DecisionTrace& trace);
 
 }  // namespace thm

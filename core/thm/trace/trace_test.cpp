@@ -1,0 +1,278 @@
+#include "thm/trace/trace.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "thm/dispatch/dispatch.hpp"
+#include "thm/responder/responder.hpp"
+#include "thm/selection/selection.hpp"
+
+namespace thm {
+namespace {
+
+std::vector<std::string> lines(const DecisionTrace& trace) {
+  std::vector<std::string> out;
+  for (const TraceStep& step : trace) out.push_back(to_string(step));
+  return out;
+}
+
+Mention agent(std::string id, std::size_t offset, bool quiet = false) {
+  return {.target = AgentTarget{id}, .text = "@" + id, .offset = offset, .quiet = quiet};
+}
+
+// ---- responder_plan -------------------------------------------------------------------------
+
+struct Ladder {
+  RosterSnapshot roster{.members = {{.id = "orch"}, {.id = "ana"}, {.id = "bob"}, {.id = "cy"}}};
+  DeskSnapshot desks{.declared = {{.id = "eng",
+                                   .name = "Engineering",
+                                   .members = {"ana", "bob", "cy"},
+                                   .responder_mode = ResponderMode::Auto}}};
+  ResponderRequest request{.message = "who?", .orchestrator_id = "orch"};
+
+  DecisionTrace trace() const {
+    DecisionTrace steps;
+    const auto plan = responder_plan(request, Roster(roster), DeskSet(desks), {}, steps);
+    const auto untraced = responder_plan(request, Roster(roster), DeskSet(desks), {});
+    EXPECT_EQ(plan.has_value(), untraced.has_value());
+    if (plan.has_value() && untraced.has_value()) {
+      EXPECT_EQ(*plan, *untraced);
+    }
+    return steps;
+  }
+};
+
+TEST(DecisionTraceTest, AnAutoDeskAsksItsSelector) {
+  Ladder s;
+  s.request.chat = "eng";
+  EXPECT_EQ(lines(s.trace()),
+            (std::vector<std::string>{
+                "validate: the snapshots are well formed",
+                "explicit mention: no mention names an active agent",
+                "desk: the chat is desk eng",
+                "desk plan: 3 active effective members, auto mode: a selector is asked, ana if "
+                "it cannot answer",
+                "selector candidates: 3",
+            }));
+}
+
+TEST(DecisionTraceTest, MentionsAreReadInReadingOrderUpToTheOneThatAnswers) {
+  Ladder s;
+  s.roster.retired = {"bob"};
+  s.request.mentions = {agent("cy", 20),
+                        agent("ana", 3, /*quiet=*/true),
+                        agent("bob", 9),
+                        {.target = PersonTarget{"pat"}, .text = "@pat", .offset = 14},
+                        agent("ana", 30)};
+  const DecisionTrace trace = s.trace();
+  EXPECT_EQ(lines(trace), (std::vector<std::string>{
+                              "validate: the snapshots are well formed",
+                              "mention @ana at byte 3: skipped, quiet",
+                              "mention @bob at byte 9: skipped, inactive",
+                              "mention @pat at byte 14: skipped, person",
+                              "mention @cy at byte 20: chosen",
+                              "explicit mention: cy answers",
+                          }));
+  EXPECT_EQ(agent_sentences(trace),
+            (std::vector<std::string_view>{to_string(ResponderRung::ExplicitMention)}));
+}
+
+TEST(DecisionTraceTest, AnAmbiguousDeskNameGoesToTheOrchestrator) {
+  Ladder s;
+  s.desks.declared.push_back({.id = "eng2", .name = "Engineering", .members = {"cy"}});
+  s.request.chat = "Engineering";
+  const DecisionTrace trace = s.trace();
+  ASSERT_EQ(trace.size(), 4U);
+  EXPECT_EQ(trace[2], (TraceStep{.rule = TraceRule::Desk,
+                                 .outcome = TraceOutcome::Skipped,
+                                 .why = TraceWhy::Ambiguous,
+                                 .subject = "Engineering"}));
+  EXPECT_EQ(trace[3], (TraceStep{.rule = TraceRule::Orchestrator,
+                                 .outcome = TraceOutcome::Applied,
+                                 .subject = "orch"}));
+}
+
+TEST(DecisionTraceTest, AnErrorEndsTheTraceWithTheStepThatFoundIt) {
+  Ladder s;
+  s.roster.retired = {"orch"};
+  const DecisionTrace trace = s.trace();
+  ASSERT_FALSE(trace.empty());
+  EXPECT_EQ(trace.back(), (TraceStep{.rule = TraceRule::Orchestrator,
+                                     .outcome = TraceOutcome::Stopped,
+                                     .why = TraceWhy::Inactive,
+                                     .subject = "orch"}));
+  EXPECT_TRUE(agent_sentences(trace).empty());
+
+  Ladder broken;
+  broken.roster.members.push_back({.id = "ana"});
+  EXPECT_EQ(broken.trace(), (DecisionTrace{{.rule = TraceRule::Validate,
+                                            .outcome = TraceOutcome::Stopped,
+                                            .subject = "DuplicateRosterMemberId"}}));
+}
+
+// ---- settle_selection -----------------------------------------------------------------------
+
+TEST(DecisionTraceTest, ARejectedEvaluationSaysWhichRuleRejectedIt) {
+  const Select plan{.request = {.desk_id = "eng",
+                                .candidates = {{.id = "ana", .label = "ana", .role = "Teammate"},
+                                               {.id = "bob", .label = "bob", .role = "Teammate"}}},
+                    .fallback = {.responder_id = "ana", .rung = ResponderRung::DeskDefault}};
+  const SelectorEvaluation answer{
+      .evaluation = {.choice = "bob",
+                     .probabilities = {{"ana", {600'000}}, {"bob", {400'000}}},
+                     .confidence = {900'000}},
+      .minimum_confidence = {500'000}};
+  DecisionTrace trace;
+  EXPECT_EQ(settle_selection(plan, answer, trace), settle_selection(plan, answer));
+  EXPECT_EQ(lines(trace), (std::vector<std::string>{
+                              "selector: evaluation",
+                              "accept evaluation: rejected, more probable entry (ana)",
+                              "fallback: ana answers, invalid output",
+                          }));
+  EXPECT_EQ(agent_sentences(trace),
+            (std::vector<std::string_view>{to_string(ResponderRung::DeskDefault),
+                                           to_string(SelectionDisposition::InvalidOutput)}));
+}
+
+TEST(DecisionTraceTest, ARejectedTextShowsItNormalized) {
+  const Select plan{.request = {.candidates = {{.id = "ana"}, {.id = "ANA"}}},
+                    .fallback = {.responder_id = "ana"}};
+  DecisionTrace trace;
+  (void)settle_selection(plan, SelectorText{" 'Ana'. "}, trace);
+  ASSERT_EQ(trace.size(), 3U);
+  EXPECT_EQ(trace[1], (TraceStep{.rule = TraceRule::AcceptSelection,
+                                 .outcome = TraceOutcome::Skipped,
+                                 .why = TraceWhy::SeveralCandidates,
+                                 .subject = "Ana"}));
+}
+
+// ---- mention_dispatch and the agent's form (SPEC §5, §8.4) -------------------------------------
+
+struct Reply {
+  RosterSnapshot roster{.members = {{.id = "ana"}, {.id = "bob"}, {.id = "ghost"}},
+                        .retired = {"ghost"}};
+  MentionDispatchPolicy policy{.enabled = true, .max_hops = 3};
+  MentionDispatchInput input{.author_id = "ana", .content = "over to you", .hop = 1};
+
+  DecisionTrace trace() const {
+    DecisionTrace steps;
+    const auto decision = mention_dispatch(policy, input, Roster(roster), steps);
+    const auto untraced = mention_dispatch(policy, input, Roster(roster));
+    EXPECT_TRUE(decision.has_value() && untraced.has_value() && *decision == *untraced);
+    return steps;
+  }
+};
+
+TEST(DecisionTraceTest, TheFirstDirectAgentMentionBeingTheAuthorFailsClosed) {
+  Reply s;
+  s.input.mentions = {agent("bob", 12), agent("ana", 0)};
+  EXPECT_EQ(lines(s.trace()),
+            (std::vector<std::string>{
+                "enabled: dispatch is on",
+                "hop budget: hop 1 is under max_hops",
+                "validate: the snapshots are well formed",
+                "source: ana is active",
+                "mention @ana at byte 0: chosen",
+                "target: ana",
+                "self mention: the first direct agent mention is the author, so dispatch fails "
+                "closed",
+            }));
+}
+
+// Every refusal §3.2 can reach, from a reply by `ana` that names `bob`, `ghost` or `ana`.
+std::map<NoDispatchReason, Reply> one_reply_per_refusal() {
+  std::map<NoDispatchReason, Reply> replies;
+  Reply off;
+  off.policy.enabled = false;
+  off.input.mentions = {agent("bob", 0)};
+  replies[NoDispatchReason::Disabled] = off;
+  Reply spent;
+  spent.input.hop = 3;
+  spent.input.mentions = {agent("bob", 0)};
+  replies[NoDispatchReason::HopLimitReached] = spent;
+  Reply retired;
+  retired.roster.retired.push_back("ana");
+  retired.input.mentions = {agent("bob", 0)};
+  replies[NoDispatchReason::SourceInactive] = retired;
+  Reply nobody;
+  nobody.input.mentions = {{.target = PersonTarget{"bob"}, .text = "@bob", .offset = 0},
+                           agent("ghost", 5, /*quiet=*/true)};
+  replies[NoDispatchReason::NoDirectAgentMention] = nobody;
+  Reply self;
+  self.input.mentions = {agent("ana", 0), agent("bob", 9)};
+  replies[NoDispatchReason::SelfMention] = self;
+  Reply gone;
+  gone.input.mentions = {agent("ghost", 0), agent("bob", 9)};
+  replies[NoDispatchReason::TargetInactive] = gone;
+  return replies;
+}
+
+TEST(DecisionTraceTest, TheAgentsFormOfEveryRefusalDisclosesWhatItsSentenceDoes) {
+  const auto replies = one_reply_per_refusal();
+  for (const NoDispatchReason reason : kAllNoDispatchReasons) {
+    SCOPED_TRACE(std::string(name(reason)));
+    DecisionTrace trace;
+    if (reason == NoDispatchReason::HopOverflow) {
+      // Unreachable through `mention_dispatch` (SPEC §3.2 step 8): the trace it would end.
+      Reply last;
+      trace = last.trace();
+      trace.back() = {.rule = TraceRule::HopOverflow, .outcome = TraceOutcome::Stopped};
+    } else {
+      ASSERT_TRUE(replies.contains(reason));
+      trace = replies.at(reason).trace();
+    }
+    ASSERT_FALSE(trace.empty());
+    const auto sentences = agent_sentences(trace);
+    ASSERT_FALSE(sentences.empty());
+    EXPECT_EQ(sentences.back(), to_string(reason));
+    for (const std::string_view sentence : sentences) {
+      EXPECT_EQ(sentence.find('@'), std::string_view::npos) << sentence;
+      for (const char* id : {"bob", "ghost"}) {
+        EXPECT_EQ(sentence.find(id), std::string_view::npos) << sentence;
+      }
+    }
+    // The operator's form may say everything.
+    EXPECT_FALSE(lines(trace).empty());
+  }
+}
+
+TEST(DecisionTraceTest, RefusalsWordedAlikeRenderAlikeForTheAgent) {
+  const auto replies = one_reply_per_refusal();
+  const auto nobody = agent_sentences(replies.at(NoDispatchReason::NoDirectAgentMention).trace());
+  const auto gone = agent_sentences(replies.at(NoDispatchReason::TargetInactive).trace());
+  EXPECT_EQ(nobody, gone);
+  EXPECT_EQ(nobody.back(), kNoAvailableTarget);
+
+  // Whatever the mentions name, an inactive or unknown target reads the same.
+  Reply unknown = replies.at(NoDispatchReason::TargetInactive);
+  unknown.input.mentions = {agent("zed", 0)};
+  EXPECT_EQ(agent_sentences(unknown.trace()), gone);
+}
+
+TEST(DecisionTraceTest, ADispatchRecordsTheChildHop) {
+  Reply s;
+  s.input.mentions = {agent("bob", 4)};
+  const DecisionTrace trace = s.trace();
+  ASSERT_FALSE(trace.empty());
+  EXPECT_EQ(trace.back(), (TraceStep{.rule = TraceRule::Dispatch,
+                                     .outcome = TraceOutcome::Applied,
+                                     .subject = "bob",
+                                     .count = 2}));
+}
+
+TEST(DecisionTraceTest, EveryTokenRoundTrips) {
+  for (const TraceRule rule : kAllTraceRules) EXPECT_EQ(trace_rule_from_name(name(rule)), rule);
+  for (const TraceOutcome outcome : kAllTraceOutcomes) {
+    EXPECT_EQ(trace_outcome_from_name(name(outcome)), outcome);
+  }
+  for (const TraceWhy why : kAllTraceWhys) EXPECT_EQ(trace_why_from_name(name(why)), why);
+}
+
+}  // namespace
+}  // namespace thm
