@@ -18,6 +18,7 @@
 
 #include "thm/cli/cases.hpp"
 #include "thm/cli/conformance.hpp"
+#include "thm/cli/explain.hpp"
 #include "thm/conformance/requirements.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
@@ -228,20 +229,36 @@ int check(const std::vector<std::string>& files, thm::cli::Implementation impl) 
   return summary.failed == 0 ? kOk : kFailed;
 }
 
-int eval(const std::string& op, thm::cli::Implementation impl) {
+// What `eval` and `explain` print.
+enum class Printed : std::uint8_t { Result, Explanation, ExplanationText };
+
+// `thm eval OP` and `thm explain OP`: reads the op's input on stdin, prints its result, or
+// (explain) its result and trace, as JSON or as text.
+int eval(const std::string& command, const std::string& op, thm::cli::Implementation impl,
+         Printed printed) {
+  const std::string prefix = "thm " + command + ": ";
   // The op is checked before stdin is read: a mistyped op should not wait for input.
   const auto ops = thm::cli::operations();
   const auto known =
       std::find_if(ops.begin(), ops.end(), [&](const auto& o) { return o.name == op; });
-  if (known == ops.end()) {
-    std::cerr << "thm eval: unknown op \"" << op << "\"; the ops are";
+  if (printed == Printed::Result && known == ops.end()) {
+    std::cerr << prefix << "unknown op \"" << op << "\"; the ops are";
     for (std::size_t i = 0; i < ops.size(); ++i) std::cerr << (i == 0 ? " " : ", ") << ops[i].name;
+    std::cerr << " (thm eval --help gives the input of each)\n";
+    return kUsage;
+  }
+  if (printed != Printed::Result &&
+      std::ranges::find(thm::cli::kExplainedOps, op) == thm::cli::kExplainedOps.end()) {
+    std::cerr << prefix << "op \"" << op << "\" has no trace; the ops it explains are";
+    for (std::size_t i = 0; i < thm::cli::kExplainedOps.size(); ++i) {
+      std::cerr << (i == 0 ? " " : ", ") << thm::cli::kExplainedOps[i];
+    }
     std::cerr << " (thm eval --help gives the input of each)\n";
     return kUsage;
   }
   std::string text(std::istreambuf_iterator<char>(std::cin), {});
   if (std::cin.bad()) {
-    std::cerr << "thm eval: cannot read standard input; pipe the op's input object to it, e.g. "
+    std::cerr << prefix << "cannot read standard input; pipe the op's input object to it, e.g. "
               << kEvalExample << "\n";
     return kUsage;
   }
@@ -249,13 +266,13 @@ int eval(const std::string& op, thm::cli::Implementation impl) {
                                " (thm eval --help lists its keys), e.g. " + kEvalExample;
   if (std::all_of(text.begin(), text.end(),
                   [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; })) {
-    std::cerr << "thm eval: standard input is empty" << expected << "\n";
+    std::cerr << prefix << "standard input is empty" << expected << "\n";
     return kUsage;
   }
   std::vector<std::string> repeated_keys;
   const auto input = thm::json::parse(text, &repeated_keys);
   if (!input.has_value()) {
-    std::cerr << "thm eval: standard input is not JSON (" << input.error().reason << ")" << expected
+    std::cerr << prefix << "standard input is not JSON (" << input.error().reason << ")" << expected
               << "\n";
     return kUsage;
   }
@@ -264,12 +281,18 @@ int eval(const std::string& op, thm::cli::Implementation impl) {
     refused = thm::json::DecodeError{.path = "/input" + repeated_keys.front(),
                                      .reason = "a key is repeated within one object"};
   }
-  const auto result = thm::cli::run_op(op, *input, std::move(refused), impl);
+  const auto result = printed == Printed::Result
+                          ? thm::cli::run_op(op, *input, std::move(refused), impl)
+                          : thm::cli::explain_op(op, *input, std::move(refused), impl);
   if (!result.has_value()) {
-    std::cerr << "thm eval: " << result.error() << "\n";
+    std::cerr << prefix << result.error() << "\n";
     return kUsage;
   }
-  std::cout << result->dump() << "\n";
+  if (printed == Printed::ExplanationText) {
+    std::cout << thm::cli::explanation_text(op, *result);
+  } else {
+    std::cout << result->dump() << "\n";
+  }
   return kOk;
 }
 
@@ -288,7 +311,8 @@ struct ConformanceArguments {
 struct Arguments {
   std::string impl_name = "core";      // check, eval: --impl
   std::vector<std::string> files{};    // check: FILE...
-  std::string op{};                    // eval: OP
+  std::string op{};                    // eval, explain: OP
+  bool text = false;                   // explain: --text
   ConformanceArguments conformance{};  // conformance
   std::string served = "memory";       // adapter: QUEUE
 };
@@ -297,6 +321,7 @@ struct Arguments {
 struct Commands {
   CLI::App* check = nullptr;
   CLI::App* eval = nullptr;
+  CLI::App* explain = nullptr;
   CLI::App* conformance = nullptr;
   CLI::App* adapter = nullptr;
 };
@@ -352,6 +377,47 @@ CLI::App* add_eval_command(CLI::App& app, Arguments& arguments) {
       ->required();
   add_impl_option(command, arguments.impl_name);
   command->footer(eval_footer());
+  return command;
+}
+
+std::string explain_footer() {
+  std::string ops;
+  for (const std::string_view op : thm::cli::kExplainedOps) {
+    ops += (ops.empty() ? "" : ", ") + std::string(op);
+  }
+  return "Explains one decision (SPEC §8): reads OP's input on stdin, as `thm eval` does (thm\n"
+         "eval --help lists its keys), and prints its result object with three more keys:\n"
+         "  trace     the steps the decision took, in order: {rule, outcome, why, subject,\n"
+         "            offset, count} (spec/SPEC.md §8.2)\n"
+         "  operator  one line per step, for logs and operators: it names agents and desks\n"
+         "  agent     the sentences an agent may be shown (§8.4): never another agent's id\n"
+         "With --text, prints them as text instead of JSON. The ops it explains: " +
+         ops + ".\n\n" +
+         exit_codes("the explanation was printed (typed errors included)", "",
+                    "bad usage: an OP with no trace, stdin that cannot be read or is not JSON,\n"
+                    "     or stdout that cannot be written");
+}
+
+CLI::App* add_explain_command(CLI::App& app, Arguments& arguments) {
+  CLI::App* command = app.add_subcommand(
+      "explain", "Read one input object on stdin, print OP's result and the steps that made it");
+  command
+      ->add_option(
+          "OP", arguments.op,
+          "The decision to explain: " +
+              [] {
+                std::string ops;
+                for (const std::string_view op : thm::cli::kExplainedOps) {
+                  ops += (ops.empty() ? "" : ", ") + std::string(op);
+                }
+                return ops;
+              }())
+      ->required();
+  add_impl_option(command, arguments.impl_name);
+  command->add_flag("--text", arguments.text,
+                    "Print the explanation as text (the result, numbered steps, the agent's "
+                    "sentences); default: JSON");
+  command->footer(explain_footer());
   return command;
 }
 
@@ -477,7 +543,12 @@ int run_command(const Commands& commands, const Arguments& arguments) {
                    thm::cli::run_conformance(conformance_request(arguments.conformance), std::cout,
                                              std::cerr));
   }
-  return flushed("eval", eval(arguments.op, impl));
+  if (commands.explain->parsed()) {
+    return flushed("explain",
+                   eval("explain", arguments.op, impl,
+                        arguments.text ? Printed::ExplanationText : Printed::Explanation));
+  }
+  return flushed("eval", eval("eval", arguments.op, impl, Printed::Result));
 }
 
 int run(int argc, char** argv) {
@@ -492,6 +563,7 @@ int run(int argc, char** argv) {
   // The elements of a braced list are made in order, so the help lists the commands so.
   const Commands commands{.check = add_check_command(app, arguments),
                           .eval = add_eval_command(app, arguments),
+                          .explain = add_explain_command(app, arguments),
                           .conformance = add_conformance_command(app, arguments.conformance),
                           .adapter = add_adapter_command(app, arguments)};
   // Set last: a subcommand copies its parent's footer when it is made.

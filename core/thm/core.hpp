@@ -21,3 +21,4 @@
 #include "thm/roster/roster.hpp"        // SPEC §1.1 roster
 #include "thm/selection/selection.hpp"  // SPEC §2.5, §2.6 accepting and settling selections
 #include "thm/team/team.hpp"            // adr/0016 a prepared team: snapshots validated once
+#include "thm/trace/trace.hpp"          // SPEC §8 decision traces

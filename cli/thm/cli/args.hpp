@@ -118,6 +118,9 @@ class Args {
     notes_ = notes;
   }
   [[nodiscard]] bool prepared() const { return prepared_; }
+  // `thm explain`: whether the ops that can explain themselves add their `trace` (SPEC §8).
+  void explain() { explaining_ = true; }
+  [[nodiscard]] bool explaining() const { return explaining_; }
   void note_unprepared() {
     if (notes_ != nullptr) notes_->unprepared = true;
   }
@@ -129,6 +132,7 @@ class Args {
   std::string root_;
   std::optional<json::DecodeError> error_;
   bool prepared_ = false;
+  bool explaining_ = false;
   RunNotes* notes_ = nullptr;
 };
 

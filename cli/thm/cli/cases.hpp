@@ -4,6 +4,7 @@
 /// JSON input, compare a result with a case's `expected`, and check whole case files.
 /// Used by the `thm` tool (`thm check`, `thm eval`) and its tests.
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -34,10 +35,16 @@ struct RunNotes {
 /// `impl` does not run, gives an error message instead (the op could not run at all).
 /// With `Implementation::Prepared`, the ops that take snapshots prepare a `Team` from them
 /// and call its overload; every other op is the core's. `notes`, when given, is filled in.
+/// With `explain`, the ops of `kExplainedOps` add `trace`, the steps of their decision (SPEC
+/// §8; `thm explain`); the others ignore it.
 [[nodiscard]] Result<json::Value, std::string> run_op(
     std::string_view op, const json::Value& input,
     std::optional<json::DecodeError> refused = std::nullopt,
-    Implementation impl = Implementation::Core, RunNotes* notes = nullptr);
+    Implementation impl = Implementation::Core, RunNotes* notes = nullptr, bool explain = false);
+
+/// The operations that can explain their decision with a trace (SPEC §8), in name order.
+inline constexpr std::array<std::string_view, 3> kExplainedOps{"mention_dispatch", "responder_plan",
+                                                               "settle_selection"};
 
 /// One operation `run_op` accepts, as `thm eval --help` lists it.
 struct OperationInfo {

@@ -23,6 +23,8 @@
 namespace thm::cli {
 namespace {
 
+using json::Value;
+
 struct Outcome {
   int code = -1;
   std::string out;
@@ -131,11 +133,11 @@ TEST(HelpTest, ConformanceHelpListsEveryOptionCheckAndExitCode) {
 TEST(UsageErrorTest, NoOrAnUnknownCommandNamesTheCommands) {
   const Outcome none = thm("");
   expect_usage_error(none, "thm: ");
-  EXPECT_TRUE(has(none.err, "check, eval, conformance or adapter")) << none.err;
+  EXPECT_TRUE(has(none.err, "check, eval, explain, conformance or adapter")) << none.err;
   EXPECT_TRUE(has(none.err, "thm --help")) << none.err;
   const Outcome unknown = thm("frobnicate");
   expect_usage_error(unknown, "thm: unknown command 'frobnicate'");
-  EXPECT_TRUE(has(unknown.err, "check, eval, conformance or adapter")) << unknown.err;
+  EXPECT_TRUE(has(unknown.err, "check, eval, explain, conformance or adapter")) << unknown.err;
 }
 
 TEST(UsageErrorTest, ParseErrorsNameTheCommandAndPointAtItsHelp) {
@@ -193,6 +195,43 @@ TEST(EvalCommandTest, ANulByteAndWhatFollowsItAreRefusedNotIgnored) {
   expect_usage_error(run, "thm eval: standard input is not JSON");
   EXPECT_TRUE(has(run.err, "trailing bytes")) << run.err;
   EXPECT_EQ(run.out, "");
+}
+
+// ---- thm explain -----------------------------------------------------------------------------
+
+// A reply from alice whose first direct agent mention is a retired agent (SPEC §3.2 step 7).
+constexpr const char* kRetiredTarget =
+    R"({"policy":{"enabled":true,"max_hops":2},"roster":{"members":[{"id":"alice","name":null},)"
+    R"({"id":"bob","name":null}],"people":[],"retired":["bob"],"tombstoned":[]},)"
+    R"("input":{"key":{"trigger_sequence":7},"conversation":{"desk_id":"General","thread_root":null},)"
+    R"("author_id":"alice","content":"@bob over to you","mentions":[{"target":{"kind":"agent",)"
+    R"("id":"bob"},"text":"@bob","offset":0}],"hop":0}})";
+
+TEST(ExplainCommandTest, PrintsTheDecisionItsStepsAndTheAgentsSentences) {
+  const Outcome run = thm("explain mention_dispatch", kRetiredTarget);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const Value out = Value::parse(run.out);
+  EXPECT_EQ(out.at("decision").at("reason"), "target_inactive");
+  EXPECT_EQ(out.at("trace").back().at("rule"), "target_active");
+  EXPECT_EQ(out.at("operator").size(), out.at("trace").size());
+  EXPECT_EQ(out.at("agent").back(), std::string(kNoAvailableTarget));
+  EXPECT_FALSE(has(out.at("agent").dump(), "bob")) << run.out;
+  EXPECT_TRUE(has(out.at("operator").dump(), "bob")) << run.out;
+}
+
+TEST(ExplainCommandTest, TextNumbersTheStepsAndEndsWithTheAgentsForm) {
+  const Outcome run = thm("explain --text mention_dispatch", kRetiredTarget);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_TRUE(has(run.out, "mention_dispatch: {\"decision\"")) << run.out;
+  EXPECT_TRUE(has(run.out, "  1. enabled: dispatch is on\n")) << run.out;
+  EXPECT_TRUE(has(run.out, "target active: bob is not an active member")) << run.out;
+  EXPECT_TRUE(has(run.out, "for the agent:\n")) << run.out;
+}
+
+TEST(ExplainCommandTest, AnOpWithoutATraceIsABadUsageBeforeStdinIsRead) {
+  const Outcome run = thm("explain is_general_chat", "");
+  expect_usage_error(run, "thm explain: op \"is_general_chat\" has no trace");
+  EXPECT_TRUE(has(run.err, "responder_plan")) << run.err;
 }
 
 // ---- thm check -------------------------------------------------------------------------------

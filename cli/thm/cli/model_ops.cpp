@@ -100,16 +100,41 @@ Value op_desk_members(Args& a) {
   return {{"members", id_list(*members.value)}, {"lead", lead}};
 }
 
+// The model's steps in the wire form of SPEC §8.2, as it wrote them: its tokens are not
+// checked here, so a disagreement with the core shows as it is.
+Value trace_value(const std::vector<model::Step>& trace) {
+  Value out = Value::array();
+  for (const model::Step& step : trace) {
+    const auto number = [](const std::optional<std::uint64_t>& n) {
+      return n ? Value(*n) : Value(nullptr);
+    };
+    out.push_back({{"rule", step.rule},
+                   {"outcome", step.outcome},
+                   {"why", step.why.empty() ? Value(nullptr) : Value(step.why)},
+                   {"subject", step.subject},
+                   {"offset", number(step.offset)},
+                   {"count", number(step.count)}});
+  }
+  return out;
+}
+
+// `result` with the model's trace, when `thm explain` asked for one.
+Value explained(Args& a, Value result, const std::vector<model::Step>& trace) {
+  if (a.explaining()) result["trace"] = trace_value(trace);
+  return result;
+}
+
 Value op_responder_plan(Args& a) {
   const auto request = a.wire<ResponderRequest>("request");
   const auto roster = a.wire<RosterSnapshot>("roster");
   const auto desks = a.wire<DeskSnapshot>("desks");
   const auto details = a.list<SelectorCandidate>("candidate_details");
   if (a.error()) return error_result(*a.error());
+  std::vector<model::Step> trace;
   const auto plan = model::responder_plan(to_model(request), to_model(roster), to_model(desks),
-                                          to_model(details));
-  if (plan.error) return {{"error", model_error(*plan.error)}};
-  return {{"plan", json::to_value(to_core(*plan.value))}};
+                                          to_model(details), &trace);
+  if (plan.error) return explained(a, {{"error", model_error(*plan.error)}}, trace);
+  return explained(a, {{"plan", json::to_value(to_core(*plan.value))}}, trace);
 }
 
 Value op_accept_selection(Args& a) {
@@ -133,8 +158,10 @@ Value op_settle_selection(Args& a) {
   const auto plan = a.wire<ResponderPlan>("plan");
   const auto selector = a.wire<SelectorResult>("selector");
   if (a.error()) return error_result(*a.error());
-  return {{"decision",
-           json::to_value(to_core(model::settle_selection(to_model(plan), to_model(selector))))}};
+  std::vector<model::Step> trace;
+  const model::Decision decision =
+      model::settle_selection(to_model(plan), to_model(selector), &trace);
+  return explained(a, {{"decision", json::to_value(to_core(decision))}}, trace);
 }
 
 Value op_mention_dispatch(Args& a) {
@@ -142,10 +169,11 @@ Value op_mention_dispatch(Args& a) {
   const auto input = a.wire<MentionDispatchInput>("input");
   const auto roster = a.wire<RosterSnapshot>("roster");
   if (a.error()) return error_result(*a.error());
+  std::vector<model::Step> trace;
   const auto decision =
-      model::mention_dispatch(to_model(policy), to_model(input), to_model(roster));
-  if (decision.error) return {{"error", model_error(*decision.error)}};
-  return {{"decision", json::to_value(to_core(*decision.value))}};
+      model::mention_dispatch(to_model(policy), to_model(input), to_model(roster), &trace);
+  if (decision.error) return explained(a, {{"error", model_error(*decision.error)}}, trace);
+  return explained(a, {{"decision", json::to_value(to_core(*decision.value))}}, trace);
 }
 
 Value op_dispatch_mention(Args& a) {

@@ -130,6 +130,19 @@ Value op_desk_members(Args& a) {
 
 // ---- the responder ladder (SPEC §2.2, §2.3) ---------------------------------------------------
 
+// The wire form of a decision trace (SPEC §8): an array of steps.
+Value trace_value(const DecisionTrace& trace) {
+  Value out = Value::array();
+  for (const TraceStep& step : trace) out.push_back(json::to_value(step));
+  return out;
+}
+
+// `result` with the trace of the decision that made it, when `thm explain` asked for one.
+Value explained(Args& a, Value result, const DecisionTrace& trace) {
+  if (a.explaining()) result["trace"] = trace_value(trace);
+  return result;
+}
+
 Value op_responder_plan(Args& a) {
   const auto request = a.wire<ResponderRequest>("request");
   const auto roster = a.wire<RosterSnapshot>("roster");
@@ -137,9 +150,11 @@ Value op_responder_plan(Args& a) {
   const auto details = a.list<SelectorCandidate>("candidate_details");
   if (a.error()) return error_result(*a.error());
   return on_snapshots(a, roster, desks, [&](const auto&... team) -> Value {
-    const auto plan = responder_plan(request, team..., details);
-    if (!plan.has_value()) return {{"error", json::error_value(plan.error())}};
-    return {{"plan", json::to_value(*plan)}};
+    DecisionTrace trace;
+    const auto plan = a.explaining() ? responder_plan(request, team..., details, trace)
+                                     : responder_plan(request, team..., details);
+    if (!plan.has_value()) return explained(a, {{"error", json::error_value(plan.error())}}, trace);
+    return explained(a, {{"plan", json::to_value(*plan)}}, trace);
   });
 }
 
@@ -186,7 +201,10 @@ Value op_settle_selection(Args& a) {
   const auto plan = a.wire<ResponderPlan>("plan");
   const auto selector = a.wire<SelectorResult>("selector");
   if (a.error()) return error_result(*a.error());
-  return {{"decision", json::to_value(settle_selection(plan, selector))}};
+  DecisionTrace trace;
+  const ResponderDecision decision =
+      a.explaining() ? settle_selection(plan, selector, trace) : settle_selection(plan, selector);
+  return explained(a, {{"decision", json::to_value(decision)}}, trace);
 }
 
 // ---- dispatch (SPEC §3, §4) ------------------------------------------------------------------
@@ -197,9 +215,13 @@ Value op_mention_dispatch(Args& a) {
   const auto roster = a.wire<RosterSnapshot>("roster");
   if (a.error()) return error_result(*a.error());
   return on_roster(a, roster, [&](const auto& team) -> Value {
-    const auto decision = mention_dispatch(policy, input, team);
-    if (!decision.has_value()) return {{"error", json::error_value(decision.error())}};
-    return {{"decision", json::to_value(*decision)}};
+    DecisionTrace trace;
+    const auto decision = a.explaining() ? mention_dispatch(policy, input, team, trace)
+                                         : mention_dispatch(policy, input, team);
+    if (!decision.has_value()) {
+      return explained(a, {{"error", json::error_value(decision.error())}}, trace);
+    }
+    return explained(a, {{"decision", json::to_value(*decision)}}, trace);
   });
 }
 
@@ -414,13 +436,14 @@ std::vector<std::string> wire_type_names() {
 
 Result<Value, std::string> run_op(std::string_view op, const Value& input,
                                   std::optional<json::DecodeError> refused, Implementation impl,
-                                  RunNotes* notes) {
+                                  RunNotes* notes, bool explain) {
   const OpTable& operations =
       impl == Implementation::Model ? model_operations() : core_operations();
   const auto found = operations.find(op);
   if (found != operations.end()) {
     Args args(input, "/input", std::move(refused));
     if (impl == Implementation::Prepared) args.run_prepared(notes);
+    if (explain) args.explain();
     return found->second(args);
   }
   if (impl == Implementation::Model && core_operations().contains(op)) {

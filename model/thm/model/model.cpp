@@ -51,6 +51,37 @@ std::vector<std::string> base_members(const Desks& desks, const Desk& desk) {
   return base;
 }
 
+// §8: writes one step when a trace was asked for.
+void note(Trace trace, std::string rule, std::string outcome, std::string why = "",
+          std::string subject = "", std::optional<std::uint64_t> count = std::nullopt) {
+  if (trace == nullptr) return;
+  trace->push_back(Step{std::move(rule), std::move(outcome), std::move(why), std::move(subject),
+                        std::nullopt, count});
+}
+
+// §8.2 `mention`: the mentions in reading order, each skipped for the reason `why_not`
+// gives, up to the first it gives none, which is chosen.
+template <class WhyNot>
+void note_mentions(Trace trace, const std::vector<Mention>& mentions, WhyNot why_not) {
+  if (trace == nullptr) return;
+  std::vector<Mention> sorted = mentions;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Mention& a, const Mention& b) { return a.offset < b.offset; });
+  for (const Mention& mention : sorted) {
+    const std::string why = why_not(mention);
+    trace->push_back(Step{"mention", why.empty() ? "applied" : "skipped", why, mention.text,
+                          mention.offset, std::nullopt});
+    if (why.empty()) return;
+  }
+}
+
+// Why a mention cannot be a direct agent mention by its own fields ("" when it can).
+std::string mention_shape(const Mention& mention) {
+  if (mention.quiet) return "quiet";
+  if (mention.target.kind == "agent") return "";
+  return mention.target.kind;  // "person", "desk" or "everyone"
+}
+
 }  // namespace
 
 // §1.1 validation: members first (blank after trim, then duplicates), then people.
@@ -189,9 +220,12 @@ DispatchConversation dispatch_conversation(const Conversation& conversation) {
 
 // §2.2 and §2.3, rung by rung.
 Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roster,
-                            const Desks& desks, const std::vector<Candidate>& details) {
-  if (auto invalid = validate_roster(roster)) return {std::nullopt, invalid};
-  if (auto invalid = validate_desks(desks)) return {std::nullopt, invalid};
+                            const Desks& desks, const std::vector<Candidate>& details,
+                            Trace trace) {
+  std::optional<Error> invalid = validate_roster(roster);
+  if (!invalid) invalid = validate_desks(desks);
+  note(trace, "validate", invalid ? "stopped" : "passed", "", invalid ? invalid->variant : "");
+  if (invalid) return {std::nullopt, invalid};
   const auto decided = [](std::string id, std::string rung,
                           std::string disposition = "not_applicable") {
     Plan plan;
@@ -200,35 +234,65 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
   };
   const auto orchestrator = [&]() -> Answer<Plan> {
     if (!is_active(roster, request.orchestrator_id)) {
+      note(trace, "orchestrator", "stopped", "inactive", request.orchestrator_id);
       return {std::nullopt, error("NoActiveResponder", {{"agent_id", request.orchestrator_id}})};
     }
+    note(trace, "orchestrator", "applied", "", request.orchestrator_id);
     return decided(request.orchestrator_id, "orchestrator");
   };
 
   // Rung 1: an explicit mention.
+  note_mentions(trace, request.mentions, [&](const Mention& mention) {
+    const std::string shape = mention_shape(mention);
+    if (!shape.empty()) return shape;
+    return is_active(roster, mention.target.id) ? std::string() : std::string("inactive");
+  });
   if (auto mentioned = direct_responder(request.mentions, roster)) {
+    note(trace, "explicit_mention", "applied", "", *mentioned);
     return decided(*mentioned, "explicit_mention");
   }
+  note(trace, "explicit_mention", "skipped");
   // Rung 2: a named chat.
-  if (!is_general_chat(request.chat)) {
+  if (is_general_chat(request.chat)) {
+    note(trace, "chat", "skipped", "general", request.chat.value_or(""));
+  } else {
     const Answer<std::string> desk_id = resolve_desk(desks, *request.chat);
     if (desk_id.value) {
+      note(trace, "desk", "applied", "", *desk_id.value);
       // §2.3 the desk plan.
       const Answer<std::vector<std::string>> members = desk_members(desks, *desk_id.value);
       std::vector<std::string> candidates;
       for (const std::string& agent_id : *members.value) {
         if (is_active(roster, agent_id)) candidates.push_back(agent_id);
       }
-      if (candidates.empty()) return orchestrator();
+      const std::string first = candidates.empty() ? "" : candidates[0];
+      const auto plan_step = [&](const char* outcome, const char* why) {
+        note(trace, "desk_plan", outcome, why, first, candidates.size());
+      };
+      if (candidates.empty()) {
+        plan_step("skipped", "no_active_member");
+        return orchestrator();
+      }
       bool auto_mode = false;
       for (const Desk& desk : all_desks(desks)) {
         if (desk.id == *desk_id.value) auto_mode = desk.auto_mode;
       }
-      if (!auto_mode || candidates.size() == 1) return decided(candidates[0], "desk_default");
-      if (!request.selection_allowed) return decided(candidates[0], "desk_default", "disabled");
+      if (!auto_mode) {
+        plan_step("applied", "lead");
+        return decided(first, "desk_default");
+      }
+      if (candidates.size() == 1) {
+        plan_step("applied", "one_member");
+        return decided(first, "desk_default");
+      }
+      if (!request.selection_allowed) {
+        plan_step("applied", "selection_disabled");
+        return decided(first, "desk_default", "disabled");
+      }
+      plan_step("passed", "selector_asked");
       Plan plan;
       plan.select = true;
-      plan.decision = {candidates[0], "desk_default", "unavailable"};
+      plan.decision = {first, "desk_default", "unavailable"};
       plan.message = request.message;
       plan.desk_id = *desk_id.value;
       for (const std::string& agent_id : candidates) {
@@ -237,31 +301,51 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
           if (detail.id == agent_id) found.push_back(detail);
         }
         if (found.size() > 1) {
+          note(trace, "selector_candidates", "stopped", "duplicate_detail", agent_id);
           return {std::nullopt, error("DuplicateSelectorCandidate", {{"agent_id", agent_id}})};
         }
         plan.candidates.push_back(
             found.empty() ? Candidate{agent_id, agent_id, "Teammate", std::nullopt} : found[0]);
       }
+      note(trace, "selector_candidates", "applied", "", plan.desk_id, plan.candidates.size());
       return {plan, std::nullopt};
     }
-    if (desk_id.error->variant == "AmbiguousDesk") return orchestrator();
+    if (desk_id.error->variant == "AmbiguousDesk") {
+      note(trace, "desk", "skipped", "ambiguous", *request.chat);
+      return orchestrator();
+    }
+    note(trace, "desk", "skipped", "unknown", *request.chat);
     std::string name = *request.chat;
     if (name.rfind("dm:", 0) == 0) name = name.substr(3);
-    if (is_active(roster, name)) return decided(name, "direct_agent");
+    if (is_active(roster, name)) {
+      note(trace, "direct_agent", "applied", "id", name);
+      return decided(name, "direct_agent");
+    }
     std::vector<std::string> named;
     for (const Member& member : roster.members) {
       if (member.name && *member.name == name && is_active(roster, member.id))
         named.push_back(member.id);
     }
-    if (named.size() == 1) return decided(named[0], "direct_agent");
+    if (named.size() == 1) {
+      note(trace, "direct_agent", "applied", "name", named[0]);
+      return decided(named[0], "direct_agent");
+    }
+    note(trace, "direct_agent", "skipped", "no_match", name);
   }
   // Rung 3: the orchestrator.
   return orchestrator();
 }
 
+// What judging a selector's answer found: the accepted id, or why not (a §8.2 token) and
+// about what.
+struct Judged {
+  std::optional<std::string> accepted;
+  std::string why;
+  std::string about;
+};
+
 // §2.5, step by step.
-std::optional<std::string> accept_selection(const std::string& output,
-                                            const std::vector<Candidate>& candidates) {
+Judged judge_selection(const std::string& output, const std::vector<Candidate>& candidates) {
   std::string text = unicode::trim(output);   // 1
   if (!text.empty() && text.back() == '.') {  // 2
     text.pop_back();
@@ -271,24 +355,36 @@ std::optional<std::string> accept_selection(const std::string& output,
       text.back() == text[0]) {  // 3
     text = unicode::trim(text.substr(1, text.size() - 2));
   }
-  if (text.empty()) return std::nullopt;  // 4
-  std::vector<std::string> matches;       // 5
+  if (text.empty()) return {std::nullopt, "empty", text};  // 4
+  std::vector<std::string> matches;                        // 5
   for (const Candidate& candidate : candidates) {
     if (ascii_lower(candidate.id) == ascii_lower(text)) matches.push_back(candidate.id);
   }
-  if (matches.size() != 1) return std::nullopt;
-  return matches[0];
+  if (matches.empty()) return {std::nullopt, "no_candidate", text};
+  if (matches.size() > 1) return {std::nullopt, "several_candidates", text};
+  return {matches[0], "", ""};
 }
 
-// §2.6 [v3] accept_evaluation.
-std::optional<std::string> accept_evaluation(const Evaluation& evaluation,
-                                             const std::vector<Candidate>& candidates,
-                                             std::uint32_t minimum_confidence) {
+std::optional<std::string> accept_selection(const std::string& output,
+                                            const std::vector<Candidate>& candidates) {
+  return judge_selection(output, candidates).accepted;
+}
+
+// §2.6 [v3] accept_evaluation, the rejections in the order the spec lists them. A running
+// sum past u32 (more than 4 294 candidates) is reported as `sum_not_scale`, which it also is.
+Judged judge_evaluation(const Evaluation& evaluation, const std::vector<Candidate>& candidates,
+                        std::uint32_t minimum_confidence) {
   const std::uint32_t scale = 1000000;
-  if (evaluation.confidence > scale || minimum_confidence > scale) return std::nullopt;
-  if (evaluation.confidence < minimum_confidence) return std::nullopt;
-  if (evaluation.probabilities.size() != candidates.size()) return std::nullopt;
+  const auto reject = [](std::string why, std::string about = "") {
+    return Judged{std::nullopt, std::move(why), std::move(about)};
+  };
+  if (evaluation.confidence > scale || minimum_confidence > scale) {
+    return reject("invalid_confidence");
+  }
+  if (evaluation.confidence < minimum_confidence) return reject("below_minimum_confidence");
+  if (evaluation.probabilities.size() != candidates.size()) return reject("entry_count");
   std::uint64_t sum = 0;
+  bool overflow = false;
   for (const Candidate& candidate : candidates) {
     int count = 0;
     std::uint32_t probability = 0;
@@ -298,64 +394,110 @@ std::optional<std::string> accept_evaluation(const Evaluation& evaluation,
         probability = ppm;
       }
     }
-    if (count != 1 || probability > scale) return std::nullopt;
+    if (count != 1) return reject("not_one_entry", candidate.id);
+    if (probability > scale) return reject("invalid_probability", candidate.id);
     sum += probability;
-    if (sum > std::numeric_limits<std::uint32_t>::max())
-      return std::nullopt;  // running sum overflow
+    if (sum > std::numeric_limits<std::uint32_t>::max()) overflow = true;  // running sum
   }
   bool choice_is_candidate = false;
   std::uint32_t chosen = 0;
   for (const Candidate& candidate : candidates)
     choice_is_candidate = choice_is_candidate || candidate.id == evaluation.choice;
-  if (!choice_is_candidate) return std::nullopt;
+  if (!choice_is_candidate) return reject("choice_not_candidate", evaluation.choice);
   for (const auto& [id, ppm] : evaluation.probabilities) {
     if (id == evaluation.choice) chosen = ppm;
   }
-  if (sum != scale) return std::nullopt;
+  if (overflow || sum != scale) return reject("sum_not_scale");
   for (const auto& [id, ppm] : evaluation.probabilities) {
-    if (ppm > chosen) return std::nullopt;
+    if (ppm > chosen) return reject("more_probable_entry", id);
   }
-  return evaluation.choice;
+  return {evaluation.choice, "", ""};
+}
+
+std::optional<std::string> accept_evaluation(const Evaluation& evaluation,
+                                             const std::vector<Candidate>& candidates,
+                                             std::uint32_t minimum_confidence) {
+  return judge_evaluation(evaluation, candidates, minimum_confidence).accepted;
 }
 
 // §2.6 settle_selection.
-Decision settle_selection(const Plan& plan, const Selector& selector) {
-  if (!plan.select) return plan.decision;
+Decision settle_selection(const Plan& plan, const Selector& selector, Trace trace) {
+  if (!plan.select) {
+    note(trace, "plan", "applied", "", plan.decision.responder_id);
+    return plan.decision;
+  }
   const auto fallback = [&](const std::string& disposition) {
+    note(trace, "fallback", "applied", disposition, plan.decision.responder_id);
     return Decision{plan.decision.responder_id, "desk_default", disposition};
   };
-  if (selector.kind == "absent" || selector.kind == "failed") return fallback("unavailable");
-  std::optional<std::string> accepted;
-  if (selector.kind == "text") accepted = accept_selection(selector.output, plan.candidates);
-  if (selector.kind == "evaluation") {
-    accepted = accept_evaluation(selector.evaluation, plan.candidates, selector.minimum_confidence);
+  if (selector.kind == "absent" || selector.kind == "failed") {
+    note(trace, "selector", "skipped", selector.kind);
+    return fallback("unavailable");
   }
-  if (!accepted) return fallback("invalid_output");
-  return {*accepted, "auto_selection", "selected"};
+  note(trace, "selector", "passed", selector.kind);
+  Judged judged;
+  std::string rule;
+  if (selector.kind == "text") {
+    rule = "accept_selection";
+    judged = judge_selection(selector.output, plan.candidates);
+  }
+  if (selector.kind == "evaluation") {
+    rule = "accept_evaluation";
+    judged = judge_evaluation(selector.evaluation, plan.candidates, selector.minimum_confidence);
+  }
+  if (!judged.accepted) {
+    note(trace, rule, "skipped", judged.why, judged.about);
+    return fallback("invalid_output");
+  }
+  note(trace, rule, "applied", "", *judged.accepted);
+  return {*judged.accepted, "auto_selection", "selected"};
 }
 
 // §3.2, first match wins.
 Answer<DispatchDecision> mention_dispatch(const Policy& policy, const DispatchInput& input,
-                                          const Roster& roster) {
+                                          const Roster& roster, Trace trace) {
   const auto none = [](const char* reason) {
     DispatchDecision decision;
     decision.reason = reason;
     return Answer<DispatchDecision>{decision, std::nullopt};
   };
-  if (!policy.enabled) return none("disabled");                                // 1
-  if (input.hop >= policy.max_hops) return none("hop_limit_reached");          // 2
-  if (auto invalid = validate_roster(roster)) return {std::nullopt, invalid};  // 3
-  if (!is_active(roster, input.author_id)) return none("source_inactive");     // 4
-  const Mention* first = nullptr;                                              // 5
+  const auto guard = [&](const char* rule, bool held, std::string why = "",
+                         std::string subject = "",
+                         std::optional<std::uint64_t> count = std::nullopt) {
+    note(trace, rule, held ? "passed" : "stopped", held ? "" : why, subject, count);
+    return held;
+  };
+  if (!guard("enabled", policy.enabled)) return none("disabled");              // 1
+  if (!guard("hop_budget", input.hop < policy.max_hops, "", "", input.hop)) {  // 2
+    return none("hop_limit_reached");
+  }
+  const std::optional<Error> invalid = validate_roster(roster);  // 3
+  if (!guard("validate", !invalid, "", invalid ? invalid->variant : ""))
+    return {std::nullopt, invalid};
+  if (!guard("source", is_active(roster, input.author_id), "inactive", input.author_id)) {  // 4
+    return none("source_inactive");
+  }
+  const Mention* first = nullptr;  // 5
   for (const Mention& mention : input.mentions) {
     if (mention.quiet || mention.target.kind != "agent") continue;
     if (first == nullptr || mention.offset < first->offset) first = &mention;
   }
-  if (first == nullptr) return none("no_direct_agent_mention");
-  if (first->target.id == input.author_id) return none("self_mention");                     // 6
-  if (!is_active(roster, first->target.id)) return none("target_inactive");                 // 7
-  if (input.hop == std::numeric_limits<std::uint32_t>::max()) return none("hop_overflow");  // 8
-  DispatchDecision decision;                                                                // 9
+  note_mentions(trace, input.mentions, mention_shape);
+  if (first == nullptr) {
+    note(trace, "target", "stopped");
+    return none("no_direct_agent_mention");
+  }
+  note(trace, "target", "applied", "", first->target.id);
+  if (!guard("self_mention", first->target.id != input.author_id))
+    return none("self_mention");  // 6
+  if (!guard("target_active", is_active(roster, first->target.id), "inactive", first->target.id)) {
+    return none("target_inactive");  // 7
+  }
+  if (!guard("hop_overflow", input.hop != std::numeric_limits<std::uint32_t>::max())) {
+    return none("hop_overflow");  // 8
+  }
+  note(trace, "dispatch", "applied", "", first->target.id, std::uint64_t{input.hop} + 1);  // 9
+  DispatchDecision decision;
   decision.request = {input.trigger_sequence, input.author_id,    first->target.id,
                       input.content,          input.conversation, input.hop + 1};
   return {decision, std::nullopt};

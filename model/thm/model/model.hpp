@@ -153,6 +153,19 @@ struct ResponderRequest {
   std::string orchestrator_id;
   bool selection_allowed = true;
 };
+/// §8.2: one step of a decision's trace, in wire tokens; `why` is empty when there is none.
+struct Step {
+  std::string rule;
+  std::string outcome;  // "applied", "passed", "skipped" or "stopped"
+  std::string why;
+  std::string subject;
+  std::optional<std::uint64_t> offset;
+  std::optional<std::uint64_t> count;
+  bool operator==(const Step&) const = default;
+};
+/// Where a decision writes its steps when the caller asks for them (§8), or null.
+using Trace = std::vector<Step>*;
+
 struct Decision {
   std::string responder_id;
   std::string rung;         // "explicit_mention", "auto_selection", ...
@@ -166,9 +179,10 @@ struct Plan {
   std::string desk_id;
   std::vector<Candidate> candidates;
 };
-/// §2.2, §2.3: the responder ladder.
+/// §2.2, §2.3: the responder ladder; its steps go to `trace` when one is given (§8).
 Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roster,
-                            const Desks& desks, const std::vector<Candidate>& details);
+                            const Desks& desks, const std::vector<Candidate>& details,
+                            Trace trace = nullptr);
 
 /// §2.5: a free-text selector answer, normalized and matched ASCII case-insensitively.
 std::optional<std::string> accept_selection(const std::string& output,
@@ -190,8 +204,8 @@ struct Selector {
   Evaluation evaluation;
   std::uint32_t minimum_confidence = 0;
 };
-/// §2.6: the decision once the selector (if any) has answered.
-Decision settle_selection(const Plan& plan, const Selector& selector);
+/// §2.6: the decision once the selector (if any) has answered; steps to `trace` (§8).
+Decision settle_selection(const Plan& plan, const Selector& selector, Trace trace = nullptr);
 
 // ---- §3 mention_dispatch, §4 dispatch_mention
 // ----------------------------------------------------
@@ -221,9 +235,9 @@ struct DispatchDecision {
   std::string reason;  // empty when one request is admitted
   TurnRequest request;
 };
-/// §3.2: may a committed reply start one child turn?
+/// §3.2: may a committed reply start one child turn? Steps to `trace` (§8).
 Answer<DispatchDecision> mention_dispatch(const Policy& policy, const DispatchInput& input,
-                                          const Roster& roster);
+                                          const Roster& roster, Trace trace = nullptr);
 
 /// What a scripted host queue answers (cases.md): a status, or a failure.
 struct QueueScript {

@@ -219,6 +219,22 @@ DispatchConversation to_core(const model::DispatchConversation& c) {
   return {.desk_id = c.desk_id, .thread_root = c.thread_root};
 }
 
+model::Step to_model(const TraceStep& step) {
+  return {std::string(name(step.rule)),
+          std::string(name(step.outcome)),
+          step.why == TraceWhy::None ? std::string() : std::string(name(step.why)),
+          step.subject,
+          step.offset,
+          step.count};
+}
+
+std::vector<model::Step> to_model(const DecisionTrace& trace) {
+  std::vector<model::Step> out;
+  out.reserve(trace.size());
+  for (const TraceStep& step : trace) out.push_back(to_model(step));
+  return out;
+}
+
 ResponderDecision to_core(const model::Decision& d) {
   return {.responder_id = d.responder_id,
           .rung = token(responder_rung_from_name(d.rung)),

@@ -31,6 +31,8 @@ model::Policy to_model(const MentionDispatchPolicy& policy);
 model::DispatchInput to_model(const MentionDispatchInput& input);
 model::DispatchContext to_model(const MentionDispatchContext& context);
 model::QueueScript to_model(const Result<EnqueueOutcome, QueueError>& answer);
+model::Step to_model(const TraceStep& step);
+std::vector<model::Step> to_model(const DecisionTrace& trace);
 
 // ---- model → core (a token the core does not know is a bridge bug: it aborts) ------------------
 Mention to_core(const model::Mention& mention);

@@ -37,16 +37,18 @@ struct DecodeError {
 };
 
 /// Every type with a wire form: those of SPEC §6, the case files' roster and desk
-/// snapshots, the selector result of `settle_selection` and the host's `QueueError`
-/// (cases.md).
-using WireTypes = std::tuple<
-    MentionTarget, MentionAuthor, Mention, RosterMember, Person, RosterSnapshot, ResponderMode,
-    Desk, DeskMember, DeskOrder, DeskSnapshot, SelectorCandidate, SelectionPolicy, ResponderRequest,
-    SelectionRequest, ResponderRung, SelectionDisposition, ResponderDecision, ResponderPlan,
-    Probability, CandidateProbability, SelectionEvaluation, SelectorResult, MentionDispatchPolicy,
-    DispatchKey, DispatchConversation, MentionDispatchInput, MentionTurnRequest, NoDispatchReason,
-    MentionDispatchDecision, EnqueueRefusal, EnqueueOutcome, MentionDispatchOutcome, Conversation,
-    MentionDispatchContext, QueueErrorKind, QueueError, Brevity, BriefedTeammate, TeamBriefing>;
+/// snapshots, the selector result of `settle_selection`, the host's `QueueError`
+/// (cases.md) and a decision trace's `TraceStep` (SPEC §8).
+using WireTypes =
+    std::tuple<MentionTarget, MentionAuthor, Mention, RosterMember, Person, RosterSnapshot,
+               ResponderMode, Desk, DeskMember, DeskOrder, DeskSnapshot, SelectorCandidate,
+               SelectionPolicy, ResponderRequest, SelectionRequest, ResponderRung,
+               SelectionDisposition, ResponderDecision, ResponderPlan, Probability,
+               CandidateProbability, SelectionEvaluation, SelectorResult, MentionDispatchPolicy,
+               DispatchKey, DispatchConversation, MentionDispatchInput, MentionTurnRequest,
+               NoDispatchReason, MentionDispatchDecision, EnqueueRefusal, EnqueueOutcome,
+               MentionDispatchOutcome, Conversation, MentionDispatchContext, QueueErrorKind,
+               QueueError, Brevity, BriefedTeammate, TeamBriefing, TraceStep>;
 
 namespace detail {
 template <class T, class Tuple>
@@ -101,7 +103,8 @@ inline constexpr std::array<std::string_view, std::tuple_size_v<WireTypes>> kWir
     "QueueError",
     "Brevity",
     "BriefedTeammate",
-    "TeamBriefing"};
+    "TeamBriefing",
+    "TraceStep"};
 
 /// Calls `visit(std::type_identity<T>{})` for the wire type `T` named `name` and returns
 /// true, or returns false when no wire type has that name.

@@ -112,6 +112,10 @@ void read(Reader& r, const Value& j, EnqueueRefusal& out) {
 void read(Reader& r, const Value& j, QueueErrorKind& out) {
   read_enum(r, j, out, queue_error_kind_from_name);
 }
+void read(Reader& r, const Value& j, TraceRule& out) { read_enum(r, j, out, trace_rule_from_name); }
+void read(Reader& r, const Value& j, TraceOutcome& out) {
+  read_enum(r, j, out, trace_outcome_from_name);
+}
 
 void read(Reader& r, const Value& j, Probability& out) {
   std::uint64_t parts_per_million = 0;
@@ -290,6 +294,23 @@ void read(Reader& r, const Value& j, ResponderRequest& out) {
       .required("mentions", out.mentions)
       .required("orchestrator_id", out.orchestrator_id)
       .required("selection_policy", out.selection_policy);
+}
+
+void read(Reader& r, const Value& j, TraceStep& out) {
+  std::optional<std::string> why;
+  Fields(r, j)
+      .required("rule", out.rule)
+      .required("outcome", out.outcome)
+      .required("why", why)
+      .required("subject", out.subject)
+      .required("offset", out.offset)
+      .required("count", out.count);
+  if (!r.ok() || !why) return;
+  const auto token = trace_why_from_name(*why);
+  if (!token || *token == TraceWhy::None) {
+    return r.at("why", [&] { r.fail("unknown token \"" + *why + "\""); });
+  }
+  out.why = *token;
 }
 
 void read(Reader& r, const Value& j, SelectionRequest& out) {
@@ -512,6 +533,7 @@ void put(WireWriter& out, const QueueError& value);
 void put(WireWriter& out, const Brevity& value);
 void put(WireWriter& out, const BriefedTeammate& value);
 void put(WireWriter& out, const TeamBriefing& value);
+void put(WireWriter& out, const TraceStep& value);
 
 class Object {
  public:
@@ -520,6 +542,10 @@ class Object {
   Object& field(std::string_view key, const V& value) {
     out_.key(key);
     put(out_, value);
+    return *this;
+  }
+  Object& key(std::string_view name) {
+    out_.key(name);
     return *this;
   }
   void end() { out_.end_object(); }
@@ -560,6 +586,20 @@ void put(WireWriter& out, const MentionAuthor& author) {
                  [&](const OtherAuthor&) { tagged(out, "kind", "other"); },
              },
              author);
+}
+
+void put(WireWriter& out, const TraceStep& step) {
+  Object object(out, 6);
+  object.field("rule", step.rule).field("outcome", step.outcome).key("why");
+  if (step.why == TraceWhy::None) {
+    out.null();
+  } else {
+    out.string(name(step.why));
+  }
+  object.field("subject", step.subject)
+      .field("offset", step.offset)
+      .field("count", step.count)
+      .end();
 }
 
 void put(WireWriter& out, const Mention& m) {
@@ -1003,6 +1043,7 @@ THM_JSON_WIRE_TYPE(QueueError)
 THM_JSON_WIRE_TYPE(Brevity)
 THM_JSON_WIRE_TYPE(BriefedTeammate)
 THM_JSON_WIRE_TYPE(TeamBriefing)
+THM_JSON_WIRE_TYPE(TraceStep)
 #undef THM_JSON_WIRE_TYPE
 
 }  // namespace thm::json
