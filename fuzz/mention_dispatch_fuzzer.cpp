@@ -67,9 +67,14 @@ void check(const DispatchCase& c) {
   const auto on_view = thm::mention_dispatch(c.policy, c.input, roster);
   const auto core = team ? thm::mention_dispatch(c.policy, c.input, *team) : on_view;
   THM_FUZZ_CHECK(core == on_view);
+  std::vector<thm::model::Step> model_trace;
   const auto model =
       thm::model::mention_dispatch(thm::bridge::to_model(c.policy), thm::bridge::to_model(c.input),
-                                   thm::bridge::to_model(c.roster));
+                                   thm::bridge::to_model(c.roster), &model_trace);
+  // SPEC §8: the traced call decides alike and takes the model's steps.
+  thm::DecisionTrace trace;
+  THM_FUZZ_CHECK(thm::mention_dispatch(c.policy, c.input, roster, trace) == on_view);
+  THM_FUZZ_CHECK(thm::bridge::to_model(trace) == model_trace);
   THM_FUZZ_CHECK(core.has_value() == model.value.has_value());
   if (!core) {
     THM_FUZZ_CHECK(thm::bridge::to_model_error(core.error()) == *model.error);

@@ -114,9 +114,14 @@ void check(const PlanCase& c) {
   const auto on_views = thm::responder_plan(c.request, roster, desks, c.details);
   const auto core = team ? thm::responder_plan(c.request, *team, c.details) : on_views;
   THM_FUZZ_CHECK(core == on_views);
-  const auto model =
-      thm::model::responder_plan(thm::bridge::to_model(c.request), thm::bridge::to_model(c.roster),
-                                 thm::bridge::to_model(c.desks), thm::bridge::to_model(c.details));
+  std::vector<thm::model::Step> model_trace;
+  const auto model = thm::model::responder_plan(
+      thm::bridge::to_model(c.request), thm::bridge::to_model(c.roster),
+      thm::bridge::to_model(c.desks), thm::bridge::to_model(c.details), &model_trace);
+  // SPEC §8: the traced call plans alike and takes the model's steps.
+  thm::DecisionTrace trace;
+  THM_FUZZ_CHECK(thm::responder_plan(c.request, roster, desks, c.details, trace) == on_views);
+  THM_FUZZ_CHECK(thm::bridge::to_model(trace) == model_trace);
   THM_FUZZ_CHECK(core.has_value() == model.value.has_value());
   if (!core) {
     THM_FUZZ_CHECK(thm::bridge::to_model_error(core.error()) == *model.error);

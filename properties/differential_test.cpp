@@ -317,11 +317,19 @@ RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
   }
   const auto details = *gen_candidates();
   const auto core = responder_plan(addressed, Roster(roster), DeskSet(desks), details);
+  std::vector<model::Step> model_trace;
   const auto model = model::responder_plan(to_model(addressed), to_model(roster), to_model(desks),
-                                           to_model(details));
+                                           to_model(details), &model_trace);
   expect_same_plan(core, model);
+  // SPEC §8: the traced call decides alike, and its steps are the model's.
+  DecisionTrace trace;
+  RC_ASSERT(responder_plan(addressed, Roster(roster), DeskSet(desks), details, trace) == core);
+  RC_ASSERT(to_model(trace) == model_trace);
   if (const auto team = prepared(roster, desks)) {
     RC_ASSERT(responder_plan(addressed, *team, details) == core);
+    DecisionTrace on_team;
+    RC_ASSERT(responder_plan(addressed, *team, details, on_team) == core);
+    RC_ASSERT(on_team == trace);
   }
 }
 
@@ -352,9 +360,13 @@ RC_GTEST_PROP(Differential, DeskPlansAgree, ()) {
   if (*rc::gen::inRange(0, 4) == 0)
     details.push_back({.id = *rc::gen::elementOf(staff), .label = "twin", .role = "R"});
   const auto core = responder_plan(request, Roster(roster), DeskSet(desks), details);
+  std::vector<model::Step> model_trace;
   const auto model = model::responder_plan(to_model(request), to_model(roster), to_model(desks),
-                                           to_model(details));
+                                           to_model(details), &model_trace);
   expect_same_plan(core, model);
+  DecisionTrace trace;
+  RC_ASSERT(responder_plan(request, Roster(roster), DeskSet(desks), details, trace) == core);
+  RC_ASSERT(to_model(trace) == model_trace);
   if (const auto team = prepared(roster, desks)) {
     RC_ASSERT(responder_plan(request, *team, details) == core);
   }
@@ -378,8 +390,15 @@ RC_GTEST_PROP(Differential, SelectionAgrees, ()) {
   const SelectorResult selector = *rc::gen::elementOf(
       std::vector<SelectorResult>{SelectorAbsent{}, SelectorFailed{}, SelectorText{output},
                                   SelectorEvaluation{evaluation, minimum}});
-  RC_ASSERT(settle_selection(plan, selector) ==
-            to_core(model::settle_selection(to_model(ResponderPlan{plan}), to_model(selector))));
+  std::vector<model::Step> model_trace;
+  const ResponderDecision decision = settle_selection(plan, selector);
+  RC_ASSERT(decision == to_core(model::settle_selection(to_model(ResponderPlan{plan}),
+                                                        to_model(selector), &model_trace)));
+  DecisionTrace trace;
+  RC_ASSERT(settle_selection(plan, selector, trace) == decision);
+  RC_TAG(trace.size() > 1 ? std::string(name(trace[1].rule)) + " " + std::string(name(trace[1].why))
+                          : std::string(name(trace[0].why)));
+  RC_ASSERT(to_model(trace) == model_trace);
 }
 
 RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
@@ -399,7 +418,12 @@ RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
     }
   }
   const auto core = mention_dispatch(policy, input, Roster(roster));
-  const auto model = model::mention_dispatch(to_model(policy), to_model(input), to_model(roster));
+  std::vector<model::Step> model_trace;
+  const auto model =
+      model::mention_dispatch(to_model(policy), to_model(input), to_model(roster), &model_trace);
+  DecisionTrace trace;
+  RC_ASSERT(mention_dispatch(policy, input, Roster(roster), trace) == core);
+  RC_ASSERT(to_model(trace) == model_trace);
   RC_TAG(!core ? std::string(name(core.error()))
          : std::holds_alternative<DispatchOne>(*core)
              ? std::string("one")
@@ -410,7 +434,12 @@ RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
   } else {
     RC_ASSERT(bridge::to_model_error(core.error()) == *model.error);
   }
-  if (const auto team = prepared(roster)) RC_ASSERT(mention_dispatch(policy, input, *team) == core);
+  if (const auto team = prepared(roster)) {
+    RC_ASSERT(mention_dispatch(policy, input, *team) == core);
+    DecisionTrace on_team;
+    RC_ASSERT(mention_dispatch(policy, input, *team, on_team) == core);
+    RC_ASSERT(on_team == trace);
+  }
   const MentionDispatchContext context{.policy = policy, .hop = input.hop};
   RC_ASSERT(context.may_dispatch() == model::may_dispatch(to_model(context)));
 }

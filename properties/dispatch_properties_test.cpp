@@ -112,8 +112,8 @@ RC_GTEST_PROP(FailClosed, ASelfOrInactiveFirstTargetIsNeverSkipped, ()) {
                                                     : NoDispatchReason::TargetInactive}});
 }
 
-// ADR 0009 / SPEC §5: two rosters that differ only in agents other than the author give
-// refusals that read the same.
+// ADR 0009 / SPEC §5, §8.4: two rosters that differ only in agents other than the author give
+// refusals that read the same, and so do the agent's forms of their traces.
 RC_GTEST_PROP(Indistinguishable, RefusalsDoNotRevealOtherAgents, ()) {
   const std::string author = "alice";
   RosterSnapshot a = *gen_roster();
@@ -133,12 +133,16 @@ RC_GTEST_PROP(Indistinguishable, RefusalsDoNotRevealOtherAgents, ()) {
   input.author_id = author;
   input.hop = 0;
   const MentionDispatchPolicy policy{.enabled = true, .max_hops = 1};
-  const auto in_a = mention_dispatch(policy, input, Roster(a));
-  const auto in_b = mention_dispatch(policy, input, Roster(b));
+  DecisionTrace trace_a;
+  DecisionTrace trace_b;
+  const auto in_a = mention_dispatch(policy, input, Roster(a), trace_a);
+  const auto in_b = mention_dispatch(policy, input, Roster(b), trace_b);
   const auto* refused_a = std::get_if<NoDispatch>(&*in_a);
   const auto* refused_b = std::get_if<NoDispatch>(&*in_b);
   if (refused_a != nullptr && refused_b != nullptr) {
+    RC_TAG(std::string(name(refused_a->reason)) + " / " + std::string(name(refused_b->reason)));
     RC_ASSERT(to_string(refused_a->reason) == to_string(refused_b->reason));
+    RC_ASSERT(agent_sentences(trace_a) == agent_sentences(trace_b));
   }
 }
 
