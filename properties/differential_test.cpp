@@ -396,8 +396,10 @@ RC_GTEST_PROP(Differential, SelectionAgrees, ()) {
                                                         to_model(selector), &model_trace)));
   DecisionTrace trace;
   RC_ASSERT(settle_selection(plan, selector, trace) == decision);
-  RC_TAG(trace.size() > 1 ? std::string(name(trace[1].rule)) + " " + std::string(name(trace[1].why))
-                          : std::string(name(trace[0].why)));
+  const auto why = [](const TraceStep& step) {
+    return step.why ? std::string(name(*step.why)) : std::string("accepted");
+  };
+  RC_TAG(trace.size() > 1 ? std::string(name(trace[1].rule)) + " " + why(trace[1]) : why(trace[0]));
   RC_ASSERT(to_model(trace) == model_trace);
 }
 

@@ -29,7 +29,7 @@ void note_guard(const Note& note, TraceRule rule, bool held, std::string_view su
     return TraceStep{.rule = rule,
                      .outcome = held ? TraceOutcome::Passed : TraceOutcome::Stopped,
                      .why = held || (rule != TraceRule::TargetActive && rule != TraceRule::Source)
-                                ? TraceWhy::None
+                                ? std::optional<TraceWhy>()
                                 : TraceWhy::Inactive,
                      .subject = std::string(subject),
                      .count = count};

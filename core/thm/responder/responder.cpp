@@ -28,7 +28,7 @@ PlanResult orchestrator_plan(const ResponderRequest& request, const Team& team, 
   note([&] {
     return TraceStep{.rule = TraceRule::Orchestrator,
                      .outcome = active ? TraceOutcome::Applied : TraceOutcome::Stopped,
-                     .why = active ? TraceWhy::None : TraceWhy::Inactive,
+                     .why = active ? std::optional<TraceWhy>() : TraceWhy::Inactive,
                      .subject = request.orchestrator_id};
   });
   if (!active) {
@@ -135,10 +135,9 @@ PlanResult plan(const ResponderRequest& request, const Team& team,
   auto mentioned = detail::first_direct_responder(request.mentions, team);
   if constexpr (Note::kOn) {
     detail::note_mentions(request.mentions, note, [&](const Mention& mention) {
-      const TraceWhy shape = detail::mention_shape(mention);
-      if (shape != TraceWhy::None) return shape;
-      return team.is_active(std::get<AgentTarget>(mention.target).id) ? TraceWhy::None
-                                                                      : TraceWhy::Inactive;
+      const std::optional<TraceWhy> shape = detail::mention_shape(mention);
+      if (shape || team.is_active(std::get<AgentTarget>(mention.target).id)) return shape;
+      return std::optional(TraceWhy::Inactive);
     });
   }
   note([&] {

@@ -77,7 +77,7 @@ class EntriesById {
 // and about what (a candidate or entry id, or the normalized text).
 struct Judgement {
   const std::string* accepted = nullptr;
-  TraceWhy why = TraceWhy::None;
+  std::optional<TraceWhy> why{};
   std::string_view about{};
 };
 
@@ -139,7 +139,7 @@ template <class Note>
 ResponderDecision settle(const ResponderPlan& plan, const SelectorResult& selector,
                          const Note& note) {
   const auto settle_select = [&](const Select& select) {
-    const auto note_step = [&](TraceRule rule, TraceOutcome outcome, TraceWhy why,
+    const auto note_step = [&](TraceRule rule, TraceOutcome outcome, std::optional<TraceWhy> why,
                                std::string_view subject) {
       note([&] {
         return TraceStep{
@@ -158,7 +158,7 @@ ResponderDecision settle(const ResponderPlan& plan, const SelectorResult& select
         note_step(rule, TraceOutcome::Skipped, judgement.why, judgement.about);
         return fall_back(SelectionDisposition::InvalidOutput);
       }
-      note_step(rule, TraceOutcome::Applied, TraceWhy::None, *judgement.accepted);
+      note_step(rule, TraceOutcome::Applied, std::nullopt, *judgement.accepted);
       return ResponderDecision{.responder_id = *judgement.accepted,
                                .rung = ResponderRung::AutoSelection,
                                .disposition = SelectionDisposition::Selected};

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <variant>
 #include <vector>
@@ -35,20 +36,20 @@ struct Traced {
 };
 
 /// Why a mention cannot be a direct agent mention by its own fields: quiet, or naming no
-/// agent; `None` for a non-quiet agent mention.
-[[nodiscard]] inline TraceWhy mention_shape(const Mention& mention) noexcept {
+/// agent; nothing for a non-quiet agent mention.
+[[nodiscard]] inline std::optional<TraceWhy> mention_shape(const Mention& mention) noexcept {
   if (mention.quiet) return TraceWhy::Quiet;
   return std::visit(overloaded{
-                        [](const AgentTarget&) { return TraceWhy::None; },
-                        [](const PersonTarget&) { return TraceWhy::Person; },
-                        [](const DeskTarget&) { return TraceWhy::Desk; },
-                        [](const EveryoneTarget&) { return TraceWhy::Everyone; },
+                        [](const AgentTarget&) { return std::optional<TraceWhy>(); },
+                        [](const PersonTarget&) { return std::optional(TraceWhy::Person); },
+                        [](const DeskTarget&) { return std::optional(TraceWhy::Desk); },
+                        [](const EveryoneTarget&) { return std::optional(TraceWhy::Everyone); },
                     },
                     mention.target);
 }
 
 /// Notes `mentions` in reading order (offset, then list order), each skipped with the
-/// reason `why_not` gives it, up to and including the first it gives `None`, which is
+/// reason `why_not` gives it, up to and including the first it gives none, which is
 /// noted as chosen (SPEC §8.2 `mention`). Traced calls only.
 template <class WhyNot>
 void note_mentions(std::span<const Mention> mentions, const Traced& note, WhyNot why_not) {
@@ -57,16 +58,15 @@ void note_mentions(std::span<const Mention> mentions, const Traced& note, WhyNot
   for (const Mention& mention : mentions) order.push_back(&mention);
   std::ranges::stable_sort(order, {}, &Mention::offset);
   for (const Mention* mention : order) {
-    const TraceWhy why = why_not(*mention);
+    const std::optional<TraceWhy> why = why_not(*mention);
     note([&] {
-      return TraceStep{
-          .rule = TraceRule::Mention,
-          .outcome = why == TraceWhy::None ? TraceOutcome::Applied : TraceOutcome::Skipped,
-          .why = why,
-          .subject = mention->text,
-          .offset = mention->offset};
+      return TraceStep{.rule = TraceRule::Mention,
+                       .outcome = why ? TraceOutcome::Skipped : TraceOutcome::Applied,
+                       .why = why,
+                       .subject = mention->text,
+                       .offset = mention->offset};
     });
-    if (why == TraceWhy::None) return;
+    if (!why) return;
   }
 }
 

@@ -75,8 +75,6 @@ std::string_view name(TraceOutcome outcome) noexcept {
 
 std::string_view name(TraceWhy why) noexcept {
   switch (why) {
-    case TraceWhy::None:
-      return "none";
     case TraceWhy::Quiet:
       return "quiet";
     case TraceWhy::Person:
@@ -159,6 +157,11 @@ std::string words(std::string_view token) {
   return out;
 }
 
+// A step's why as words, or "" when it has none.
+std::string why_words(const TraceStep& step) {
+  return step.why ? words(name(*step.why)) : std::string();
+}
+
 std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
 std::string operator_line(const TraceStep& step) {
@@ -173,7 +176,7 @@ std::string operator_line(const TraceStep& step) {
     case TraceRule::Mention: {
       std::string line = "mention " + subject + " at byte " +
                          (step.offset ? std::to_string(*step.offset) : std::string("?"));
-      return applied ? line + ": chosen" : line + ": skipped, " + words(name(step.why));
+      return applied ? line + ": chosen" : line + ": skipped, " + why_words(step);
     }
     case TraceRule::ExplicitMention:
       return applied ? "explicit mention: " + subject + " answers"
@@ -194,31 +197,30 @@ std::string operator_line(const TraceStep& step) {
       if (step.why == TraceWhy::SelectorAsked) {
         return members + ", auto mode: a selector is asked, " + subject + " if it cannot answer";
       }
-      return members + ", " + words(name(step.why)) + ": " + subject + " answers";
+      return members + ", " + why_words(step) + ": " + subject + " answers";
     }
     case TraceRule::SelectorCandidates:
       return applied ? "selector candidates: " + count
                      : "selector candidates: two details name " + subject;
     case TraceRule::DirectAgent:
       if (!applied) return "direct agent: no active member is " + quoted(subject);
-      return "direct agent: " + subject + " answers, by its " + words(name(step.why));
+      return "direct agent: " + subject + " answers, by its " + why_words(step);
     case TraceRule::Orchestrator:
       return applied ? "orchestrator: " + subject + " answers"
                      : "orchestrator: " + subject + " is not an active member, so no one answers";
     case TraceRule::Plan:
       return "plan: decided without a selector, " + subject + " answers";
     case TraceRule::Selector:
-      return "selector: " + words(name(step.why));
+      return "selector: " + why_words(step);
     case TraceRule::AcceptSelection:
-      return applied
-                 ? "accept selection: " + subject + " accepted"
-                 : "accept selection: " + quoted(subject) + " rejected, " + words(name(step.why));
+      return applied ? "accept selection: " + subject + " accepted"
+                     : "accept selection: " + quoted(subject) + " rejected, " + why_words(step);
     case TraceRule::AcceptEvaluation:
       if (applied) return "accept evaluation: " + subject + " accepted";
-      return "accept evaluation: rejected, " + words(name(step.why)) +
+      return "accept evaluation: rejected, " + why_words(step) +
              (subject.empty() ? std::string() : " (" + subject + ")");
     case TraceRule::Fallback:
-      return "fallback: " + subject + " answers, " + words(name(step.why));
+      return "fallback: " + subject + " answers, " + why_words(step);
     case TraceRule::Enabled:
       return passed ? "enabled: dispatch is on" : "enabled: dispatch is off";
     case TraceRule::HopBudget:

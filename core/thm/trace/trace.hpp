@@ -52,9 +52,8 @@ enum class TraceOutcome : std::uint8_t {
 };
 
 /// Why a step came out as it did, when its rule and outcome alone do not say (SPEC §8.2).
-/// Wire: the snake_case token; `None` is left out of the wire form.
+/// Wire: the snake_case token.
 enum class TraceWhy : std::uint8_t {
-  None,
   Quiet,                   ///< a quiet mention (a repeat, past the cap, or authored so)
   Person,                  ///< a mention of a person
   Desk,                    ///< a mention of a desk
@@ -91,7 +90,8 @@ enum class TraceWhy : std::uint8_t {
   InvalidOutput,           ///< fallback disposition: the answer was rejected
 };
 
-/// One step of a decision (SPEC §8.2). `subject` is what the step was about, by the rule:
+/// One step of a decision (SPEC §8.2). `why` is empty when the rule and outcome say it all
+/// (wire: `null`). `subject` is what the step was about, by the rule:
 /// a mention's text, a desk, agent or candidate id, a normalized selector answer, or a
 /// validation error's name; empty when there is none. `offset` is a mention's byte offset;
 /// `count` is the number the rule turned on: a desk plan's active members, a `Select`'s
@@ -99,7 +99,7 @@ enum class TraceWhy : std::uint8_t {
 struct TraceStep {
   TraceRule rule = TraceRule::Validate;
   TraceOutcome outcome = TraceOutcome::Passed;
-  TraceWhy why = TraceWhy::None;
+  std::optional<TraceWhy> why{};
   std::string subject{};
   std::optional<std::uint64_t> offset{};
   std::optional<std::uint64_t> count{};
@@ -140,7 +140,6 @@ inline constexpr std::array kAllTraceOutcomes{TraceOutcome::Applied, TraceOutcom
                                               TraceOutcome::Skipped, TraceOutcome::Stopped};
 /// Every `TraceWhy`, in declaration order.
 inline constexpr std::array kAllTraceWhys{
-    TraceWhy::None,
     TraceWhy::Quiet,
     TraceWhy::Person,
     TraceWhy::Desk,
@@ -181,7 +180,7 @@ inline constexpr std::array kAllTraceWhys{
 [[nodiscard]] std::string_view name(TraceRule rule) noexcept;
 /// The wire token of `outcome`, e.g. `skipped`.
 [[nodiscard]] std::string_view name(TraceOutcome outcome) noexcept;
-/// The wire token of `why`, e.g. `no_active_member`; `none` for `TraceWhy::None`.
+/// The wire token of `why`, e.g. `no_active_member`.
 [[nodiscard]] std::string_view name(TraceWhy why) noexcept;
 
 /// The rule whose wire token is `token`, or nothing.

@@ -222,7 +222,7 @@ DispatchConversation to_core(const model::DispatchConversation& c) {
 model::Step to_model(const TraceStep& step) {
   return {std::string(name(step.rule)),
           std::string(name(step.outcome)),
-          step.why == TraceWhy::None ? std::string() : std::string(name(step.why)),
+          step.why ? std::string(name(*step.why)) : std::string(),
           step.subject,
           step.offset,
           step.count};

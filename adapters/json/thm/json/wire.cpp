@@ -116,6 +116,7 @@ void read(Reader& r, const Value& j, TraceRule& out) { read_enum(r, j, out, trac
 void read(Reader& r, const Value& j, TraceOutcome& out) {
   read_enum(r, j, out, trace_outcome_from_name);
 }
+void read(Reader& r, const Value& j, TraceWhy& out) { read_enum(r, j, out, trace_why_from_name); }
 
 void read(Reader& r, const Value& j, Probability& out) {
   std::uint64_t parts_per_million = 0;
@@ -297,20 +298,13 @@ void read(Reader& r, const Value& j, ResponderRequest& out) {
 }
 
 void read(Reader& r, const Value& j, TraceStep& out) {
-  std::optional<std::string> why;
   Fields(r, j)
       .required("rule", out.rule)
       .required("outcome", out.outcome)
-      .required("why", why)
+      .required("why", out.why)
       .required("subject", out.subject)
       .required("offset", out.offset)
       .required("count", out.count);
-  if (!r.ok() || !why) return;
-  const auto token = trace_why_from_name(*why);
-  if (!token || *token == TraceWhy::None) {
-    return r.at("why", [&] { r.fail("unknown token \"" + *why + "\""); });
-  }
-  out.why = *token;
 }
 
 void read(Reader& r, const Value& j, SelectionRequest& out) {
@@ -544,10 +538,6 @@ class Object {
     put(out_, value);
     return *this;
   }
-  Object& key(std::string_view name) {
-    out_.key(name);
-    return *this;
-  }
   void end() { out_.end_object(); }
 
  private:
@@ -589,14 +579,11 @@ void put(WireWriter& out, const MentionAuthor& author) {
 }
 
 void put(WireWriter& out, const TraceStep& step) {
-  Object object(out, 6);
-  object.field("rule", step.rule).field("outcome", step.outcome).key("why");
-  if (step.why == TraceWhy::None) {
-    out.null();
-  } else {
-    out.string(name(step.why));
-  }
-  object.field("subject", step.subject)
+  Object(out, 6)
+      .field("rule", step.rule)
+      .field("outcome", step.outcome)
+      .field("why", step.why)
+      .field("subject", step.subject)
       .field("offset", step.offset)
       .field("count", step.count)
       .end();
