@@ -30,6 +30,29 @@ auto unlocked(Decide decide) {
   return decide();
 }
 
+// `trace=` of the operations that explain themselves (SPEC §8): None, or a list the steps of
+// the decision are appended to, as `thm.TraceStep`s, whether it decides or raises.
+class TraceList {
+ public:
+  TraceList(py::handle list, const char* where) : list_(list) {
+    if (!list.is_none() && !PyList_Check(list.ptr())) {
+      throw py::type_error(std::string(where) + ": expected a list or None, got " +
+                           type_name(list));
+    }
+  }
+  [[nodiscard]] bool wanted() const { return !list_.is_none(); }
+  DecisionTrace& steps() { return steps_; }
+  // Appends the steps; call it with the GIL held, before raising the core's error.
+  void hand_over() {
+    for (const TraceStep& step : steps_)
+      py::list(py::reinterpret_borrow<py::list>(list_)).append(to_py(step));
+  }
+
+ private:
+  py::handle list_;
+  DecisionTrace steps_;
+};
+
 // ---- errors: one exception class per family, built from the case-file form ---------------
 
 [[noreturn]] void raise(const RosterError& error) {
@@ -129,13 +152,19 @@ py::tuple op_desk_members(py::handle desks, py::handle identity) {
 // ---- the responder ladder (SPEC §2.2, §2.3) ---------------------------------------------------
 
 py::object op_responder_plan(py::handle request, py::handle roster, py::handle desks,
-                             py::handle candidate_details) {
+                             py::handle candidate_details, py::handle trace) {
   const auto& asked = held<ResponderRequest>(request, "responder_plan(request)");
   const auto& team = held<RosterSnapshot>(roster, "responder_plan(roster)");
   const auto& set = held<DeskSnapshot>(desks, "responder_plan(desks)");
   const auto details = from_py<std::vector<SelectorCandidate>>(candidate_details,
                                                                "responder_plan(candidate_details)");
-  auto plan = unlocked([&] { return responder_plan(asked, Roster(team), DeskSet(set), details); });
+  TraceList steps(trace, "responder_plan(trace)");
+  auto plan = unlocked([&] {
+    return steps.wanted()
+               ? responder_plan(asked, Roster(team), DeskSet(set), details, steps.steps())
+               : responder_plan(asked, Roster(team), DeskSet(set), details);
+  });
+  steps.hand_over();
   if (!plan) raise(plan.error());
   return to_py(*plan);
 }
@@ -178,18 +207,29 @@ py::object op_accept_evaluation(py::handle evaluation, py::handle candidates,
   return to_py(accept_evaluation(scored, list, bar));
 }
 
-ResponderDecision op_settle_selection(py::handle plan, py::handle selector) {
-  return settle_selection(from_py<ResponderPlan>(plan, "settle_selection(plan)"),
-                          from_py<SelectorResult>(selector, "settle_selection(selector)"));
+ResponderDecision op_settle_selection(py::handle plan, py::handle selector, py::handle trace) {
+  const auto settled = from_py<ResponderPlan>(plan, "settle_selection(plan)");
+  const auto answer = from_py<SelectorResult>(selector, "settle_selection(selector)");
+  TraceList steps(trace, "settle_selection(trace)");
+  if (!steps.wanted()) return settle_selection(settled, answer);
+  const ResponderDecision decision = settle_selection(settled, answer, steps.steps());
+  steps.hand_over();
+  return decision;
 }
 
 // ---- dispatch (SPEC §3, §4) -------------------------------------------------------------------
 
-py::object op_mention_dispatch(py::handle policy, py::handle input, py::handle roster) {
+py::object op_mention_dispatch(py::handle policy, py::handle input, py::handle roster,
+                               py::handle trace) {
   const auto& rules = held<MentionDispatchPolicy>(policy, "mention_dispatch(policy)");
   const auto& reply = held<MentionDispatchInput>(input, "mention_dispatch(input)");
   const auto& team = held<RosterSnapshot>(roster, "mention_dispatch(roster)");
-  auto decision = unlocked([&] { return mention_dispatch(rules, reply, Roster(team)); });
+  TraceList steps(trace, "mention_dispatch(trace)");
+  auto decision = unlocked([&] {
+    return steps.wanted() ? mention_dispatch(rules, reply, Roster(team), steps.steps())
+                          : mention_dispatch(rules, reply, Roster(team));
+  });
+  steps.hand_over();
   if (!decision) raise(decision.error());
   return to_py(*decision);
 }
@@ -263,21 +303,32 @@ py::list op_mentioned_members_on_team(py::handle mentions, py::handle addressed_
 }
 
 py::object op_responder_plan_on_team(py::handle request, py::handle team,
-                                     py::handle candidate_details) {
+                                     py::handle candidate_details, py::handle trace) {
   const auto& asked = held<ResponderRequest>(request, "responder_plan(request)");
   const auto& prepared = held<Team>(team, "responder_plan(team)");
   const auto details = from_py<std::vector<SelectorCandidate>>(candidate_details,
                                                                "responder_plan(candidate_details)");
-  auto plan = unlocked([&] { return responder_plan(asked, prepared, details); });
+  TraceList steps(trace, "responder_plan(trace)");
+  auto plan = unlocked([&] {
+    return steps.wanted() ? responder_plan(asked, prepared, details, steps.steps())
+                          : responder_plan(asked, prepared, details);
+  });
+  steps.hand_over();
   if (!plan) raise(plan.error());
   return to_py(*plan);
 }
 
-py::object op_mention_dispatch_on_team(py::handle policy, py::handle input, py::handle team) {
+py::object op_mention_dispatch_on_team(py::handle policy, py::handle input, py::handle team,
+                                       py::handle trace) {
   const auto& rules = held<MentionDispatchPolicy>(policy, "mention_dispatch(policy)");
   const auto& reply = held<MentionDispatchInput>(input, "mention_dispatch(input)");
   const auto& prepared = held<Team>(team, "mention_dispatch(team)");
-  auto decision = unlocked([&] { return mention_dispatch(rules, reply, prepared); });
+  TraceList steps(trace, "mention_dispatch(trace)");
+  auto decision = unlocked([&] {
+    return steps.wanted() ? mention_dispatch(rules, reply, prepared, steps.steps())
+                          : mention_dispatch(rules, reply, prepared);
+  });
+  steps.hand_over();
   if (!decision) raise(decision.error());
   return to_py(*decision);
 }
@@ -354,11 +405,14 @@ void bind_operations(py::module_& m) {
   m.def("desk_members", &op_desk_members, "desks"_a, py::kw_only(), "identity"_a,
         "(members, lead) of the desk `identity` names; raises thm.DeskError (SPEC §1.2).");
   m.def("responder_plan", &op_responder_plan, "request"_a, py::kw_only(), "roster"_a, "desks"_a,
-        "candidate_details"_a,
+        "candidate_details"_a, "trace"_a = py::none(),
         "Who answers `request` (SPEC §2.2): a Decided plan, or a Select plan that asks the "
-        "host's selector first; raises thm.RosterError, thm.DeskError or thm.ResponderError.");
+        "host's selector first; raises thm.RosterError, thm.DeskError or thm.ResponderError. "
+        "With `trace=` a list, the steps of the decision are appended to it as thm.TraceStep "
+        "values (SPEC §8), also when it raises.");
   m.def("responder_plan", &op_responder_plan_on_team, "request"_a, py::kw_only(), "team"_a,
-        "candidate_details"_a, "The same on a prepared thm.Team; raises thm.ResponderError only.");
+        "candidate_details"_a, "trace"_a = py::none(),
+        "The same on a prepared thm.Team; raises thm.ResponderError only.");
   m.def("briefing_text", &op_briefing_text, "briefing"_a, "context"_a = py::none(),
         "The briefing's system text, offering dispatch when `context` allows it (SPEC §7).");
   m.def(
@@ -372,12 +426,29 @@ void bind_operations(py::module_& m) {
   m.def("accept_evaluation", &op_accept_evaluation, "evaluation"_a, py::kw_only(), "candidates"_a,
         "minimum_confidence"_a, "The candidate a scored answer settles on, or None (SPEC §2.5).");
   m.def("settle_selection", &op_settle_selection, "plan"_a, py::kw_only(), "selector"_a,
-        "The decision a plan settles to with the selector's result (SPEC §2.6).");
+        "trace"_a = py::none(),
+        "The decision a plan settles to with the selector's result (SPEC §2.6); its steps are "
+        "appended to `trace=` when it is a list (SPEC §8).");
   m.def("mention_dispatch", &op_mention_dispatch, py::kw_only(), "policy"_a, "input"_a, "roster"_a,
+        "trace"_a = py::none(),
         "Whether a committed reply starts exactly one child turn (SPEC §3): NoDispatch or "
-        "DispatchOne; raises thm.RosterError.");
+        "DispatchOne; raises thm.RosterError. Its steps are appended to `trace=` when it is a "
+        "list (SPEC §8), also when it raises.");
   m.def("mention_dispatch", &op_mention_dispatch_on_team, py::kw_only(), "policy"_a, "input"_a,
-        "team"_a, "The same on a prepared thm.Team: never raises.");
+        "team"_a, "trace"_a = py::none(), "The same on a prepared thm.Team: never raises.");
+  m.def(
+      "agent_sentences",
+      [](py::handle trace) {
+        const auto steps = from_py<std::vector<TraceStep>>(trace, "agent_sentences(trace)");
+        py::list out;
+        for (const std::string_view sentence : agent_sentences(steps))
+          out.append(py::str(sentence.data(), sentence.size()));
+        return out;
+      },
+      "trace"_a,
+      "What an agent may be shown of a trace (SPEC §8.4): the steps on its own policy, hop and "
+      "identity, then the outcome's sentence; never another agent's id. `str(step)` is the "
+      "operator's line (SPEC §8.3).");
   m.def("may_dispatch", &op_may_dispatch, "context"_a,
         "Whether a reply in this turn may start one more (SPEC §3.4).");
   m.def("display", &op_display, "value"_a,

@@ -125,6 +125,14 @@ class ValueClass {
     return *this;
   }
 
+  /// Makes `str(value)` the text `text(value)` gives, instead of the `repr`.
+  template <class Text>
+  ValueClass& str(Text text, const char* doc) {
+    class_.def(
+        "__str__", [text](py::handle self) { return text(held<T>(self, "str")); }, doc);
+    return *this;
+  }
+
   /// `value` decoded as the wire form of `T`.
   static T decode(py::handle value, const std::string& root) {
     Wire decoded = wire_from_py<Wire>(value, root);

@@ -23,6 +23,11 @@ void bind_enums(py::module_& m) {
             "An expected, final refusal from the host's queue (SPEC §4).");
   bind_enum(m, "QueueErrorKind", kAllQueueErrorKinds,
             "The broad kind of an unexpected host failure (SPEC §4).");
+  bind_enum(m, "TraceRule", kAllTraceRules,
+            "The rule of the spec a trace step looked at (SPEC §8.2).");
+  bind_enum(m, "TraceOutcome", kAllTraceOutcomes,
+            "What became of a trace step's rule (SPEC §8.2).");
+  bind_enum(m, "TraceWhy", kAllTraceWhys, "Why a trace step came out as it did (SPEC §8.2).");
 }
 
 void bind_mentions(py::module_& m) {
@@ -193,6 +198,20 @@ void bind_briefing(py::module_& m) {
       .field("brevity", &TeamBriefing::brevity, "How short to be.", Given::Optional);
 }
 
+void bind_trace(py::module_& m) {
+  ValueClass<TraceStep>(m, "TraceStep", "One step of a decision's trace (SPEC §8.2).")
+      .field("rule", &TraceStep::rule, "The rule it looked at.")
+      .field("outcome", &TraceStep::outcome, "What became of the rule.")
+      .field("why", &TraceStep::why, "Why, when rule and outcome do not say; or None.")
+      .field("subject", &TraceStep::subject,
+             "What it was about: a mention's text, an id, a normalized answer; or \"\".")
+      .field("offset", &TraceStep::offset, "A mention's byte offset, or None.")
+      .field("count", &TraceStep::count,
+             "The number it turned on (members, candidates, hop, child hop), or None.")
+      .str([](const TraceStep& step) { return to_string(step); },
+           "The operator's line (SPEC §8.3): it names agents, so never show it to one.");
+}
+
 }  // namespace
 
 void bind_values(py::module_& m) {
@@ -202,6 +221,7 @@ void bind_values(py::module_& m) {
   bind_responder(m);
   bind_dispatch(m);
   bind_briefing(m);
+  bind_trace(m);
 }
 
 }  // namespace thm::python

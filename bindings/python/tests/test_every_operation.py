@@ -56,19 +56,22 @@ CALLS: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "validate_desks": (thm.validate_desks, (DESKS,), {}),
     "desk_members": (thm.desk_members, (DESKS,), {"identity": "eng"}),
     "responder_plan": (thm.responder_plan, (REQUEST,), {
-        "roster": ROSTER, "desks": DESKS, "candidate_details": []}),
+        "roster": ROSTER, "desks": DESKS, "candidate_details": [], "trace": []}),
     "briefing_text": (thm.briefing_text, (BRIEFING, CONTEXT), {}),
     "offers_dispatch": (thm.offers_dispatch, ("text",), {}),
     "accept_selection": (thm.accept_selection, ("bob",), {"candidates": [CANDIDATE]}),
     "accept_evaluation": (thm.accept_evaluation, (EVALUATION,), {
         "candidates": [CANDIDATE], "minimum_confidence": thm.Probability(parts_per_million=1)}),
-    "settle_selection": (thm.settle_selection, (DECIDED,), {"selector": thm.SelectorAbsent()}),
+    "settle_selection": (thm.settle_selection, (DECIDED,), {
+        "selector": thm.SelectorAbsent(), "trace": []}),
     "mention_dispatch": (thm.mention_dispatch, (), {
-        "policy": POLICY, "input": REPLY, "roster": ROSTER}),
+        "policy": POLICY, "input": REPLY, "roster": ROSTER, "trace": []}),
     "dispatch_mention": (thm.dispatch_mention, (Queue(),), {
         "policy": POLICY, "input": REPLY, "roster": ROSTER}),
     "may_dispatch": (thm.may_dispatch, (CONTEXT,), {}),
     "display": (thm.display, (thm.NoDispatchReason.DISABLED,), {}),
+    "agent_sentences": (thm.agent_sentences, ([thm.TraceStep(
+        rule="enabled", outcome="stopped", why=None, subject="", offset=None, count=None)],), {}),
     "from_json": (thm.from_json, ("Probability", 3), {}),
     "TeamBriefing.from_snapshots": (thm.TeamBriefing.from_snapshots, ("ada",), {
         "conversation": CONVERSATION, "desks": DESKS, "roster": ROSTER}),

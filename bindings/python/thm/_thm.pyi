@@ -56,6 +56,72 @@ class SelectionPolicy(StrEnum):
     ALLOWED = 'allowed'
     DISABLED = 'disabled'
 
+class TraceOutcome(StrEnum):
+    APPLIED = 'applied'
+    PASSED = 'passed'
+    SKIPPED = 'skipped'
+    STOPPED = 'stopped'
+
+class TraceRule(StrEnum):
+    VALIDATE = 'validate'
+    MENTION = 'mention'
+    EXPLICIT_MENTION = 'explicit_mention'
+    CHAT = 'chat'
+    DESK = 'desk'
+    DESK_PLAN = 'desk_plan'
+    SELECTOR_CANDIDATES = 'selector_candidates'
+    DIRECT_AGENT = 'direct_agent'
+    ORCHESTRATOR = 'orchestrator'
+    PLAN = 'plan'
+    SELECTOR = 'selector'
+    ACCEPT_SELECTION = 'accept_selection'
+    ACCEPT_EVALUATION = 'accept_evaluation'
+    FALLBACK = 'fallback'
+    ENABLED = 'enabled'
+    HOP_BUDGET = 'hop_budget'
+    SOURCE = 'source'
+    TARGET = 'target'
+    SELF_MENTION = 'self_mention'
+    TARGET_ACTIVE = 'target_active'
+    HOP_OVERFLOW = 'hop_overflow'
+    DISPATCH = 'dispatch'
+
+class TraceWhy(StrEnum):
+    QUIET = 'quiet'
+    PERSON = 'person'
+    DESK = 'desk'
+    EVERYONE = 'everyone'
+    INACTIVE = 'inactive'
+    GENERAL = 'general'
+    UNKNOWN = 'unknown'
+    AMBIGUOUS = 'ambiguous'
+    NO_ACTIVE_MEMBER = 'no_active_member'
+    LEAD = 'lead'
+    ONE_MEMBER = 'one_member'
+    SELECTION_DISABLED = 'selection_disabled'
+    SELECTOR_ASKED = 'selector_asked'
+    DUPLICATE_DETAIL = 'duplicate_detail'
+    ID = 'id'
+    NAME = 'name'
+    NO_MATCH = 'no_match'
+    ABSENT = 'absent'
+    FAILED = 'failed'
+    TEXT = 'text'
+    EVALUATION = 'evaluation'
+    EMPTY = 'empty'
+    NO_CANDIDATE = 'no_candidate'
+    SEVERAL_CANDIDATES = 'several_candidates'
+    INVALID_CONFIDENCE = 'invalid_confidence'
+    BELOW_MINIMUM_CONFIDENCE = 'below_minimum_confidence'
+    ENTRY_COUNT = 'entry_count'
+    NOT_ONE_ENTRY = 'not_one_entry'
+    INVALID_PROBABILITY = 'invalid_probability'
+    CHOICE_NOT_CANDIDATE = 'choice_not_candidate'
+    SUM_NOT_SCALE = 'sum_not_scale'
+    MORE_PROBABLE_ENTRY = 'more_probable_entry'
+    UNAVAILABLE = 'unavailable'
+    INVALID_OUTPUT = 'invalid_output'
+
 class _Value:
     def __hash__(self) -> int: ...
     def replace(self, **changes: Any) -> Self: ...
@@ -452,6 +518,23 @@ class Team:
     def desks(self) -> DeskSnapshot: ...
     def is_active(self, agent_id: str) -> bool: ...
 
+@final
+class TraceStep(_Value):
+    def __init__(self, *, rule: TraceRule | str, outcome: TraceOutcome | str, why: TraceWhy | str | None, subject: str, offset: int | None, count: int | None) -> None: ...
+    @property
+    def rule(self) -> TraceRule: ...
+    @property
+    def outcome(self) -> TraceOutcome: ...
+    @property
+    def why(self) -> TraceWhy | None: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def offset(self) -> int | None: ...
+    @property
+    def count(self) -> int | None: ...
+    def __str__(self) -> str: ...
+
 MentionTarget = AgentTarget | PersonTarget | DeskTarget | EveryoneTarget
 MentionAuthor = AgentAuthor | PersonAuthor | OtherAuthor
 ResponderPlan = Decided | Select
@@ -478,22 +561,23 @@ def mentioned_members(mentions: Sequence[Mention], *, addressed_desk: str | None
 def validate_desks(desks: DeskSnapshot) -> DeskError | None: ...
 def desk_members(desks: DeskSnapshot, *, identity: str) -> tuple[list[str], str | None]: ...
 @overload
-def responder_plan(request: ResponderRequest, *, roster: RosterSnapshot, desks: DeskSnapshot, candidate_details: Sequence[SelectorCandidate]) -> ResponderPlan: ...
+def responder_plan(request: ResponderRequest, *, roster: RosterSnapshot, desks: DeskSnapshot, candidate_details: Sequence[SelectorCandidate], trace: list[TraceStep] | None = None) -> ResponderPlan: ...
 @overload
-def responder_plan(request: ResponderRequest, *, team: Team, candidate_details: Sequence[SelectorCandidate]) -> ResponderPlan: ...
+def responder_plan(request: ResponderRequest, *, team: Team, candidate_details: Sequence[SelectorCandidate], trace: list[TraceStep] | None = None) -> ResponderPlan: ...
 def briefing_text(briefing: TeamBriefing, context: MentionDispatchContext | None = None) -> str: ...
 def offers_dispatch(text: str) -> bool: ...
 def accept_selection(output: str, *, candidates: Sequence[SelectorCandidate]) -> str | None: ...
 def accept_evaluation(evaluation: SelectionEvaluation, *, candidates: Sequence[SelectorCandidate], minimum_confidence: Probability) -> str | None: ...
-def settle_selection(plan: ResponderPlan, *, selector: SelectorResult) -> ResponderDecision: ...
+def settle_selection(plan: ResponderPlan, *, selector: SelectorResult, trace: list[TraceStep] | None = None) -> ResponderDecision: ...
 @overload
-def mention_dispatch(*, policy: MentionDispatchPolicy, input: MentionDispatchInput, roster: RosterSnapshot) -> MentionDispatchDecision: ...
+def mention_dispatch(*, policy: MentionDispatchPolicy, input: MentionDispatchInput, roster: RosterSnapshot, trace: list[TraceStep] | None = None) -> MentionDispatchDecision: ...
 @overload
-def mention_dispatch(*, policy: MentionDispatchPolicy, input: MentionDispatchInput, team: Team) -> MentionDispatchDecision: ...
+def mention_dispatch(*, policy: MentionDispatchPolicy, input: MentionDispatchInput, team: Team, trace: list[TraceStep] | None = None) -> MentionDispatchDecision: ...
 @overload
 def dispatch_mention(queue: MentionTurnQueue, *, policy: MentionDispatchPolicy, input: MentionDispatchInput, roster: RosterSnapshot) -> MentionDispatchOutcome: ...
 @overload
 def dispatch_mention(queue: MentionTurnQueue, *, policy: MentionDispatchPolicy, input: MentionDispatchInput, team: Team) -> MentionDispatchOutcome: ...
 def may_dispatch(context: MentionDispatchContext) -> bool: ...
 def display(value: NoDispatchReason | EnqueueRefusal | ResponderRung | SelectionDisposition) -> str: ...
+def agent_sentences(trace: Sequence[TraceStep]) -> list[str]: ...
 def from_json(type: str, value: Json, *, root: str = "") -> Any: ...
