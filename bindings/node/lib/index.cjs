@@ -40,6 +40,9 @@ module.exports = Object.freeze({
   offersDispatch: addon.offersDispatch,
   // wording (SPEC §5)
   display: addon.display,
+  // decision traces (SPEC §8)
+  agentSentences: addon.agentSentences,
+  operatorLine: addon.operatorLine,
   // wire forms (SPEC §6)
   fromJSON: addon.fromJSON,
   parse: addon.parse,

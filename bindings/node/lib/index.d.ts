@@ -8,7 +8,7 @@ import type {
   MentionDispatchContext, MentionDispatchDecision, MentionDispatchInput, MentionDispatchOutcome,
   MentionDispatchPolicy, MentionTurnRequest, Probability, QueueErrorKind, ResponderDecision,
   ResponderPlan, ResponderRequest, RosterSnapshot, SelectionEvaluation, SelectorCandidate,
-  SelectorResult, TeamBriefing, Wire, WireType,
+  SelectorResult, TeamBriefing, TraceStep, Wire, WireType,
 } from "./wire.js";
 
 export type * from "./wire.js";
@@ -83,11 +83,14 @@ export declare function deskMembers(desks: In<DeskSnapshot>, args: { readonly id
 
 // ---- the responder ladder and selection (SPEC §2) ----
 
+/** Where the functions that explain themselves push the steps of their decision (SPEC §8):
+ * an array given as `trace` receives them as `TraceStep`s, also when the function throws. */
+export type Traced = { readonly trace?: TraceStep[] | null };
 /** Who answers `request`: a decided plan, or one that asks the host's selector first;
  * throws RosterError, DeskError or ResponderError. */
 export declare function responderPlan(request: In<ResponderRequest>, args: {
   readonly candidate_details: readonly In<SelectorCandidate>[];
-} & TeamOrSnapshots): ResponderPlan;
+} & TeamOrSnapshots & Traced): ResponderPlan;
 /** The candidate a selector's free-text answer names, or null (SPEC §2.5). */
 export declare function acceptSelection(output: string, args: {
   readonly candidates: readonly In<SelectorCandidate>[];
@@ -100,7 +103,7 @@ export declare function acceptEvaluation(evaluation: In<SelectionEvaluation>, ar
 /** The decision a plan settles to with the selector's result (SPEC §2.6). */
 export declare function settleSelection(plan: In<ResponderPlan>, args: {
   readonly selector: In<SelectorResult>;
-}): ResponderDecision;
+} & Traced): ResponderDecision;
 
 // ---- dispatch (SPEC §3, §4) ----
 
@@ -110,7 +113,7 @@ export type DispatchArgs = {
   readonly input: In<MentionDispatchInput>;
 } & TeamOrRoster;
 /** Whether a committed reply starts exactly one child turn (SPEC §3); throws RosterError. */
-export declare function mentionDispatch(args: DispatchArgs): MentionDispatchDecision;
+export declare function mentionDispatch(args: DispatchArgs & Traced): MentionDispatchDecision;
 /** A host's turn queue (SPEC §4): `enqueueOnce` enqueues the child turn of `request` at most
  * once and returns what happened, synchronously. To report a host failure it throws a
  * QueueError; anything else it throws or returns becomes a QueueError of kind `internal`.
@@ -154,6 +157,14 @@ export interface Displayed {
 /** The sentence a host shows for `token` of the enum `type` (SPEC §5); RangeError for a
  * token that is not one. */
 export declare function display<K extends keyof Displayed>(type: K, token: Displayed[K]): string;
+
+// ---- decision traces (SPEC §8) ----
+
+/** What an agent may be shown of a trace (SPEC §8.4): the steps on its own policy, hop and
+ * identity, then the outcome's sentence; never another agent's id. */
+export declare function agentSentences(trace: readonly In<TraceStep>[]): readonly string[];
+/** The operator's line for one step (SPEC §8.3); it names agents, so never show it to one. */
+export declare function operatorLine(step: In<TraceStep>): string;
 
 // ---- wire forms (SPEC §6) ----
 

@@ -27,6 +27,8 @@ export const {
   briefingText,
   offersDispatch,
   display,
+  agentSentences,
+  operatorLine,
   fromJSON,
   parse,
   stringify,

@@ -199,6 +199,26 @@ export interface TeamBriefing {
   readonly brevity: Brevity;
 }
 
+/** The rule of the spec a trace step looked at (SPEC §8.2). */
+export type TraceRule =
+  | "validate" | "mention" | "explicit_mention" | "chat" | "desk" | "desk_plan" | "selector_candidates" | "direct_agent" | "orchestrator" | "plan" | "selector" | "accept_selection" | "accept_evaluation" | "fallback" | "enabled" | "hop_budget" | "source" | "target" | "self_mention" | "target_active" | "hop_overflow" | "dispatch";
+/** What became of a trace step's rule (SPEC §8.2). */
+export type TraceOutcome = "applied" | "passed" | "skipped" | "stopped";
+/** Why a trace step came out as it did (SPEC §8.2). */
+export type TraceWhy =
+  | "quiet" | "person" | "desk" | "everyone" | "inactive" | "general" | "unknown" | "ambiguous" | "no_active_member" | "lead" | "one_member" | "selection_disabled" | "selector_asked" | "duplicate_detail" | "id" | "name" | "no_match" | "absent" | "failed" | "text" | "evaluation" | "empty" | "no_candidate" | "several_candidates" | "invalid_confidence" | "below_minimum_confidence" | "entry_count" | "not_one_entry" | "invalid_probability" | "choice_not_candidate" | "sum_not_scale" | "more_probable_entry" | "unavailable" | "invalid_output";
+/** One step of a decision's trace (SPEC §8.2): `subject` is a mention's text, an id or a
+ * normalized answer ("" for none); `offset` a mention's byte offset; `count` the number the
+ * rule turned on (members, candidates, hop, child hop). */
+export interface TraceStep {
+  readonly rule: TraceRule;
+  readonly outcome: TraceOutcome;
+  readonly why: TraceWhy | null;
+  readonly subject: string;
+  readonly offset: number | null;
+  readonly count: number | null;
+}
+
 /** Every wire type by its name (`WIRE_TYPES`). */
 export interface Wire {
   MentionTarget: MentionTarget; MentionAuthor: MentionAuthor; Mention: Mention;
@@ -218,7 +238,7 @@ export interface Wire {
   MentionDispatchOutcome: MentionDispatchOutcome; Conversation: Conversation;
   MentionDispatchContext: MentionDispatchContext; QueueErrorKind: QueueErrorKind;
   QueueError: QueueErrorWire; Brevity: Brevity; BriefedTeammate: BriefedTeammate;
-  TeamBriefing: TeamBriefing;
+  TeamBriefing: TeamBriefing; TraceStep: TraceStep;
 }
 /** The name of a wire type. */
 export type WireType = keyof Wire;

@@ -206,6 +206,55 @@ Napi::Value op_desk_members(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// ---- decision traces (SPEC §8) ------------------------------------------------------------
+
+// The named argument `trace` of the operations that explain themselves: absent (or null), or
+// an array the steps of the decision are pushed onto as `TraceStep` objects, also when the
+// operation throws.
+class TraceArray {
+ public:
+  TraceArray(Napi::Object args, std::string_view op) : array_(args.Get("trace")) {
+    if (array_.IsUndefined() || array_.IsNull()) return;
+    if (!array_.IsArray()) {
+      throw Napi::TypeError::New(
+          args.Env(), where(op, "trace") + ": expected an array, got " + described(array_));
+    }
+    wanted_ = true;
+  }
+  [[nodiscard]] bool wanted() const { return wanted_; }
+  DecisionTrace& steps() { return steps_; }
+  // Pushes the steps; call it before throwing the core's error.
+  void hand_over(Napi::Env env) {
+    if (!wanted_) return;
+    const Napi::Function push = array_.As<Napi::Object>().Get("push").As<Napi::Function>();
+    for (const TraceStep& step : steps_) push.Call(array_, {to_js(env, step)});
+  }
+
+ private:
+  Napi::Value array_;
+  bool wanted_ = false;
+  DecisionTrace steps_;
+};
+
+Napi::Value op_agent_sentences(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const auto trace = decode_list<TraceStep>(env, given(info, 0, "agentSentences", "trace"),
+                                            "/trace", "agentSentences(trace)");
+  const std::vector<std::string_view> sentences = agent_sentences(trace);
+  Napi::Array out = Napi::Array::New(env, sentences.size());
+  for (std::uint32_t i = 0; i < sentences.size(); ++i) {
+    out.Set(i, Napi::String::New(env, sentences[i].data(), sentences[i].size()));
+  }
+  out.Freeze();
+  return out;
+}
+
+Napi::Value op_operator_line(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const Arg<TraceStep> step(env, given(info, 0, "operatorLine", "step"), "/step");
+  return Napi::String::New(env, to_string(*step));
+}
+
 // ---- the responder ladder (SPEC §2.2, §2.3) -----------------------------------------------
 
 Napi::Value op_responder_plan(const Napi::CallbackInfo& info) {
@@ -223,9 +272,17 @@ Napi::Value op_responder_plan(const Napi::CallbackInfo& info) {
   const auto details =
       decode_list<SelectorCandidate>(env, required(args, "candidate_details", op),
                                      "/candidate_details", where(op, "candidate_details"));
-  auto plan = team != nullptr
-                  ? responder_plan(*request, *team, details)
-                  : responder_plan(*request, Roster(**roster), DeskSet(**desks), details);
+  TraceArray trace(args, op);
+  auto plan = [&] {
+    if (team != nullptr) {
+      return trace.wanted() ? responder_plan(*request, *team, details, trace.steps())
+                            : responder_plan(*request, *team, details);
+    }
+    return trace.wanted() ? responder_plan(*request, Roster(**roster), DeskSet(**desks), details,
+                                           trace.steps())
+                          : responder_plan(*request, Roster(**roster), DeskSet(**desks), details);
+  }();
+  trace.hand_over(env);
   if (!plan) raise(env, plan.error());
   return to_js(env, *plan);
 }
@@ -294,7 +351,11 @@ Napi::Value op_settle_selection(const Napi::CallbackInfo& info) {
   const Arg<ResponderPlan> plan(env, given(info, 0, op, "plan"), "/plan");
   const Napi::Object args = named(info, 1, op);
   const Arg<SelectorResult> selector(env, required(args, "selector", op), "/selector");
-  return to_js(env, settle_selection(*plan, *selector));
+  TraceArray trace(args, op);
+  if (!trace.wanted()) return to_js(env, settle_selection(*plan, *selector));
+  const ResponderDecision decision = settle_selection(*plan, *selector, trace.steps());
+  trace.hand_over(env);
+  return to_js(env, decision);
 }
 
 // ---- dispatch (SPEC §3) -------------------------------------------------------------------
@@ -305,11 +366,17 @@ Napi::Value op_mention_dispatch(const Napi::CallbackInfo& info) {
   const Napi::Object args = named(info, 0, op);
   const Arg<MentionDispatchPolicy> policy(env, required(args, "policy", op), "/policy");
   const Arg<MentionDispatchInput> input(env, required(args, "input", op), "/input");
+  TraceArray trace(args, op);
   if (const Team* team = team_of(env, args, op)) {
-    return to_js(env, *mention_dispatch(*policy, *input, *team));  // a team never fails it
+    const auto decision = trace.wanted() ? mention_dispatch(*policy, *input, *team, trace.steps())
+                                         : mention_dispatch(*policy, *input, *team);
+    trace.hand_over(env);
+    return to_js(env, *decision);  // a team never fails it
   }
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
-  auto decision = mention_dispatch(*policy, *input, Roster(*roster));
+  auto decision = trace.wanted() ? mention_dispatch(*policy, *input, Roster(*roster), trace.steps())
+                                 : mention_dispatch(*policy, *input, Roster(*roster));
+  trace.hand_over(env);
   if (!decision) raise(env, decision.error());
   return to_js(env, *decision);
 }
@@ -429,6 +496,8 @@ void add_operations(Napi::Env env, Napi::Object exports) {
   add("prepareTeam", guarded<op_prepare_team>);
   add("mayDispatch", guarded<op_may_dispatch>);
   add("display", guarded<op_display>);
+  add("agentSentences", guarded<op_agent_sentences>);
+  add("operatorLine", guarded<op_operator_line>);
   add("fromJSON", guarded<op_from_json>);
   add("parse", guarded<op_parse>);
   add("stringify", guarded<op_stringify>);

@@ -52,6 +52,7 @@ const decided = {
 const briefing = { viewer_id: "ada", desk_id: "eng", desk_name: "Eng", teammates: [] };
 const context = { policy, hop: 0 };
 const queue = { enqueueOnce: () => ({ status: "enqueued" }) };
+const step = { rule: "enabled", outcome: "stopped", why: null, subject: "", offset: null, count: null };
 
 /**
  * Each function: its positional arguments for a right call, the last of which may be the
@@ -80,7 +81,7 @@ const CALLS = {
   deskMembers: { args: [desks], named: { identity: "eng" }, wire: ["desks"] },
   responderPlan: {
     args: [request],
-    named: { roster, desks, candidate_details: [] },
+    named: { roster, desks, candidate_details: [], trace: [] },
     wire: ["request", "roster", "desks"],
   },
   teamBriefing: { args: [], named: { viewer_id: "ada", conversation, desks, roster }, wire: ["conversation", "desks", "roster"] },
@@ -92,11 +93,21 @@ const CALLS = {
     named: { candidates: [candidate], minimum_confidence: 1 },
     wire: ["evaluation", "minimum_confidence"],
   },
-  settleSelection: { args: [decided], named: { selector: { kind: "absent" } }, wire: ["plan", "selector"] },
-  mentionDispatch: { args: [], named: { policy, input, roster }, wire: ["policy", "input", "roster"] },
+  settleSelection: {
+    args: [decided],
+    named: { selector: { kind: "absent" }, trace: [] },
+    wire: ["plan", "selector"],
+  },
+  mentionDispatch: {
+    args: [],
+    named: { policy, input, roster, trace: [] },
+    wire: ["policy", "input", "roster"],
+  },
   dispatchMention: { args: [queue], named: { policy, input, roster }, wire: ["policy", "input", "roster"] },
   mayDispatch: { args: [context], wire: ["context"] },
   display: { args: ["NoDispatchReason", "disabled"], wire: [] },
+  agentSentences: { args: [[step]], wire: ["trace"] },
+  operatorLine: { args: [step], wire: ["step"] },
   fromJSON: { args: ["Probability", 3], wire: [] },
   parse: { args: ["Probability", "3"], wire: [] },
   stringify: { args: ["Probability", 3], wire: [] },
@@ -124,6 +135,8 @@ const POSITIONAL = {
   dispatchMention: ["queue"],
   mayDispatch: ["context"],
   display: ["type", "token"],
+  agentSentences: ["trace"],
+  operatorLine: ["step"],
   fromJSON: ["type", "value"],
   parse: ["type", "text"],
   stringify: ["type", "value"],
@@ -190,7 +203,7 @@ for (const [name, call] of Object.entries(CALLS)) {
   });
   for (const key of Object.keys(call.named ?? {})) {
     for (const wrong of [...WRONG, undefined]) {
-      if (wrong === undefined && ["supplied", "addressed_desk", "responder"].includes(key)) continue;
+      if (wrong === undefined && ["supplied", "addressed_desk", "responder", "trace"].includes(key)) continue;
       test(`${name}({ ${key}: ${describe(wrong)} }) is refused`, () => {
         const args = [...call.args, { ...call.named, [key]: wrong }];
         assert.throws(
