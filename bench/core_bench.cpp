@@ -513,6 +513,15 @@ void BM_MentionDispatch(benchmark::State& state, const DispatchCase& scenario) {
   });
 }
 
+// The same call asking for its trace (SPEC §8): what explaining a decision costs.
+void BM_MentionDispatchTraced(benchmark::State& state, const DispatchCase& scenario) {
+  thm::DecisionTrace trace;
+  time_dispatch(state, scenario, [&] {
+    trace.clear();
+    return thm::mention_dispatch(scenario.policy, scenario.input, decision_team(), trace);
+  });
+}
+
 void BM_MentionDispatchViews(benchmark::State& state, const DispatchCase& scenario) {
   const thm::Roster roster(decision_snapshots().roster);
   time_dispatch(state, scenario,
@@ -596,6 +605,15 @@ void time_plan(benchmark::State& state, const ResponderCase& scenario, const Pla
 void BM_ResponderPlan(benchmark::State& state, const ResponderCase& scenario) {
   time_plan(state, scenario, [&] {
     return thm::responder_plan(scenario.request, decision_team(), selector_details());
+  });
+}
+
+// The same call asking for its trace (SPEC §8).
+void BM_ResponderPlanTraced(benchmark::State& state, const ResponderCase& scenario) {
+  thm::DecisionTrace trace;
+  time_plan(state, scenario, [&] {
+    trace.clear();
+    return thm::responder_plan(scenario.request, decision_team(), selector_details(), trace);
   });
 }
 
@@ -775,12 +793,14 @@ void register_benchmarks() {
   for (const DispatchCase& scenario : dispatch_cases()) {
     const std::string operation = "mention_dispatch." + std::string(scenario.path);
     RegisterBenchmark((operation + "/thm").c_str(), BM_MentionDispatch, scenario);
+    RegisterBenchmark((operation + "/traced").c_str(), BM_MentionDispatchTraced, scenario);
     RegisterBenchmark((operation + "/views").c_str(), BM_MentionDispatchViews, scenario);
     RegisterBenchmark((operation + "/model").c_str(), BM_MentionDispatchModel, scenario);
   }
   for (const ResponderCase& scenario : responder_cases()) {
     const std::string operation = "responder_plan." + std::string(scenario.path);
     RegisterBenchmark((operation + "/thm").c_str(), BM_ResponderPlan, scenario);
+    RegisterBenchmark((operation + "/traced").c_str(), BM_ResponderPlanTraced, scenario);
     RegisterBenchmark((operation + "/views").c_str(), BM_ResponderPlanViews, scenario);
     RegisterBenchmark((operation + "/model").c_str(), BM_ResponderPlanModel, scenario);
   }

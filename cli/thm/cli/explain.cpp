@@ -39,10 +39,45 @@ Result<json::Value, std::string> explain_op(std::string_view op, const json::Val
   return out;
 }
 
+namespace {
+
+std::string text_of(const json::Value& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+// A decision in a few words: who answers and by which rung, or the refusal, or the error.
+std::string summary(const json::Value& result) {
+  if (result.contains("error")) return "error " + text_of(result.at("error").at("variant"));
+  const auto decided = [](const json::Value& decision) {
+    std::string out = text_of(decision.at("responder_id")) + " answers (" +
+                      text_of(decision.at("rung"));
+    if (decision.at("disposition") != "not_applicable") {
+      out += ", " + text_of(decision.at("disposition"));
+    }
+    return out + ")";
+  };
+  if (result.contains("plan")) {
+    const json::Value& plan = result.at("plan");
+    if (plan.at("kind") == "decided") return decided(plan.at("decision"));
+    std::string candidates;
+    for (const json::Value& candidate : plan.at("request").at("candidates")) {
+      candidates += (candidates.empty() ? "" : ", ") + text_of(candidate.at("id"));
+    }
+    return "a selector picks among " + candidates + "; " +
+           text_of(plan.at("fallback").at("responder_id")) + " if it cannot";
+  }
+  const json::Value& decision = result.at("decision");
+  if (decision.contains("responder_id")) return decided(decision);
+  if (decision.at("kind") == "none") return "no child turn (" + text_of(decision.at("reason")) + ")";
+  const json::Value& request = decision.at("request");
+  return "one child turn for " + text_of(request.at("target_id")) + " at hop " +
+         text_of(request.at("child_hop"));
+}
+
+}  // namespace
+
 std::string explanation_text(std::string_view op, const json::Value& explained) {
-  json::Value result = explained;
-  for (const char* key : {"trace", "operator", "agent"}) result.erase(key);
-  std::string out = std::string(op) + ": " + result.dump() + "\n";
+  std::string out = std::string(op) + ": " + summary(explained) + "\n";
   const json::Value& lines = explained.at("operator");
   for (std::size_t i = 0; i < lines.size(); ++i) {
     out += "  " + std::to_string(i + 1) + ". " + lines[i].get<std::string>() + "\n";

@@ -20,7 +20,8 @@ namespace thm::cli {
                                                           std::optional<json::DecodeError> refused,
                                                           Implementation impl);
 
-/// The readable form of `explain_op`'s answer: the result without its trace, the numbered
+/// The readable form of `explain_op`'s answer: the decision in a few words (who answers and
+/// why, the refusal, or the error's variant; the JSON form has it all), the numbered
 /// operator lines, then the agent's sentences.
 [[nodiscard]] std::string explanation_text(std::string_view op, const json::Value& explained);
 

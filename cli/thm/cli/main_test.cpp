@@ -222,7 +222,7 @@ TEST(ExplainCommandTest, PrintsTheDecisionItsStepsAndTheAgentsSentences) {
 TEST(ExplainCommandTest, TextNumbersTheStepsAndEndsWithTheAgentsForm) {
   const Outcome run = thm("explain --text mention_dispatch", kRetiredTarget);
   ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_TRUE(has(run.out, "mention_dispatch: {\"decision\"")) << run.out;
+  EXPECT_TRUE(has(run.out, "mention_dispatch: no child turn (target_inactive)\n")) << run.out;
   EXPECT_TRUE(has(run.out, "  1. enabled: dispatch is on\n")) << run.out;
   EXPECT_TRUE(has(run.out, "target active: bob is not an active member")) << run.out;
   EXPECT_TRUE(has(run.out, "for the agent:\n")) << run.out;
