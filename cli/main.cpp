@@ -135,7 +135,9 @@ std::string conformance_footer() {
       "database, never one whose data you need. Writes progress lines for each check (and run)\n"
       "to stderr; then to stdout a line naming the queue, runs, seed and repeat, and a table by\n"
       "check id (counts summed over runs; a failed check with its seed and reason); with\n"
-      "--report, the same as JSON to that file. With --report - the JSON is all of stdout, and\n"
+      "--report, the same as JSON to that file (with the tool's version, the options, the\n"
+      "queue's capabilities, and each check's duration and runs); with --junit, as JUnit XML.\n"
+      "With --report - the JSON is all of stdout, and\n"
       "the line and the table go to stderr after the progress lines. Each check says when it\n"
       "starts, and every 10 s while it runs; under the table, each failure has the command\n"
       "that replays it. A check that makes no progress for 2 minutes (a stuck store) ends the\n"
@@ -305,6 +307,8 @@ struct ConformanceArguments {
   std::string required_text{};
   std::string report_path{};
   const CLI::Option* report_option = nullptr;
+  std::string junit_path{};
+  const CLI::Option* junit_option = nullptr;
 };
 
 // What each command's options and arguments hold once the command line is parsed.
@@ -480,6 +484,10 @@ void add_check_and_report_options(CLI::App* command, ConformanceArguments& argum
       "--report", arguments.report_path,
       "Also write the report as JSON to this file; --report - writes it to stdout instead of "
       "the table, which then goes to stderr; default: none");
+  arguments.junit_option = command->add_option(
+      "--junit", arguments.junit_path,
+      "Also write the report as JUnit XML to this file, one testcase per check, for a CI "
+      "system to show; default: none");
 }
 
 CLI::App* add_conformance_command(CLI::App& app, ConformanceArguments& arguments) {
@@ -521,6 +529,8 @@ thm::cli::ConformanceRequest conformance_request(const ConformanceArguments& arg
   suite.seed = *decimal_u64(arguments.seed_text);
   suite.require = *thm::conformance::parse_requirements(arguments.required_text, "--require");
   if (arguments.report_option->count() > 0) suite.report_path = arguments.report_path;
+  if (arguments.junit_option->count() > 0) suite.junit_path = arguments.junit_path;
+  suite.tool = std::string("thm ") + THM_VERSION;
   suite.exec_timeout = std::chrono::seconds(arguments.exec_timeout_seconds);
   return suite;
 }

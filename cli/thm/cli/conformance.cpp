@@ -319,6 +319,10 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     progress << "thm conformance: --report needs a file path\n";
     return kUsage;
   }
+  if (request.junit_path && (request.junit_path->empty() || *request.junit_path == "-")) {
+    progress << "thm conformance: --junit needs a file path\n";
+    return kUsage;
+  }
   if (request.queue == "exec:") {
     progress << "thm conformance: --queue exec: needs the adapter's command, e.g. " << kExecExample
              << "\n";
@@ -408,8 +412,32 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
       return kUsage;
     }
   }
+  std::ofstream junit_file;
+  if (request.junit_path) {
+    errno = 0;
+    junit_file.open(*request.junit_path, std::ios::binary | std::ios::trunc);
+    if (!junit_file.is_open()) {
+      progress << "thm conformance: cannot write the JUnit report to '" << *request.junit_path
+               << "': " << reason_of(errno)
+               << "; --junit takes a file in a directory that exists and is writable\n";
+      return kUsage;
+    }
+  }
+  // A partial report would read as a whole one: the files it was to be are removed.
+  const auto remove_reports = [&] {
+    std::error_code ignored;
+    if (report_file.is_open()) {
+      report_file.close();
+      std::filesystem::remove(*request.report_path, ignored);
+    }
+    if (junit_file.is_open()) {
+      junit_file.close();
+      std::filesystem::remove(*request.junit_path, ignored);
+    }
+  };
 
   std::vector<conformance::CheckReport> totals;
+  std::vector<conformance::CheckRecord> records;  // each check's runs, beside its total
   std::string interrupted_in;  // the check a signal cut short: a failed row in the table
   std::size_t running = 0;     // the index in `ids` of the check that runs
   std::mutex writing;          // progress lines come from the heartbeat and watchdog threads too
@@ -430,11 +458,7 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
       table.flush();
       progress << "thm conformance: " << message << "\n";
       progress.flush();
-      if (report_file.is_open()) {
-        report_file.close();
-        std::error_code ignored;
-        std::filesystem::remove(*request.report_path, ignored);
-      }
+      remove_reports();
     };
     for (std::size_t i = 0; i < ids.size(); ++i) {
       running = i;
@@ -471,9 +495,12 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
                << (report.reason.empty() ? "" : "  " + report.reason) << "\n";
       if (k == 0) {
         totals.push_back(report);
+        records.emplace_back();
       } else {
         accumulate(totals[i], report);
       }
+      records[i].runs.push_back(report);
+      records[i].run_ms.push_back(static_cast<std::uint64_t>(took.count() * 1000.0));
     }
   }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
@@ -485,27 +512,46 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   conformance::print_table(table, totals, replay);
 
   if (const int signal = interruption.signal(); signal != 0) {
-    // A partial report would read as a whole one: the file it was to be is removed.
-    if (report_file.is_open()) {
-      report_file.close();
-      std::error_code ignored;
-      std::filesystem::remove(*request.report_path, ignored);
-    }
+    remove_reports();
     say_interrupted(progress, signal, interrupted_in, request);
     return 128 + signal;
   }
   const int verdict = conformance::passed(totals) ? kOk : kFailed;
+  for (std::size_t i = 0; i < records.size() && i < totals.size(); ++i)
+    records[i].total = totals[i];
+  const conformance::RunDescription run{
+      .tool = request.tool,
+      .harness = harness->name(),
+      .queue = shown_queue(request.queue),
+      .seed = request.seed,
+      .runs = request.runs,
+      .repeat = request.repeat,
+      .short_mode = request.short_mode,
+      .checks = request.only,
+      .require = request.require,
+      .capabilities = harness->capabilities(),
+      .replay = replay,
+      .duration_ms = static_cast<std::uint64_t>(took.count() * 1000.0)};
+  // Each file is flushed by its close: a full disk shows up there, not never.
+  const auto lost = [&](std::ofstream& file, const std::string& path, std::string_view what) {
+    file.close();
+    if (file) return false;
+    progress << "thm conformance: cannot write the " << what << " to '" << path
+             << "' (is the disk full?)\n";
+    return true;
+  };
+  bool written = true;
   if (report_to_out) {
-    out << conformance::to_json(harness->name(), totals);  // main checks that stdout took it
+    out << conformance::to_json(run, records);  // main checks that stdout took it
   } else if (request.report_path) {
-    report_file << conformance::to_json(harness->name(), totals);
-    report_file.close();  // flushes: a full disk shows up here, not never
-    if (!report_file) {
-      progress << "thm conformance: cannot write the report to '" << *request.report_path
-               << "' (is the disk full?)\n";
-      return verdict == kFailed ? kFailed : kUsage;  // a failed check outranks a lost report
-    }
+    report_file << conformance::to_json(run, records);
+    written = !lost(report_file, *request.report_path, "report") && written;
   }
+  if (request.junit_path) {
+    junit_file << conformance::to_junit(run, records);
+    written = !lost(junit_file, *request.junit_path, "JUnit report") && written;
+  }
+  if (!written) return verdict == kFailed ? kFailed : kUsage;  // a failed check outranks it
   return verdict;
 }
 

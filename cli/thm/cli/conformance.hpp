@@ -37,6 +37,10 @@ struct ConformanceRequest {
   /// fails when the queue does not declare one, and so does a check skipped or passed only
   /// in part for one of them (`unmet_requirement`).
   std::vector<std::string> require{};
+  /// Where to write the report as JUnit XML (`conformance::to_junit`), if anywhere.
+  std::optional<std::string> junit_path{};
+  /// The tool and its version, as reports name them (`thm 0.1.0`).
+  std::string tool = "thm";
 };
 
 /// The command that replays one check of `request`: `thm conformance --queue Q` with the

@@ -39,6 +39,56 @@ TEST(ConformanceCommandTest, RunsTheMemoryQueueAndWritesTheReport) {
   std::filesystem::remove(path);
 }
 
+// --junit writes one testcase per check beside a JSON report that says how the run was made
+// and how long each run of each check took (report_test.cpp covers a failure's testcase).
+TEST(ConformanceCommandTest, JUnitAndTheJsonReportSayWhatRanAndHow) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto junit = dir / "thm_conformance_junit_test.xml";
+  const auto json = dir / "thm_conformance_junit_test.json";
+  std::ostringstream out;
+  std::ostringstream progress;
+  const int code = run_conformance({.runs = 2,
+                                    .short_mode = true,
+                                    .only = {"EQ-05", "EQ-23"},
+                                    .report_path = json.string(),
+                                    .junit_path = junit.string(),
+                                    .tool = "thm 9.9.9"},
+                                   out, progress);
+  EXPECT_EQ(code, 0) << out.str() << progress.str();
+  std::ifstream xml_file(junit);
+  const std::string xml((std::istreambuf_iterator<char>(xml_file)), {});
+  EXPECT_NE(xml.find(R"(tests="2" failures="0" errors="0" skipped="1")"), std::string::npos) << xml;
+  EXPECT_NE(xml.find(R"(<property name="tool" value="thm 9.9.9"/>)"), std::string::npos) << xml;
+  EXPECT_NE(xml.find(R"(<testcase classname="conformance.memory" name="EQ-05 )"), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<skipped message=\""), std::string::npos) << xml;
+  std::ifstream json_file(json);
+  const auto report = nlohmann::json::parse(json_file);
+  EXPECT_EQ(report["tool"], "thm 9.9.9");
+  EXPECT_EQ(report["options"]["runs"], 2);
+  EXPECT_EQ(report["options"]["checks"], nlohmann::json::array({"EQ-05", "EQ-23"}));
+  EXPECT_EQ(report["capabilities"]["hooks"], true);
+  EXPECT_EQ(report["capabilities"]["persistent"], false);
+  ASSERT_EQ(report["checks"].size(), 2U);
+  ASSERT_EQ(report["checks"][0]["runs"].size(), 2U);
+  EXPECT_EQ(report["checks"][0]["runs"][1]["seed"], 2);
+  EXPECT_TRUE(report["checks"][0]["replay"].is_null());
+  std::filesystem::remove(junit);
+  std::filesystem::remove(json);
+}
+
+TEST(ConformanceCommandTest, AJUnitPathThatCannotBeWrittenStopsTheRunBeforeItStarts) {
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .junit_path = "/nonexistent/dir/junit.xml"}, out,
+                            progress),
+            2);
+  EXPECT_NE(progress.str().find("cannot write the JUnit report to '/nonexistent/dir/junit.xml'"),
+            std::string::npos)
+      << progress.str();
+  EXPECT_EQ(progress.str().find("EQ-05  start"), std::string::npos) << "a check was run";
+}
+
 // The replay command names what shapes a run, quotes what the shell would split, and never
 // shows a password.
 TEST(ConformanceCommandTest, TheReplayCommandRerunsTheRunAndHidesPasswords) {

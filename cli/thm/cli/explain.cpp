@@ -49,8 +49,8 @@ std::string text_of(const json::Value& value) {
 std::string summary(const json::Value& result) {
   if (result.contains("error")) return "error " + text_of(result.at("error").at("variant"));
   const auto decided = [](const json::Value& decision) {
-    std::string out = text_of(decision.at("responder_id")) + " answers (" +
-                      text_of(decision.at("rung"));
+    std::string out =
+        text_of(decision.at("responder_id")) + " answers (" + text_of(decision.at("rung"));
     if (decision.at("disposition") != "not_applicable") {
       out += ", " + text_of(decision.at("disposition"));
     }
@@ -68,7 +68,8 @@ std::string summary(const json::Value& result) {
   }
   const json::Value& decision = result.at("decision");
   if (decision.contains("responder_id")) return decided(decision);
-  if (decision.at("kind") == "none") return "no child turn (" + text_of(decision.at("reason")) + ")";
+  if (decision.at("kind") == "none")
+    return "no child turn (" + text_of(decision.at("reason")) + ")";
   const json::Value& request = decision.at("request");
   return "one child turn for " + text_of(request.at("target_id")) + " at hop " +
          text_of(request.at("child_hop"));

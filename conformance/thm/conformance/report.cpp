@@ -3,39 +3,234 @@
 #include <algorithm>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
+#include <vector>
+
+#include "thm/conformance/requirements.hpp"
 
 namespace thm::conformance {
 
-std::string to_json(std::string_view harness, std::span<const CheckReport> reports) {
-  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
-  for (const CheckReport& r : reports) {
-    const Counts& c = r.counts;
-    checks.push_back({{"id", r.id},
-                      {"title", r.title},
-                      {"result", name(r.verdict)},
-                      {"reason", r.reason},
-                      {"left_unproven", left_unproven(r)},
-                      {"counts",
-                       {{"attempts", c.attempts},
-                        {"enqueued", c.enqueued},
-                        {"already", c.already},
-                        {"refused", c.refused},
-                        {"errors", c.errors},
-                        {"indeterminate", c.indeterminate},
-                        {"children", c.children},
-                        {"lost", c.lost},
-                        {"duplicated", c.duplicated},
-                        {"unexpected", c.unexpected},
-                        {"faults", c.faults},
-                        {"outage_ms", c.outage_ms}}},
-                      {"seed", r.seed}});
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json counts_json(const Counts& c) {
+  return {
+      {"attempts", c.attempts},     {"enqueued", c.enqueued}, {"already", c.already},
+      {"refused", c.refused},       {"errors", c.errors},     {"indeterminate", c.indeterminate},
+      {"children", c.children},     {"lost", c.lost},         {"duplicated", c.duplicated},
+      {"unexpected", c.unexpected}, {"faults", c.faults},     {"outage_ms", c.outage_ms}};
+}
+
+template <class T>
+Json optional_json(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+Json capabilities_json(const Capabilities& capabilities) {
+  Json out = Json::object();
+  for (const std::string_view name : capability_names()) {
+    out[std::string(name)] = declares(capabilities, name);
   }
-  const nlohmann::ordered_json document{
-      {"harness", harness}, {"passed", passed(reports)}, {"checks", checks}};
+  out["max_content_bytes"] = optional_json(capabilities.max_content_bytes);
+  out["max_id_bytes"] = optional_json(capabilities.max_id_bytes);
+  out["max_attempts"] = optional_json(capabilities.max_attempts);
+  out["max_sessions"] = optional_json(capabilities.max_sessions);
+  out["election_timeout_ms"] =
+      capabilities.election_timeout ? Json(capabilities.election_timeout->count()) : Json(nullptr);
+  return out;
+}
+
+std::uint64_t total_ms(const CheckRecord& record) {
+  std::uint64_t sum = 0;
+  for (const std::uint64_t ms : record.run_ms) sum += ms;
+  return sum;
+}
+
+std::string replay_of(const RunDescription& run, const CheckReport& report) {
+  return run.replay + " --seed " + std::to_string(report.seed) + " --check " + report.id;
+}
+
+// The length of the well-formed UTF-8 sequence at the start of `text` (Unicode table 3-7),
+// or 0 when it is not one.
+std::size_t utf8_length(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  unsigned char low = 0x80;
+  unsigned char high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (text.size() < length || byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  }
+  return length;
+}
+
+// `text` as XML character data: the five specials escaped, and every byte XML 1.0 cannot
+// carry (control characters but tab and newline, and bytes that are not UTF-8; reasons quote
+// host messages) replaced by U+FFFD.
+std::string xml(std::string_view text) {
+  constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const std::size_t length = utf8_length(text);
+    const char c = text.front();
+    if (length == 0 || (length == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\t' &&
+                        c != '\n')) {
+      out += kReplacement;
+      text.remove_prefix(1);
+      continue;
+    }
+    if (c == '&') {
+      out += "&amp;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else if (c == '"') {
+      out += "&quot;";
+    } else if (c == '\'') {
+      out += "&apos;";
+    } else {
+      out += text.substr(0, length);
+    }
+    text.remove_prefix(length);
+  }
+  return out;
+}
+
+std::string seconds(std::uint64_t ms) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << static_cast<double>(ms) / 1000.0;
+  return out.str();
+}
+
+}  // namespace
+
+std::string to_json(const RunDescription& run, std::span<const CheckRecord> records) {
+  Json checks = Json::array();
+  std::vector<CheckReport> totals;
+  for (const CheckRecord& record : records) {
+    const CheckReport& r = record.total;
+    totals.push_back(r);
+    Json runs = Json::array();
+    for (std::size_t k = 0; k < record.runs.size(); ++k) {
+      const CheckReport& each = record.runs[k];
+      runs.push_back({{"seed", each.seed},
+                      {"result", name(each.verdict)},
+                      {"reason", each.reason},
+                      {"counts", counts_json(each.counts)},
+                      {"duration_ms", k < record.run_ms.size() ? record.run_ms[k] : 0}});
+    }
+    checks.push_back(
+        {{"id", r.id},
+         {"title", r.title},
+         {"result", name(r.verdict)},
+         {"reason", r.reason},
+         {"left_unproven", left_unproven(r)},
+         {"counts", counts_json(r.counts)},
+         {"seed", r.seed},
+         {"duration_ms", total_ms(record)},
+         {"replay", r.verdict == Verdict::Fail && !run.replay.empty() ? Json(replay_of(run, r))
+                                                                      : Json(nullptr)},
+         {"runs", std::move(runs)}});
+  }
+  const Json document{{"harness", run.harness},
+                      {"passed", passed(totals)},
+                      {"tool", run.tool},
+                      {"options",
+                       {{"queue", run.queue},
+                        {"seed", run.seed},
+                        {"runs", run.runs},
+                        {"repeat", run.repeat},
+                        {"short", run.short_mode},
+                        {"checks", run.checks},
+                        {"require", run.require}}},
+                      {"capabilities", capabilities_json(run.capabilities)},
+                      {"duration_ms", run.duration_ms},
+                      {"checks", std::move(checks)}};
   // Reasons quote host messages, which may hold invalid UTF-8: replace rather than throw.
-  return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string to_junit(const RunDescription& run, std::span<const CheckRecord> records) {
+  std::size_t failures = 0;
+  std::size_t skipped = 0;
+  for (const CheckRecord& record : records) {
+    failures += record.total.verdict == Verdict::Fail ? 1 : 0;
+    skipped += record.total.verdict == Verdict::Skip ? 1 : 0;
+  }
+  const std::string suite = "thm conformance " + run.harness;
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<testsuites name=\"" << xml(suite) << "\" tests=\"" << records.size() << "\" failures=\""
+      << failures << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\""
+      << seconds(run.duration_ms) << "\">\n"
+      << "  <testsuite name=\"" << xml(suite) << "\" tests=\"" << records.size() << "\" failures=\""
+      << failures << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\""
+      << seconds(run.duration_ms) << "\">\n"
+      << "    <properties>\n";
+  const auto property = [&](std::string_view key, const std::string& value) {
+    out << "      <property name=\"" << xml(key) << "\" value=\"" << xml(value) << "\"/>\n";
+  };
+  property("tool", run.tool);
+  property("queue", run.queue);
+  property("seed", std::to_string(run.seed));
+  property("runs", std::to_string(run.runs));
+  property("repeat", std::to_string(run.repeat));
+  property("short", run.short_mode ? "true" : "false");
+  std::string declared;
+  for (const std::string_view name : capability_names()) {
+    if (declares(run.capabilities, name))
+      declared += (declared.empty() ? "" : ",") + std::string(name);
+  }
+  property("capabilities", declared);
+  out << "    </properties>\n";
+  const std::string classname = "conformance." + run.harness;
+  for (const CheckRecord& record : records) {
+    const CheckReport& r = record.total;
+    out << "    <testcase classname=\"" << xml(classname) << "\" name=\""
+        << xml(r.id + " " + r.title) << "\" time=\"" << seconds(total_ms(record)) << "\"";
+    switch (r.verdict) {
+      case Verdict::Pass:
+        if (!left_unproven(r)) {
+          out << "/>\n";
+          break;
+        }
+        out << ">\n      <system-out>" << xml("passed in part, left unproven: " + r.reason)
+            << "</system-out>\n    </testcase>\n";
+        break;
+      case Verdict::Skip:
+        out << ">\n      <skipped message=\"" << xml(r.reason) << "\"/>\n    </testcase>\n";
+        break;
+      case Verdict::Fail:
+        out << ">\n      <failure message=\"" << xml(r.reason) << "\" type=\"conformance\">"
+            << xml(r.reason + "\nseed " + std::to_string(r.seed) +
+                   (run.replay.empty() ? "" : "\nreplay: " + replay_of(run, r)))
+            << "</failure>\n    </testcase>\n";
+        break;
+    }
+  }
+  out << "  </testsuite>\n</testsuites>\n";
+  return out.str();
 }
 
 namespace {

@@ -3,20 +3,60 @@
 /// Writing conformance reports: the JSON form (queue-conformance.md §8) and a table for
 /// people.
 
+#include <cstdint>
 #include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "thm/conformance/suite.hpp"
 
 namespace thm::conformance {
 
-/// The reports as one JSON document: `{"harness": NAME, "passed": bool, "checks": [{"id",
-/// "title", "result": "pass"|"fail"|"skip", "reason", "left_unproven": bool, "counts":
-/// {attempts, enqueued, already, refused, errors, indeterminate, children, lost, duplicated,
-/// unexpected}, "seed"}]}`. `left_unproven` is `left_unproven(report)`.
-[[nodiscard]] std::string to_json(std::string_view harness, std::span<const CheckReport> reports);
+/// One check over every run of an invocation: the total the table shows (counts summed,
+/// the first failure's reason and seed), each run's own entry, and how long each run of it
+/// took, in milliseconds. A check cut short by a stall or a signal has a total and fewer runs.
+struct CheckRecord {
+  CheckReport total{};
+  std::vector<CheckReport> runs{};
+  std::vector<std::uint64_t> run_ms{};
+};
+
+/// What a report says of the invocation as a whole (queue-conformance.md §8).
+struct RunDescription {
+  std::string tool{};                  ///< `thm` and its version, e.g. `thm 0.1.0`
+  std::string harness{};               ///< the queue's name, e.g. `sqlite`
+  std::string queue{};                 ///< `--queue` as given, a password shown as `...`
+  std::uint64_t seed = 0;              ///< the first run's seed
+  int runs = 1;                        ///< `--runs`
+  int repeat = 25;                     ///< `--repeat`
+  bool short_mode = false;             ///< `--short`
+  std::vector<std::string> checks{};   ///< the `--check` ids; empty: every check
+  std::vector<std::string> require{};  ///< the `--require`d capabilities
+  Capabilities capabilities{};         ///< what the queue declared
+  std::string replay{};                ///< the replay command, less `--seed S --check ID`
+  std::uint64_t duration_ms = 0;       ///< the whole invocation
+};
+
+/// The report as one JSON document (queue-conformance.md §8): `{"harness", "passed",
+/// "tool", "options": {queue, seed, runs, repeat, short, checks, require}, "capabilities":
+/// {each flag of `capability_names()`, and the limits `max_content_bytes`, `max_id_bytes`,
+/// `max_attempts`, `max_sessions`, `election_timeout_ms`, null when none}, "duration_ms",
+/// "checks": [{"id", "title", "result": "pass"|"fail"|"skip", "reason", "left_unproven",
+/// "counts": {attempts, enqueued, already, refused, errors, indeterminate, children, lost,
+/// duplicated, unexpected, faults, outage_ms}, "seed", "duration_ms", "replay" (a failure's
+/// command, else null), "runs": [{"seed", "result", "reason", "counts", "duration_ms"}]}]}`.
+/// The keys of the first version keep their place and meaning.
+[[nodiscard]] std::string to_json(const RunDescription& run, std::span<const CheckRecord> checks);
+
+/// The report as JUnit XML, the form CI systems read: one `<testsuite>` named `thm
+/// conformance <harness>`, with the options and capabilities as `<properties>`, one
+/// `<testcase classname="conformance.<harness>" name="EQ-NN title" time="s">` per check; a
+/// failure holds `<failure message="reason">` with the reason and the replay command, a skip
+/// `<skipped message="reason"/>`, and a check passed in part a `<system-out>` saying what it
+/// left unproven.
+[[nodiscard]] std::string to_junit(const RunDescription& run, std::span<const CheckRecord> checks);
 
 /// A table for a terminal, at most 100 columns wide: per check a line of id, result and
 /// counts, then its reason (or title) on lines of its own; under a failure, the command that

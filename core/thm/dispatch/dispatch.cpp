@@ -36,17 +36,6 @@ void note_guard(const Note& note, TraceRule rule, bool held, std::string_view su
   });
 }
 
-// SPEC §3.2 steps 1 and 2: the guards before the roster is read.
-template <class Note>
-std::optional<NoDispatch> policy_guards(const MentionDispatchPolicy& policy,
-                                        const MentionDispatchInput& input, const Note& note) {
-  note_guard(note, TraceRule::Enabled, policy.enabled);
-  if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
-  note_guard(note, TraceRule::HopBudget, input.hop < policy.max_hops, {}, input.hop);
-  if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
-  return std::nullopt;
-}
-
 // SPEC §3.2 steps 4 to 9, on a roster that validated.
 template <class Team, class Note>
 MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& team,
@@ -86,20 +75,33 @@ MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& te
   }};
 }
 
+// SPEC §3.2 steps 1 and 2, before the roster is read; then `rest()`, steps 3 to 9.
+template <class Note, class Rest>
+Result<MentionDispatchDecision, RosterError> after_policy(const MentionDispatchPolicy& policy,
+                                                          const MentionDispatchInput& input,
+                                                          const Note& note, const Rest& rest) {
+  note_guard(note, TraceRule::Enabled, policy.enabled);
+  if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
+  note_guard(note, TraceRule::HopBudget, input.hop < policy.max_hops, {}, input.hop);
+  if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
+  return rest();
+}
+
 // SPEC §3.2 in order, on views of a roster that validates at step 3.
 template <class Note>
 Result<MentionDispatchDecision, RosterError> on_roster(const MentionDispatchPolicy& policy,
                                                        const MentionDispatchInput& input,
                                                        const Roster& roster, const Note& note) {
-  if (auto refused = policy_guards(policy, input, note)) return *refused;
-  auto error = roster.validate();
-  note([&] {
-    return TraceStep{.rule = TraceRule::Validate,
-                     .outcome = error ? TraceOutcome::Stopped : TraceOutcome::Passed,
-                     .subject = error ? std::string(name(*error)) : std::string()};
+  return after_policy(policy, input, note, [&]() -> Result<MentionDispatchDecision, RosterError> {
+    auto error = roster.validate();
+    note([&] {
+      return TraceStep{.rule = TraceRule::Validate,
+                       .outcome = error ? TraceOutcome::Stopped : TraceOutcome::Passed,
+                       .subject = error ? std::string(name(*error)) : std::string()};
+    });
+    if (error) return unexpected{*std::move(error)};
+    return decide(input, detail::SnapshotTeam(roster), note);
   });
-  if (error) return unexpected{*std::move(error)};
-  return decide(input, detail::SnapshotTeam(roster), note);
 }
 
 // SPEC §3.2 in order, on a prepared team (step 3 was done when it was prepared).
@@ -107,9 +109,10 @@ template <class Note>
 Result<MentionDispatchDecision, RosterError> on_team(const MentionDispatchPolicy& policy,
                                                      const MentionDispatchInput& input,
                                                      const Team& team, const Note& note) {
-  if (auto refused = policy_guards(policy, input, note)) return *refused;
-  note([] { return TraceStep{.rule = TraceRule::Validate, .outcome = TraceOutcome::Passed}; });
-  return decide(input, team, note);
+  return after_policy(policy, input, note, [&]() -> Result<MentionDispatchDecision, RosterError> {
+    note([] { return TraceStep{.rule = TraceRule::Validate, .outcome = TraceOutcome::Passed}; });
+    return decide(input, team, note);
+  });
 }
 
 }  // namespace
