@@ -93,8 +93,8 @@ std::string xml(std::string_view text) {
   while (!text.empty()) {
     const std::size_t length = utf8_length(text);
     const char c = text.front();
-    if (length == 0 || (length == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\t' &&
-                        c != '\n')) {
+    if (length == 0 ||
+        (length == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')) {
       out += kReplacement;
       text.remove_prefix(1);
       continue;
