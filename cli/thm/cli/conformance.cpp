@@ -399,29 +399,26 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   const bool report_to_out = request.report_path == "-";
   std::ostream& table = report_to_out ? progress : out;
 
-  // Open the report before the run, so an unwritable path is known before a long run, not
-  // after.
-  std::ofstream report_file;
-  if (request.report_path && !report_to_out) {
+  // Each report file is opened before the run, so that an unwritable path is known before a
+  // long run, not after.
+  const auto opened = [&](std::ofstream& file, const std::string& path, std::string_view what,
+                          std::string_view option) {
     errno = 0;
-    report_file.open(*request.report_path, std::ios::binary | std::ios::trunc);
-    if (!report_file.is_open()) {
-      progress << "thm conformance: cannot write the report to '" << *request.report_path
-               << "': " << reason_of(errno)
-               << "; --report takes a file in a directory that exists and is writable\n";
-      return kUsage;
-    }
+    file.open(path, std::ios::binary | std::ios::trunc);
+    if (file.is_open()) return true;
+    progress << "thm conformance: cannot write the " << what << " to '" << path
+             << "': " << reason_of(errno) << "; " << option
+             << " takes a file in a directory that exists and is writable\n";
+    return false;
+  };
+  std::ofstream report_file;
+  if (request.report_path && !report_to_out &&
+      !opened(report_file, *request.report_path, "report", "--report")) {
+    return kUsage;
   }
   std::ofstream junit_file;
-  if (request.junit_path) {
-    errno = 0;
-    junit_file.open(*request.junit_path, std::ios::binary | std::ios::trunc);
-    if (!junit_file.is_open()) {
-      progress << "thm conformance: cannot write the JUnit report to '" << *request.junit_path
-               << "': " << reason_of(errno)
-               << "; --junit takes a file in a directory that exists and is writable\n";
-      return kUsage;
-    }
+  if (request.junit_path && !opened(junit_file, *request.junit_path, "JUnit report", "--junit")) {
+    return kUsage;
   }
   // A partial report would read as a whole one: the files it was to be are removed.
   const auto remove_reports = [&] {
