@@ -238,6 +238,61 @@ std::string replay_command(const ConformanceRequest& request) {
 
 namespace {
 
+// A report file, put in place only when the run completes: the text goes to `PATH.partial`
+// beside it and is renamed over PATH at the end, so a run that is interrupted, stalls or
+// fails to open another report leaves PATH as it was. A PATH that exists and is no regular
+// file (`/dev/null`, a pipe) is written in place and never removed.
+class ReportFile {
+ public:
+  // Opens it before the run, so that an unwritable path is known before a long run; false,
+  // with errno set, when it cannot be written.
+  bool open(const std::string& path) {
+    // A symlink's target is what is replaced, not the link.
+    std::error_code resolved;
+    const auto target = std::filesystem::weakly_canonical(path, resolved);
+    path_ = resolved ? path : target.string();
+    std::error_code ignored;
+    const auto status = std::filesystem::status(path_, ignored);
+    in_place_ = std::filesystem::exists(status) && !std::filesystem::is_regular_file(status);
+    written_ = in_place_ ? path_ : path_ + ".partial";
+    errno = 0;
+    file_.open(written_, in_place_ ? std::ios::binary | std::ios::out
+                                   : std::ios::binary | std::ios::out | std::ios::trunc);
+    return file_.is_open();
+  }
+  // Drops what was written; PATH stays as it was.
+  void abandon() {
+    if (!file_.is_open()) return;
+    file_.close();
+    if (in_place_) return;
+    std::error_code ignored;
+    std::filesystem::remove(written_, ignored);
+  }
+  // Writes `text` and puts it in place; false when the write, its flush or the rename failed.
+  bool commit(const std::string& text) {
+    file_ << text;
+    file_.close();  // flushes: a full disk shows up here, not never
+    if (!file_) {
+      if (!in_place_) {
+        std::error_code ignored;
+        std::filesystem::remove(written_, ignored);
+      }
+      return false;
+    }
+    if (in_place_) return true;
+    std::error_code error;
+    std::filesystem::rename(written_, path_, error);
+    return !error;
+  }
+  ~ReportFile() { abandon(); }
+
+ private:
+  std::string path_;
+  std::string written_;
+  bool in_place_ = false;
+  std::ofstream file_;
+};
+
 // Marks check `i` of the table failed with `reason` (a stall, an interruption): a row that
 // says so, so that no summary below reads as a finished, green run.
 void cut_short(std::vector<conformance::CheckReport>& totals, std::size_t i, const std::string& id,
@@ -323,6 +378,17 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     progress << "thm conformance: --junit needs a file path\n";
     return kUsage;
   }
+  if (request.junit_path && request.report_path) {
+    std::error_code junit_error;
+    std::error_code report_error;
+    const auto junit = std::filesystem::weakly_canonical(*request.junit_path, junit_error);
+    const auto report = std::filesystem::weakly_canonical(*request.report_path, report_error);
+    if (junit_error ? *request.junit_path == *request.report_path
+                    : !report_error && junit == report) {
+      progress << "thm conformance: --report and --junit name the same file; give each its own\n";
+      return kUsage;
+    }
+  }
   if (request.queue == "exec:") {
     progress << "thm conformance: --queue exec: needs the adapter's command, e.g. " << kExecExample
              << "\n";
@@ -399,38 +465,27 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   const bool report_to_out = request.report_path == "-";
   std::ostream& table = report_to_out ? progress : out;
 
-  // Each report file is opened before the run, so that an unwritable path is known before a
-  // long run, not after.
-  const auto opened = [&](std::ofstream& file, const std::string& path, std::string_view what,
+  const auto opened = [&](ReportFile& file, const std::string& path, std::string_view what,
                           std::string_view option) {
-    errno = 0;
-    file.open(path, std::ios::binary | std::ios::trunc);
-    if (file.is_open()) return true;
+    if (file.open(path)) return true;
     progress << "thm conformance: cannot write the " << what << " to '" << path
              << "': " << reason_of(errno) << "; " << option
              << " takes a file in a directory that exists and is writable\n";
     return false;
   };
-  std::ofstream report_file;
+  ReportFile report_file;
   if (request.report_path && !report_to_out &&
       !opened(report_file, *request.report_path, "report", "--report")) {
     return kUsage;
   }
-  std::ofstream junit_file;
+  ReportFile junit_file;
   if (request.junit_path && !opened(junit_file, *request.junit_path, "JUnit report", "--junit")) {
-    return kUsage;
+    return kUsage;  // the report file opened above is dropped: its path stays as it was
   }
-  // A partial report would read as a whole one: the files it was to be are removed.
+  // A partial report would read as a whole one: what was written is dropped.
   const auto remove_reports = [&] {
-    std::error_code ignored;
-    if (report_file.is_open()) {
-      report_file.close();
-      std::filesystem::remove(*request.report_path, ignored);
-    }
-    if (junit_file.is_open()) {
-      junit_file.close();
-      std::filesystem::remove(*request.junit_path, ignored);
-    }
+    report_file.abandon();
+    junit_file.abandon();
   };
 
   std::vector<conformance::CheckReport> totals;
@@ -524,15 +579,14 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
       .runs = request.runs,
       .repeat = request.repeat,
       .short_mode = request.short_mode,
-      .checks = request.only,
+      .checks = request.only.empty() ? std::vector<std::string>{} : ids,
       .require = request.require,
       .capabilities = harness->capabilities(),
       .replay = replay,
       .duration_ms = static_cast<std::uint64_t>(took.count() * 1000.0)};
-  // Each file is flushed by its close: a full disk shows up there, not never.
-  const auto lost = [&](std::ofstream& file, const std::string& path, std::string_view what) {
-    file.close();
-    if (file) return false;
+  const auto lost = [&](ReportFile& file, const std::string& text, const std::string& path,
+                        std::string_view what) {
+    if (file.commit(text)) return false;
     progress << "thm conformance: cannot write the " << what << " to '" << path
              << "' (is the disk full?)\n";
     return true;
@@ -541,12 +595,14 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   if (report_to_out) {
     out << conformance::to_json(run, records);  // main checks that stdout took it
   } else if (request.report_path) {
-    report_file << conformance::to_json(run, records);
-    written = !lost(report_file, *request.report_path, "report") && written;
+    written =
+        !lost(report_file, conformance::to_json(run, records), *request.report_path, "report") &&
+        written;
   }
   if (request.junit_path) {
-    junit_file << conformance::to_junit(run, records);
-    written = !lost(junit_file, *request.junit_path, "JUnit report") && written;
+    written = !lost(junit_file, conformance::to_junit(run, records), *request.junit_path,
+                    "JUnit report") &&
+              written;
   }
   if (!written) return verdict == kFailed ? kFailed : kUsage;  // a failed check outranks it
   return verdict;

@@ -78,6 +78,22 @@ TEST(ConformanceCommandTest, JUnitAndTheJsonReportSayWhatRanAndHow) {
 }
 
 TEST(ConformanceCommandTest, AJUnitPathThatCannotBeWrittenStopsTheRunBeforeItStarts) {
+  // An earlier run's report at --report stays as it was: nothing is put in place before the
+  // run has finished.
+  const auto report = std::filesystem::temp_directory_path() / "thm_conformance_kept.json";
+  std::ofstream(report) << "an earlier run's report\n";
+  std::ostringstream kept_out;
+  std::ostringstream kept_progress;
+  EXPECT_EQ(run_conformance({.only = {"EQ-05"},
+                             .report_path = report.string(),
+                             .junit_path = "/nonexistent/dir/junit.xml"},
+                            kept_out, kept_progress),
+            2);
+  std::ifstream kept(report);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(kept)), {}), "an earlier run's report\n");
+  EXPECT_FALSE(std::filesystem::exists(report.string() + ".partial"));
+  std::filesystem::remove(report);
+
   std::ostringstream out;
   std::ostringstream progress;
   EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .junit_path = "/nonexistent/dir/junit.xml"}, out,
@@ -87,6 +103,18 @@ TEST(ConformanceCommandTest, AJUnitPathThatCannotBeWrittenStopsTheRunBeforeItSta
             std::string::npos)
       << progress.str();
   EXPECT_EQ(progress.str().find("EQ-05  start"), std::string::npos) << "a check was run";
+}
+
+TEST(ConformanceCommandTest, ReportAndJUnitNamingOneFileIsABadUsage) {
+  const auto path = (std::filesystem::temp_directory_path() / "thm_conformance_one.out").string();
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(
+      run_conformance({.only = {"EQ-05"}, .report_path = path, .junit_path = path}, out, progress),
+      2);
+  EXPECT_NE(progress.str().find("--report and --junit name the same file"), std::string::npos)
+      << progress.str();
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 // The replay command names what shapes a run, quotes what the shell would split, and never

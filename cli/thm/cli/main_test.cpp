@@ -347,6 +347,11 @@ TEST(ConformanceSignalTest, AnInterruptKillsTheAdapterPrintsThePartialTableAndEx
     const std::string queue = "exec:sh '" + script + "'";
     const std::string out_path = base + ".out";
     const std::string err_path = base + ".err";
+    // A report from an earlier run stays as it was; the JUnit report is never made.
+    const std::string report = base + ".json";
+    const std::string junit = base + ".xml";
+    std::ofstream(report) << "an earlier run's report\n";
+    std::filesystem::remove(junit);
     const pid_t tool = ::fork();
     ASSERT_GE(tool, 0);
     if (tool == 0) {  // only async-signal-safe calls until exec
@@ -355,7 +360,8 @@ TEST(ConformanceSignalTest, AnInterruptKillsTheAdapterPrintsThePartialTableAndEx
       ::dup2(out, 1);
       ::dup2(err, 2);
       ::execl(THM_EXE, THM_EXE, "conformance", "--exec-timeout", "300", "--check", "EQ-05",
-              "--check", "EQ-08", "--queue", queue.c_str(), static_cast<char*>(nullptr));
+              "--check", "EQ-08", "--queue", queue.c_str(), "--report", report.c_str(), "--junit",
+              junit.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
     // Wait until the adapter hangs in EQ-08: both its processes are listed.
@@ -396,6 +402,10 @@ TEST(ConformanceSignalTest, AnInterruptKillsTheAdapterPrintsThePartialTableAndEx
     EXPECT_TRUE(has(err, "thm conformance: stopping: ")) << err;
     EXPECT_TRUE(has(err, "\nthm conformance: interrupted by " + name + " during EQ-08")) << err;
     EXPECT_TRUE(err.ends_with("\n")) << err;
+    EXPECT_EQ(slurp(report), "an earlier run's report\n");
+    EXPECT_FALSE(std::filesystem::exists(junit));
+    EXPECT_FALSE(std::filesystem::exists(report + ".partial"));
+    EXPECT_FALSE(std::filesystem::exists(junit + ".partial"));
   }
 }
 
