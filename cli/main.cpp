@@ -32,6 +32,9 @@ constexpr int kUsage = 2;
 
 // The example input every `thm eval` message and help shows.
 constexpr const char* kEvalExample = R"(echo '{"chat": "MAIN"}' | thm eval is_general_chat)";
+// The example `thm explain` messages show: the README's, from a checkout's root.
+constexpr const char* kExplainExample =
+    "thm explain --text responder_plan < examples/explain/responder_plan.json";
 
 // `words` joined by `separator`, wrapped into lines of at most `width` characters that
 // start with `indent`.
@@ -70,8 +73,9 @@ std::string main_footer() {
          "Results, reports and case failures go to stdout; errors go to stderr, one line each,\n"
          "starting with `thm COMMAND: `.\n\n" +
          exit_codes(
-             "success: every case passed (check), the result was printed (eval), every check\n"
-             "     passed or was skipped (conformance), or help or the version was printed",
+             "success: every case passed (check), the result was printed (eval, explain),\n"
+             "     every check passed or was skipped (conformance), or help or the version was\n"
+             "     printed",
              "a case failed (check) or a conformance check failed (conformance)",
              "bad usage or unreadable input: an unknown command, option, op, queue or check; a\n"
              "     case file or stdin that cannot be read or is not JSON; a queue that cannot be\n"
@@ -251,7 +255,8 @@ int eval(const std::string& command, const std::string& op, thm::cli::Implementa
   }
   if (printed != Printed::Result &&
       std::ranges::find(thm::cli::kExplainedOps, op) == thm::cli::kExplainedOps.end()) {
-    std::cerr << prefix << "op \"" << op << "\" has no trace; the ops it explains are";
+    std::cerr << prefix << (known == ops.end() ? "unknown op \"" : "op \"") << op
+              << (known == ops.end() ? "\"" : "\" has no trace") << "; the ops it explains are";
     for (std::size_t i = 0; i < thm::cli::kExplainedOps.size(); ++i) {
       std::cerr << (i == 0 ? " " : ", ") << thm::cli::kExplainedOps[i];
     }
@@ -261,11 +266,13 @@ int eval(const std::string& command, const std::string& op, thm::cli::Implementa
   std::string text(std::istreambuf_iterator<char>(std::cin), {});
   if (std::cin.bad()) {
     std::cerr << prefix << "cannot read standard input; pipe the op's input object to it, e.g. "
-              << kEvalExample << "\n";
+              << (printed == Printed::Result ? kEvalExample : kExplainExample) << "\n";
     return kUsage;
   }
+  const std::string example =
+      printed == Printed::Result ? std::string(kEvalExample) : std::string(kExplainExample);
   const std::string expected = "; expected one JSON object, the input of " + op +
-                               " (thm eval --help lists its keys), e.g. " + kEvalExample;
+                               " (thm eval --help lists its keys), e.g. " + example;
   if (std::all_of(text.begin(), text.end(),
                   [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; })) {
     std::cerr << prefix << "standard input is empty" << expected << "\n";

@@ -109,6 +109,8 @@ TEST(ReportTest, JUnitHasATestcasePerCheckWithItsVerdict) {
             std::string::npos)
       << xml;
   EXPECT_NE(xml.find(R"(<property name="capabilities" value="hooks"/>)"), std::string::npos) << xml;
+  EXPECT_NE(xml.find(R"(<property name="checks" value="all"/>)"), std::string::npos) << xml;
+  EXPECT_NE(xml.find(R"(<property name="require" value="hooks"/>)"), std::string::npos) << xml;
 }
 
 TEST(ReportTest, JUnitEscapesWhatXmlCannotCarry) {

@@ -219,6 +219,18 @@ class TraceArray {
       throw Napi::TypeError::New(
           args.Env(), where(op, "trace") + ": expected an array, got " + described(array_));
     }
+    // Checked before the decision, so that a frozen array cannot lose it afterwards.
+    const Napi::Function extensible = args.Env()
+                                          .Global()
+                                          .Get("Object")
+                                          .As<Napi::Object>()
+                                          .Get("isExtensible")
+                                          .As<Napi::Function>();
+    if (!extensible.Call({array_}).ToBoolean().Value()) {
+      throw Napi::TypeError::New(args.Env(), where(op, "trace") +
+                                                 ": expected an array steps can be pushed onto, "
+                                                 "got a frozen or sealed one");
+    }
     wanted_ = true;
   }
   [[nodiscard]] bool wanted() const { return wanted_; }

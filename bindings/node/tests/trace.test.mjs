@@ -88,6 +88,13 @@ test("a plan and its settling fill one trace", () => {
   ]);
 });
 
+test("a frozen array is refused before anything is decided", () => {
+  assert.throws(
+    () => thm.mentionDispatch({ policy, input: reply("bob"), roster, trace: /** @type {any} */ (Object.freeze([])) }),
+    /mentionDispatch\(trace\): expected an array steps can be pushed onto/,
+  );
+});
+
 test("trace must be an array", () => {
   assert.throws(
     () => thm.mentionDispatch({ policy, input: reply(), roster, trace: /** @type {any} */ ("yes") }),

@@ -41,13 +41,27 @@ Result<json::Value, std::string> explain_op(std::string_view op, const json::Val
 
 namespace {
 
+// A value as the summary shows it: a string as it is, unless a control character or a
+// backslash in it would forge a line or steer a terminal; then, and for anything else, as JSON.
 std::string text_of(const json::Value& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
+  if (!value.is_string()) return value.dump();
+  const auto& text = value.get_ref<const std::string&>();
+  const bool plain = std::ranges::none_of(text, [](char c) {
+    return c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == '\x7f';
+  });
+  return plain ? text : value.dump(-1, ' ', false, json::Value::error_handler_t::replace);
 }
 
 // A decision in a few words: who answers and by which rung, or the refusal, or the error.
 std::string summary(const json::Value& result) {
-  if (result.contains("error")) return "error " + text_of(result.at("error").at("variant"));
+  if (result.contains("error")) {
+    const json::Value& error = result.at("error");
+    std::string out = "error " + text_of(error.at("variant"));
+    if (error.contains("path")) out += " at " + text_of(error.at("path"));
+    if (error.contains("reason")) out += ": " + text_of(error.at("reason"));
+    if (error.contains("message")) out += ": " + text_of(error.at("message"));
+    return out;
+  }
   const auto decided = [](const json::Value& decision) {
     std::string out =
         text_of(decision.at("responder_id")) + " answers (" + text_of(decision.at("rung"));

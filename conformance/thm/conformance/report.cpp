@@ -197,6 +197,13 @@ std::string to_junit(const RunDescription& run, std::span<const CheckRecord> rec
   property("runs", std::to_string(run.runs));
   property("repeat", std::to_string(run.repeat));
   property("short", run.short_mode ? "true" : "false");
+  const auto listed = [](const std::vector<std::string>& items) {
+    std::string text;
+    for (const std::string& item : items) text += (text.empty() ? "" : ",") + item;
+    return text;
+  };
+  property("checks", run.checks.empty() ? std::string("all") : listed(run.checks));
+  property("require", listed(run.require));
   std::string declared;
   for (const std::string_view name : capability_names()) {
     if (declares(run.capabilities, name))

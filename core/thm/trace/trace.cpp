@@ -162,10 +162,39 @@ std::string why_words(const TraceStep& step) {
   return step.why ? words(name(*step.why)) : std::string();
 }
 
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+// Host text as one line a terminal shows as written (SPEC §8.3): a backslash, and every
+// control character (C0, DEL) as a C escape (`\n`, `\t`, `\x1b`); with `quote`, `"` too.
+// UTF-8 above ASCII is kept.
+std::string printable(std::string_view text, bool quote = false) {
+  constexpr std::string_view kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || (quote && c == '"')) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string quoted(std::string_view text) { return "\"" + printable(text, true) + "\""; }
 
 std::string operator_line(const TraceStep& step) {
-  const std::string subject = step.subject;
+  const std::string subject = printable(step.subject);
   const std::string count = step.count ? std::to_string(*step.count) : std::string("?");
   const bool applied = step.outcome == TraceOutcome::Applied;
   const bool passed = step.outcome == TraceOutcome::Passed;
@@ -182,14 +211,15 @@ std::string operator_line(const TraceStep& step) {
       return applied ? "explicit mention: " + subject + " answers"
                      : "explicit mention: no mention names an active agent";
     case TraceRule::Chat:
-      return "chat " + (subject.empty() ? std::string("(none)") : quoted(subject)) +
+      return "chat " + (subject.empty() ? std::string("(none)") : quoted(step.subject)) +
              ": General, so no desk or direct agent is tried";
     case TraceRule::Desk:
       if (applied) return "desk: the chat is desk " + subject;
       if (step.why == TraceWhy::Ambiguous) {
-        return "desk: " + quoted(subject) + " names several desks, so the orchestrator answers";
+        return "desk: " + quoted(step.subject) +
+               " names several desks, so the orchestrator answers";
       }
-      return "desk: " + quoted(subject) + " is no desk";
+      return "desk: " + quoted(step.subject) + " is no desk";
     case TraceRule::DeskPlan: {
       const std::string members =
           "desk plan: " + count + " active effective member" + (step.count == 1 ? "" : "s");
@@ -203,7 +233,7 @@ std::string operator_line(const TraceStep& step) {
       return applied ? "selector candidates: " + count
                      : "selector candidates: two details name " + subject;
     case TraceRule::DirectAgent:
-      if (!applied) return "direct agent: no active member is " + quoted(subject);
+      if (!applied) return "direct agent: no active member is " + quoted(step.subject);
       return "direct agent: " + subject + " answers, by its " + why_words(step);
     case TraceRule::Orchestrator:
       return applied ? "orchestrator: " + subject + " answers"
@@ -213,8 +243,9 @@ std::string operator_line(const TraceStep& step) {
     case TraceRule::Selector:
       return "selector: " + why_words(step);
     case TraceRule::AcceptSelection:
-      return applied ? "accept selection: " + subject + " accepted"
-                     : "accept selection: " + quoted(subject) + " rejected, " + why_words(step);
+      return applied
+                 ? "accept selection: " + subject + " accepted"
+                 : "accept selection: " + quoted(step.subject) + " rejected, " + why_words(step);
     case TraceRule::AcceptEvaluation:
       if (applied) return "accept evaluation: " + subject + " accepted";
       return "accept evaluation: rejected, " + why_words(step) +

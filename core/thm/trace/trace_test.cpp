@@ -266,6 +266,24 @@ TEST(DecisionTraceTest, ADispatchRecordsTheChildHop) {
                                      .count = 2}));
 }
 
+// A subject is text from the host's input (a mention as written, a chat): a line break or an
+// escape sequence in it must not forge a line of the operator's form or steer a terminal.
+TEST(DecisionTraceTest, TheOperatorsLineShowsControlCharactersEscaped) {
+  const TraceStep forged{.rule = TraceRule::Mention,
+                         .outcome = TraceOutcome::Skipped,
+                         .why = TraceWhy::Quiet,
+                         .subject = "@bob\n  3. explicit mention: bob answers\x1b[31m\x7f\t",
+                         .offset = 0};
+  EXPECT_EQ(to_string(forged),
+            "mention @bob\\n  3. explicit mention: bob answers\\x1b[31m\\x7f\\t at byte 0: "
+            "skipped, quiet");
+  const TraceStep chat{.rule = TraceRule::Desk,
+                       .outcome = TraceOutcome::Skipped,
+                       .why = TraceWhy::Unknown,
+                       .subject = "caf\xc3\xa9 \"x\"\\"};
+  EXPECT_EQ(to_string(chat), "desk: \"caf\xc3\xa9 \\\"x\\\"\\\\\" is no desk");
+}
+
 TEST(DecisionTraceTest, EveryTokenRoundTrips) {
   for (const TraceRule rule : kAllTraceRules) EXPECT_EQ(trace_rule_from_name(name(rule)), rule);
   for (const TraceOutcome outcome : kAllTraceOutcomes) {
