@@ -44,8 +44,9 @@ class TraceList {
   DecisionTrace& steps() { return steps_; }
   // Appends the steps; call it with the GIL held, before raising the core's error.
   void hand_over() {
-    for (const TraceStep& step : steps_)
-      py::list(py::reinterpret_borrow<py::list>(list_)).append(to_py(step));
+    if (!wanted()) return;
+    auto list = py::reinterpret_borrow<py::list>(list_);
+    for (const TraceStep& step : steps_) list.append(to_py(step));
   }
 
  private:

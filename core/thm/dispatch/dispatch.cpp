@@ -21,16 +21,16 @@ const AgentTarget* first_direct_agent_mention(const std::vector<Mention>& mentio
   return first == nullptr ? nullptr : std::get_if<AgentTarget>(&first->target);
 }
 
-// Notes one guard of SPEC §3.2 that names no one but, maybe, `subject`.
+// Notes one guard of SPEC §3.2: passed when it `held`, else stopped, `why` it stopped when the
+// rule alone does not say.
 template <class Note>
-void note_guard(const Note& note, TraceRule rule, bool held, std::string_view subject = {},
+void note_guard(const Note& note, TraceRule rule, bool held,
+                std::optional<TraceWhy> why = std::nullopt, std::string_view subject = {},
                 std::optional<std::uint64_t> count = std::nullopt) {
   note([&] {
     return TraceStep{.rule = rule,
                      .outcome = held ? TraceOutcome::Passed : TraceOutcome::Stopped,
-                     .why = held || (rule != TraceRule::TargetActive && rule != TraceRule::Source)
-                                ? std::optional<TraceWhy>()
-                                : TraceWhy::Inactive,
+                     .why = held ? std::nullopt : why,
                      .subject = std::string(subject),
                      .count = count};
   });
@@ -41,7 +41,7 @@ template <class Team, class Note>
 MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& team,
                                const Note& note) {
   const bool source_active = team.is_active(input.author_id);
-  note_guard(note, TraceRule::Source, source_active, input.author_id);
+  note_guard(note, TraceRule::Source, source_active, TraceWhy::Inactive, input.author_id);
   if (!source_active) return NoDispatch{NoDispatchReason::SourceInactive};
   const AgentTarget* target = first_direct_agent_mention(input.mentions);
   if constexpr (Note::kOn) detail::note_mentions(input.mentions, note, detail::mention_shape);
@@ -54,7 +54,7 @@ MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& te
   note_guard(note, TraceRule::SelfMention, target->id != input.author_id);
   if (target->id == input.author_id) return NoDispatch{NoDispatchReason::SelfMention};
   const bool target_active = team.is_active(target->id);
-  note_guard(note, TraceRule::TargetActive, target_active, target->id);
+  note_guard(note, TraceRule::TargetActive, target_active, TraceWhy::Inactive, target->id);
   if (!target_active) return NoDispatch{NoDispatchReason::TargetInactive};
   const bool fits = input.hop != std::numeric_limits<std::uint32_t>::max();
   note_guard(note, TraceRule::HopOverflow, fits);
@@ -82,7 +82,7 @@ Result<MentionDispatchDecision, RosterError> after_policy(const MentionDispatchP
                                                           const Note& note, const Rest& rest) {
   note_guard(note, TraceRule::Enabled, policy.enabled);
   if (!policy.enabled) return NoDispatch{NoDispatchReason::Disabled};
-  note_guard(note, TraceRule::HopBudget, input.hop < policy.max_hops, {}, input.hop);
+  note_guard(note, TraceRule::HopBudget, input.hop < policy.max_hops, std::nullopt, {}, input.hop);
   if (input.hop >= policy.max_hops) return NoDispatch{NoDispatchReason::HopLimitReached};
   return rest();
 }
