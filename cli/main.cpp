@@ -140,7 +140,9 @@ std::string conformance_footer() {
       "to stderr; then to stdout a line naming the queue, runs, seed and repeat, and a table by\n"
       "check id (counts summed over runs; a failed check with its seed and reason); with\n"
       "--report, the same as JSON to that file (with the tool's version, the options, the\n"
-      "queue's capabilities, and each check's duration and runs); with --junit, as JUnit XML.\n"
+      "queue's capabilities, and each check's duration and runs); with --junit, as JUnit XML;\n"
+      "with --html, as one page to open in a browser (what was not proven, and for each\n"
+      "failure a timeline of the calls that produced it and the command that replays it).\n"
       "With --report - the JSON is all of stdout, and\n"
       "the line and the table go to stderr after the progress lines. Each check says when it\n"
       "starts, and every 10 s while it runs; under the table, each failure has the command\n"
@@ -316,6 +318,8 @@ struct ConformanceArguments {
   const CLI::Option* report_option = nullptr;
   std::string junit_path{};
   const CLI::Option* junit_option = nullptr;
+  std::string html_path{};
+  const CLI::Option* html_option = nullptr;
 };
 
 // What each command's options and arguments hold once the command line is parsed.
@@ -495,6 +499,11 @@ void add_check_and_report_options(CLI::App* command, ConformanceArguments& argum
       "--junit", arguments.junit_path,
       "Also write the report as JUnit XML to this file, one testcase per check, for a CI "
       "system to show; default: none");
+  arguments.html_option = command->add_option(
+      "--html", arguments.html_path,
+      "Also write the report as one self-contained HTML page to this file: the summary, what "
+      "was not proven, and for each failure the timeline of its calls and its replay command; "
+      "default: none");
 }
 
 CLI::App* add_conformance_command(CLI::App& app, ConformanceArguments& arguments) {
@@ -537,6 +546,7 @@ thm::cli::ConformanceRequest conformance_request(const ConformanceArguments& arg
   suite.require = *thm::conformance::parse_requirements(arguments.required_text, "--require");
   if (arguments.report_option->count() > 0) suite.report_path = arguments.report_path;
   if (arguments.junit_option->count() > 0) suite.junit_path = arguments.junit_path;
+  if (arguments.html_option->count() > 0) suite.html_path = arguments.html_path;
   suite.tool = std::string("thm ") + THM_VERSION;
   suite.exec_timeout = std::chrono::seconds(arguments.exec_timeout_seconds);
   return suite;

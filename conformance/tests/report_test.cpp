@@ -123,6 +123,144 @@ TEST(ReportTest, JUnitEscapesWhatXmlCannotCarry) {
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
 }
 
+// A failing run's history: two sessions race one request while the first is paused.
+std::vector<HistoryEvent> race_history() {
+  using Kind = HistoryEvent::Kind;
+  return {
+      {.kind = Kind::Harness,
+       .what = "commit_reply",
+       .subject = "seq 1 by alice, hop 0",
+       .start_us = 0,
+       .end_us = 40},
+      {.kind = Kind::Call,
+       .lane = 0,
+       .what = "enqueue_once",
+       .subject = "alice -> bob, eng, seq 1",
+       .answer = "Enqueued",
+       .start_us = 100,
+       .end_us = 9000},
+      {.kind = Kind::Pause,
+       .lane = 0,
+       .what = "before_commit",
+       .answer = "continued",
+       .start_us = 300,
+       .end_us = 8000},
+      {.kind = Kind::Call,
+       .lane = 1,
+       .what = "enqueue_once",
+       .subject = "alice -> bob, eng, seq 1",
+       .answer = "Enqueued",
+       .start_us = 500,
+       .end_us = 700},
+  };
+}
+
+std::vector<CheckRecord> records_with_history() {
+  std::vector<CheckRecord> out = records();
+  out[2].runs[0].history = race_history();
+  out[2].runs[0].history_dropped = 3;
+  return out;
+}
+
+std::size_t occurrences(const std::string& text, std::string_view what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(ReportTest, JsonCarriesAFailingRunsHistory) {
+  const auto json = nlohmann::json::parse(to_json(kRun, records_with_history()));
+  const auto& run = json["checks"][2]["runs"][0];
+  ASSERT_EQ(run["history"].size(), 4U);
+  EXPECT_EQ(run["history_dropped"], 3);
+  EXPECT_EQ(run["history"][0]["kind"], "harness");
+  EXPECT_TRUE(run["history"][0]["lane"].is_null());
+  EXPECT_EQ(run["history"][2]["kind"], "pause");
+  EXPECT_EQ(run["history"][2]["what"], "before_commit");
+  EXPECT_EQ(run["history"][3]["lane"], 1);
+  EXPECT_EQ(run["history"][3]["answer"], "Enqueued");
+  EXPECT_EQ(run["history"][3]["start_us"], 500);
+  EXPECT_TRUE(json["checks"][0]["runs"][0]["history"].empty());
+}
+
+TEST(ReportTest, HtmlIsOnePageThatFetchesNothing) {
+  const std::string html = to_html(kRun, records_with_history());
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">")) << html;
+  EXPECT_TRUE(html.ends_with("</html>\n"));
+  for (const std::string_view outside : {"<script", "<link", "<img", "<iframe", "@import",
+                                         "http:", "https:", "src=", "href=\"/", "href=\"."}) {
+    EXPECT_EQ(html.find(outside), std::string::npos) << outside;
+  }
+  // CSS may point at the page's own pattern, never at a file.
+  EXPECT_EQ(occurrences(html, "url("), occurrences(html, "url(#hatch)"));
+}
+
+TEST(ReportTest, HtmlSaysWhatTheRunDidNotProve) {
+  const std::string html = to_html(kRun, records());
+  EXPECT_NE(html.find("<h2>What this run did not prove</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<b>EQ-04</b></a> index: <span class=\"result skip\">not tested</span>, "
+                      "no SQL schema"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("1 of 3 checks failed"), std::string::npos);
+
+  std::vector<CheckRecord> all_passed = records();
+  all_passed.erase(all_passed.begin() + 1, all_passed.end());
+  const std::string passed = to_html(kRun, all_passed);
+  EXPECT_NE(passed.find("<p>Nothing: every check ran in full.</p>"), std::string::npos);
+  EXPECT_NE(passed.find("No check failed: 1 passed, 0 skipped"), std::string::npos);
+  EXPECT_EQ(passed.find("<svg class=\"timeline\""), std::string::npos);
+
+  all_passed[0].total.reason = "ran with 8 sessions, not 64";
+  const std::string in_part = to_html(kRun, all_passed);
+  EXPECT_NE(in_part.find("passed in part</span>, ran with 8 sessions, not 64"), std::string::npos);
+}
+
+TEST(ReportTest, HtmlDrawsAFailuresTimelineAndItsReplayCommand) {
+  const std::string html = to_html(kRun, records_with_history());
+  const auto failure = html.find("<section class=\"failure\" id=\"EQ-05\">");
+  ASSERT_NE(failure, std::string::npos) << html;
+  EXPECT_NE(html.find("<pre class=\"replay\"><code>thm conformance --queue memory --short "
+                      "--seed 5 --check EQ-05</code></pre>",
+                      failure),
+            std::string::npos);
+  EXPECT_NE(html.find("The 3 earliest events are not kept", failure), std::string::npos);
+  const auto svg = html.find("<svg class=\"timeline\"", failure);
+  ASSERT_NE(svg, std::string::npos);
+  const std::string drawing = html.substr(svg, html.find("</svg>", svg) - svg);
+  for (const std::string_view row : {">host&apos;s writes<", ">session 0<", ">session 1<"}) {
+    EXPECT_NE(drawing.find(row), std::string::npos) << row;
+  }
+  EXPECT_EQ(drawing.find(">session 2<"), std::string::npos);
+  EXPECT_EQ(occurrences(drawing, "<g class=\"event "), 4U);
+  EXPECT_EQ(occurrences(drawing, "class=\"pause\""), 1U);
+  // The second Enqueued for one request is marked.
+  EXPECT_EQ(occurrences(drawing, "class=\"enqueued repeat\""), 1U);
+  EXPECT_NE(drawing.find("<title>session 1: enqueue_once (alice -&gt; bob, eng, seq 1) "
+                         "\xE2\x86\x92 Enqueued, 500 \xC2\xB5s to 700 \xC2\xB5s</title>"),
+            std::string::npos)
+      << drawing;
+  // The events, in words, open under the drawing.
+  EXPECT_NE(html.find("<details open><summary>Every event of the timeline", svg),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"mono\">hook at before_commit</td>", svg), std::string::npos);
+}
+
+TEST(ReportTest, HtmlEscapesHostText) {
+  std::vector<CheckRecord> odd = records_with_history();
+  odd[2].runs[0].reason = "<script>alert(1)</script> \x01 \xff";
+  odd[2].runs[0].history[1].subject = "<img src=x onerror=alert(1)>";
+  odd[2].runs[0].history[1].answer = "error internal (\"quoted\" & 'single')";
+  const std::string html = to_html(kRun, odd);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find('\x01'), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt; \xEF\xBF\xBD \xEF\xBF\xBD"),
+            std::string::npos);
+  EXPECT_NE(html.find("error internal (&quot;quoted&quot; &amp; &apos;single&apos;)"),
+            std::string::npos);
+}
+
 TEST(ReportTest, TableEndsWithTheTally) {
   std::ostringstream out;
   print_table(out, kReports);

@@ -378,15 +378,33 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     progress << "thm conformance: --junit needs a file path\n";
     return kUsage;
   }
-  if (request.junit_path && request.report_path) {
-    std::error_code junit_error;
-    std::error_code report_error;
-    const auto junit = std::filesystem::weakly_canonical(*request.junit_path, junit_error);
-    const auto report = std::filesystem::weakly_canonical(*request.report_path, report_error);
-    if (junit_error ? *request.junit_path == *request.report_path
-                    : !report_error && junit == report) {
-      progress << "thm conformance: --report and --junit name the same file; give each its own\n";
-      return kUsage;
+  if (request.html_path && (request.html_path->empty() || *request.html_path == "-")) {
+    progress << "thm conformance: --html needs a file path\n";
+    return kUsage;
+  }
+  {
+    // Two reports in one file would be neither.
+    const std::vector<std::pair<std::string_view, const std::optional<std::string>*>> paths{
+        {"--report", &request.report_path},
+        {"--junit", &request.junit_path},
+        {"--html", &request.html_path}};
+    const auto same = [](const std::string& a, const std::string& b) {
+      std::error_code a_error;
+      std::error_code b_error;
+      const auto a_path = std::filesystem::weakly_canonical(a, a_error);
+      const auto b_path = std::filesystem::weakly_canonical(b, b_error);
+      return a_error || b_error ? a == b : a_path == b_path;
+    };
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      for (std::size_t j = i + 1; j < paths.size(); ++j) {
+        const auto& a = *paths[i].second;
+        const auto& b = *paths[j].second;
+        if (a && b && *a != "-" && same(*a, *b)) {
+          progress << "thm conformance: " << paths[i].first << " and " << paths[j].first
+                   << " name the same file; give each its own\n";
+          return kUsage;
+        }
+      }
     }
   }
   if (request.queue == "exec:") {
@@ -482,10 +500,15 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
   if (request.junit_path && !opened(junit_file, *request.junit_path, "JUnit report", "--junit")) {
     return kUsage;  // the report file opened above is dropped: its path stays as it was
   }
+  ReportFile html_file;
+  if (request.html_path && !opened(html_file, *request.html_path, "HTML report", "--html")) {
+    return kUsage;  // as above
+  }
   // A partial report would read as a whole one: what was written is dropped.
   const auto remove_reports = [&] {
     report_file.abandon();
     junit_file.abandon();
+    html_file.abandon();
   };
 
   std::vector<conformance::CheckReport> totals;
@@ -603,6 +626,11 @@ int run_conformance(const ConformanceRequest& request, std::ostream& out, std::o
     written = !lost(junit_file, conformance::to_junit(run, records), *request.junit_path,
                     "JUnit report") &&
               written;
+  }
+  if (request.html_path) {
+    written =
+        !lost(html_file, conformance::to_html(run, records), *request.html_path, "HTML report") &&
+        written;
   }
   if (!written) return verdict == kFailed ? kFailed : kUsage;  // a failed check outranks it
   return verdict;

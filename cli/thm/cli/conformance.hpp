@@ -39,6 +39,9 @@ struct ConformanceRequest {
   std::vector<std::string> require{};
   /// Where to write the report as JUnit XML (`conformance::to_junit`), if anywhere.
   std::optional<std::string> junit_path{};
+  /// Where to write the report as one self-contained HTML page (`conformance::to_html`), if
+  /// anywhere.
+  std::optional<std::string> html_path{};
   /// The tool and its version, as reports name them (`thm 0.1.0`).
   std::string tool = "thm";
 };

@@ -117,6 +117,45 @@ TEST(ConformanceCommandTest, ReportAndJUnitNamingOneFileIsABadUsage) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+TEST(ConformanceCommandTest, HtmlSharesNoFileWithTheOtherReports) {
+  const auto path = (std::filesystem::temp_directory_path() / "thm_conformance_one.page").string();
+  for (const auto& request :
+       {ConformanceRequest{.only = {"EQ-05"}, .report_path = path, .html_path = path},
+        ConformanceRequest{.only = {"EQ-05"}, .junit_path = path, .html_path = path}}) {
+    std::ostringstream out;
+    std::ostringstream progress;
+    EXPECT_EQ(run_conformance(request, out, progress), 2);
+    EXPECT_NE(progress.str().find("and --html name the same file"), std::string::npos)
+        << progress.str();
+    EXPECT_FALSE(std::filesystem::exists(path));
+  }
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .html_path = "-"}, out, progress), 2);
+  EXPECT_NE(progress.str().find("--html needs a file path"), std::string::npos) << progress.str();
+}
+
+TEST(ConformanceCommandTest, HtmlWritesThePageOfTheRun) {
+  const auto page = std::filesystem::temp_directory_path() / "thm_conformance_page.html";
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(
+      run_conformance({.only = {"EQ-05", "EQ-23"}, .html_path = page.string(), .tool = "thm 9.9.9"},
+                      out, progress),
+      0)
+      << progress.str();
+  std::ifstream file(page);
+  const std::string html((std::istreambuf_iterator<char>(file)), {});
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>")) << html;
+  EXPECT_NE(html.find("No check failed: 1 passed, 1 skipped"), std::string::npos) << html;
+  EXPECT_NE(html.find("<b>EQ-23</b></a> crash and restart durability: <span class=\"result "
+                      "skip\">not tested</span>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("thm 9.9.9"), std::string::npos);
+  std::filesystem::remove(page);
+}
+
 // The replay command names what shapes a run, quotes what the shell would split, and never
 // shows a password.
 TEST(ConformanceCommandTest, TheReplayCommandRerunsTheRunAndHidesPasswords) {

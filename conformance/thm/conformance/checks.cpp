@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "thm/conformance/checks/bodies.hpp"
+#include "thm/conformance/checks/recording.hpp"
 #include "thm/conformance/checks/run.hpp"
 #include "thm/conformance/model_check.hpp"
 #include "thm/conformance/suite.hpp"
@@ -234,6 +235,18 @@ std::string_view name(Verdict verdict) noexcept {
   return "fail";
 }
 
+std::string_view name(HistoryEvent::Kind kind) noexcept {
+  switch (kind) {
+    case HistoryEvent::Kind::Call:
+      return "call";
+    case HistoryEvent::Kind::Pause:
+      return "pause";
+    case HistoryEvent::Kind::Harness:
+      return "harness";
+  }
+  return "call";
+}
+
 std::span<const Check> checks() noexcept { return kChecks; }
 
 CheckReport run_check(std::string_view id, Harness& harness, const Options& options) {
@@ -257,9 +270,14 @@ CheckReport run_check(std::string_view id, Harness& harness, const Options& opti
   Watch watch;
   Watch* const outer = std::exchange(t_watch, &watch);
   CheckReport report;
+  Recording recording(harness);
   {
     const Watchdog watchdog(*check, options, watch);
-    report = check->run(harness, seeded);
+    report = check->run(recording, seeded);
+  }
+  if (report.verdict == Verdict::Fail) {
+    report.history = recording.history().events();
+    report.history_dropped = recording.history().dropped();
   }
   t_watch = outer;
   report.id = std::string(check->id);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "thm/conformance/report_common.hpp"
 #include "thm/conformance/requirements.hpp"
 
 namespace thm::conformance {
@@ -43,6 +44,24 @@ Json capabilities_json(const Capabilities& capabilities) {
       capabilities.election_timeout ? Json(capabilities.election_timeout->count()) : Json(nullptr);
   return out;
 }
+
+Json history_json(const std::vector<HistoryEvent>& history) {
+  Json events = Json::array();
+  for (const HistoryEvent& e : history) {
+    events.push_back({{"kind", name(e.kind)},
+                      {"lane", optional_json(e.lane)},
+                      {"what", e.what},
+                      {"subject", e.subject},
+                      {"answer", e.answer},
+                      {"start_us", e.start_us},
+                      {"end_us", e.end_us}});
+  }
+  return events;
+}
+
+}  // namespace
+
+namespace detail {
 
 std::uint64_t total_ms(const CheckRecord& record) {
   std::uint64_t sum = 0;
@@ -123,7 +142,12 @@ std::string seconds(std::uint64_t ms) {
   return out.str();
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::replay_of;
+using detail::seconds;
+using detail::total_ms;
+using detail::xml;
 
 std::string to_json(const RunDescription& run, std::span<const CheckRecord> records) {
   Json checks = Json::array();
@@ -136,7 +160,9 @@ std::string to_json(const RunDescription& run, std::span<const CheckRecord> reco
                       {"result", name(each.verdict)},
                       {"reason", each.reason},
                       {"counts", counts_json(each.counts)},
-                      {"duration_ms", k < record.run_ms.size() ? record.run_ms[k] : 0}});
+                      {"duration_ms", k < record.run_ms.size() ? record.run_ms[k] : 0},
+                      {"history", history_json(each.history)},
+                      {"history_dropped", each.history_dropped}});
     }
     checks.push_back(
         {{"id", r.id},

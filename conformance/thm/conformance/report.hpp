@@ -46,7 +46,10 @@ struct RunDescription {
 /// "checks": [{"id", "title", "result": "pass"|"fail"|"skip", "reason", "left_unproven",
 /// "counts": {attempts, enqueued, already, refused, errors, indeterminate, children, lost,
 /// duplicated, unexpected, faults, outage_ms}, "seed", "duration_ms", "replay" (a failure's
-/// command, else null), "runs": [{"seed", "result", "reason", "counts", "duration_ms"}]}]}`.
+/// command, else null), "runs": [{"seed", "result", "reason", "counts", "duration_ms",
+/// "history": [{"kind": "call"|"pause"|"harness", "lane" (null when none), "what",
+/// "subject", "answer", "start_us", "end_us"}] (a failing run's, see `HistoryEvent`; else
+/// empty), "history_dropped"}]}]}`.
 /// The keys of the first version keep their place and meaning.
 [[nodiscard]] std::string to_json(const RunDescription& run, std::span<const CheckRecord> checks);
 
@@ -57,6 +60,16 @@ struct RunDescription {
 /// `<skipped message="reason"/>`, and a check passed in part a `<system-out>` saying what it
 /// left unproven.
 [[nodiscard]] std::string to_junit(const RunDescription& run, std::span<const CheckRecord> checks);
+
+/// The report as one self-contained HTML page (adr/0020): inline CSS and SVG, no script,
+/// nothing fetched from anywhere. It says what ran (`run`), the verdict, what the run left
+/// unproven in words (each skipped check and each check passed in part, with its reason),
+/// a table of every check's counts, runs and time, and for each failure its reason, seed,
+/// replay command and, from the first failing run's `history`, a timeline drawn as SVG: one
+/// row per session, one for the host's writes, bars coloured by answer, pauses in the
+/// check's hook hatched, each with a `<title>` naming the call; then every event as a table.
+/// Host text is escaped as `to_junit` escapes it.
+[[nodiscard]] std::string to_html(const RunDescription& run, std::span<const CheckRecord> checks);
 
 /// A table for a terminal, at most 100 columns wide: per check a line of id, result and
 /// counts, then its reason (or title) on lines of its own; under a failure, the command that

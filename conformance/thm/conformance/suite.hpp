@@ -4,8 +4,10 @@
 /// by id, or the whole suite, each returning a report entry under its EQ id.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +48,43 @@ struct Counts {
   friend bool operator==(const Counts&, const Counts&) = default;
 };
 
+/// One thing the suite saw happen during a check run, for the report's timeline
+/// (queue-conformance.md §8, Reports): a call a session made, a pause in the check's hook,
+/// or one of the host's own writes made through the harness. Times are microseconds from
+/// the last time the check reset the store (`Harness::reset`), on a monotonic clock.
+struct HistoryEvent {
+  /// What the event is.
+  enum class Kind : std::uint8_t {
+    Call,     ///< a session's `enqueue_once`, `claim`, `renew`, `complete` or `fail`
+    Pause,    ///< a hook point the check's hook held for 1 ms or more, or made fail
+    Harness,  ///< the host's own write, lifecycle or fault, made by the check
+  };
+  Kind kind = Kind::Call;
+  /// The session: numbered from 0 in the order the check opened them since the last reset.
+  /// None for a `Harness` event, and for a `Pause` whose session the suite could not tell
+  /// (an exec adapter calls hooks from threads of its own; the request's key names the
+  /// session unless two calls in flight share it).
+  std::optional<std::uint32_t> lane{};
+  /// The member called (`enqueue_once`, `set_policy`, `kill_node`) or, for a pause, the hook
+  /// point (`before_commit`).
+  std::string what{};
+  /// Its arguments, for people: `alice -> bob, eng, seq 3` for a request; `node 1`.
+  std::string subject{};
+  /// What it answered: `Enqueued`, `Refused{unauthorized}`, `error unavailable (...)`; for a
+  /// pause `continued` or `failed the step`; `threw: ...` when the member threw; empty for a
+  /// write that returned.
+  std::string answer{};
+  std::uint64_t start_us = 0;  ///< when the call or pause began
+  std::uint64_t end_us = 0;    ///< when it returned (not before `start_us`)
+  friend bool operator==(const HistoryEvent&, const HistoryEvent&) = default;
+};
+
+/// The token of `kind`: `call`, `pause` or `harness`.
+[[nodiscard]] std::string_view name(HistoryEvent::Kind kind) noexcept;
+
+/// The most events a failing check run keeps (the last ones: a failure is found at the end).
+inline constexpr std::size_t kHistoryLimit = 4096;
+
 /// One report entry: `id` like `EQ-01`; `reason` says why it failed or was skipped, or, on
 /// a pass, what the check could not show with this harness (empty when nothing); `seed` is
 /// the one the run used, so a failure can be replayed.
@@ -56,6 +95,11 @@ struct CheckReport {
   std::string reason{};
   Counts counts{};
   std::uint64_t seed = 0;
+  /// For a failure: what happened since the check last reset the store, in the order the
+  /// events began, at most `kHistoryLimit` of them. Empty for a pass or a skip.
+  std::vector<HistoryEvent> history{};
+  /// Events of that stretch that did not fit in `history` (the earliest ones).
+  std::uint64_t history_dropped = 0;
 };
 
 /// Knobs (queue-conformance.md §8). `repeat` is how often each race is run (R); a failing

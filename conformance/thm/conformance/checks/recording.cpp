@@ -1,0 +1,383 @@
+#include "thm/conformance/checks/recording.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "thm/conformance/checks/run.hpp"
+
+namespace thm::conformance::checking {
+
+namespace {
+
+// The call this thread is making through a recorded session, for the hook it may reach.
+struct Calling {
+  const History* history = nullptr;
+  std::uint32_t lane = 0;
+};
+thread_local Calling t_calling{};
+
+constexpr std::chrono::milliseconds kPause{1};
+
+std::string cut(std::string_view id) {
+  constexpr std::size_t kMost = 24;
+  if (id.size() <= kMost) return std::string(id);
+  return std::string(id.substr(0, kMost)) + "... (" + std::to_string(id.size()) + " bytes)";
+}
+
+std::string threw(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return std::string("threw: ") + e.what();
+  } catch (...) {
+    return "threw";
+  }
+}
+
+std::string describe_lease(const Result<std::optional<Lease>, LeaseError>& answer) {
+  if (!answer) return "error " + std::string(name(answer.error()));
+  if (!*answer) return "nothing to claim";
+  return "leased child " + std::to_string((*answer)->child_id);
+}
+template <class T>
+std::string describe_lease(const Result<T, LeaseError>& answer) {
+  if (!answer) return "error " + std::string(name(answer.error()));
+  if constexpr (std::is_same_v<T, std::string>) {
+    return *answer;
+  } else {
+    return "renewed";
+  }
+}
+
+std::string_view settlement(Settlement how) {
+  switch (how) {
+    case Settlement::Complete:
+      return "complete";
+    case Settlement::Fail:
+      return "fail";
+    case Settlement::DeadLetter:
+      return "dead-letter";
+    case Settlement::Delete:
+      return "delete";
+  }
+  return "?";
+}
+
+// A session of the harness under test, noting each call on its lane.
+class RecordedSession final : public Session {
+  template <class Call, class Describe>
+  // Runs `call`, noting it on this session's lane with the answer `describe_answer` gives.
+  auto noted(std::string what, std::string subject, Call&& call, Describe&& describe_answer) {
+    HistoryEvent event{.kind = HistoryEvent::Kind::Call,
+                       .lane = lane_,
+                       .what = std::move(what),
+                       .subject = std::move(subject),
+                       .start_us = history_->now_us()};
+    try {
+      auto answer = call();
+      event.answer = describe_answer(answer);
+      event.end_us = history_->now_us();
+      history_->add(std::move(event));
+      return answer;
+    } catch (...) {
+      event.answer = threw(std::current_exception());
+      event.end_us = history_->now_us();
+      history_->add(std::move(event));
+      throw;
+    }
+  }
+
+ public:
+  RecordedSession(std::unique_ptr<Session> inner, std::shared_ptr<History> history)
+      : inner_(std::move(inner)), history_(std::move(history)), lane_(history_->open_lane()) {}
+
+  Result<EnqueueOutcome, QueueError> enqueue_once(const MentionTurnRequest& request) override {
+    history_->start_call(lane_, request);
+    const Calling outer = std::exchange(t_calling, Calling{history_.get(), lane_});
+    struct Finish {
+      RecordedSession& session;
+      Calling outer;
+      ~Finish() {
+        t_calling = outer;
+        session.history_->finish_call(session.lane_);
+      }
+    } const finish{*this, outer};
+    return noted(
+        "enqueue_once", describe_request(request), [&] { return inner_->enqueue_once(request); },
+        [](const Result<EnqueueOutcome, QueueError>& answer) { return describe(answer); });
+  }
+  Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) override {
+    return noted(
+        "claim", std::to_string(duration.count()) + " ms", [&] { return inner_->claim(duration); },
+        [](const auto& answer) { return describe_lease(answer); });
+  }
+  Result<StoreTime, LeaseError> renew(const std::string& token,
+                                      std::chrono::milliseconds duration) override {
+    return noted(
+        "renew", std::to_string(duration.count()) + " ms",
+        [&] { return inner_->renew(token, duration); },
+        [](const auto& answer) { return describe_lease(answer); });
+  }
+  Result<std::string, LeaseError> complete(const std::string& token) override {
+    return noted(
+        "complete", "", [&] { return inner_->complete(token); },
+        [](const auto& answer) { return describe_lease(answer); });
+  }
+  Result<std::string, LeaseError> fail(const std::string& token) override {
+    return noted(
+        "fail", "", [&] { return inner_->fail(token); },
+        [](const auto& answer) { return describe_lease(answer); });
+  }
+
+ private:
+  std::unique_ptr<Session> inner_;
+  std::shared_ptr<History> history_;
+  std::uint32_t lane_;
+};
+
+}  // namespace
+
+std::string describe_request(const MentionTurnRequest& request) {
+  std::string text = cut(request.source_id) + " -> " + cut(request.target_id) + ", " +
+                     cut(request.conversation.desk_id);
+  if (request.conversation.thread_root) {
+    text += " thread " + std::to_string(*request.conversation.thread_root);
+  }
+  return text + ", seq " + std::to_string(request.key.trigger_sequence);
+}
+
+// ---- History ----------------------------------------------------------------------------------
+
+History::History() : since_(std::chrono::steady_clock::now()) {}
+
+std::uint64_t History::now_us() const {
+  const std::scoped_lock lock(mutex_);
+  const auto elapsed = std::chrono::steady_clock::now() - since_;
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(
+      0, std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
+}
+
+void History::restart() {
+  const std::scoped_lock lock(mutex_);
+  since_ = std::chrono::steady_clock::now();
+  lanes_ = 0;
+  ring_.clear();
+  next_ = 0;
+  dropped_ = 0;
+  in_flight_.clear();
+}
+
+std::uint32_t History::open_lane() {
+  const std::scoped_lock lock(mutex_);
+  return lanes_++;
+}
+
+void History::add(HistoryEvent event) {
+  const std::scoped_lock lock(mutex_);
+  if (ring_.size() < kHistoryLimit) {
+    ring_.push_back(std::move(event));
+    return;
+  }
+  ring_[next_] = std::move(event);
+  next_ = (next_ + 1) % kHistoryLimit;
+  ++dropped_;
+}
+
+void History::start_call(std::uint32_t lane, const MentionTurnRequest& request) {
+  std::string key = turn_key(request).encoded();
+  const std::scoped_lock lock(mutex_);
+  in_flight_[lane] = std::move(key);
+}
+
+void History::finish_call(std::uint32_t lane) {
+  const std::scoped_lock lock(mutex_);
+  in_flight_.erase(lane);
+}
+
+std::optional<std::uint32_t> History::lane_of(const MentionTurnRequest& request) const {
+  if (t_calling.history == this) return t_calling.lane;
+  const std::string key = turn_key(request).encoded();
+  const std::scoped_lock lock(mutex_);
+  std::optional<std::uint32_t> found;
+  for (const auto& [lane, in_flight] : in_flight_) {
+    if (in_flight != key) continue;
+    if (found) return std::nullopt;  // two calls on one key: either could be paused
+    found = lane;
+  }
+  return found;
+}
+
+std::vector<HistoryEvent> History::events() const {
+  std::vector<HistoryEvent> out;
+  {
+    const std::scoped_lock lock(mutex_);
+    out.reserve(ring_.size());
+    for (std::size_t i = 0; i < ring_.size(); ++i) out.push_back(ring_[(next_ + i) % ring_.size()]);
+  }
+  std::ranges::stable_sort(out, {}, &HistoryEvent::start_us);
+  return out;
+}
+
+std::uint64_t History::dropped() const {
+  const std::scoped_lock lock(mutex_);
+  return dropped_;
+}
+
+// ---- Recording ----------------------------------------------------------------------------------
+
+Recording::Recording(Harness& harness) : inner_(harness), history_(std::make_shared<History>()) {}
+
+template <class Member>
+decltype(auto) Recording::noted(std::string what, std::string subject, Member&& member) {
+  HistoryEvent event{.kind = HistoryEvent::Kind::Harness,
+                     .what = std::move(what),
+                     .subject = std::move(subject),
+                     .start_us = history_->now_us()};
+  const auto add = [&] {
+    event.end_us = history_->now_us();
+    history_->add(std::move(event));
+  };
+  try {
+    if constexpr (std::is_void_v<decltype(member())>) {
+      member();
+      add();
+    } else {
+      auto answer = member();
+      add();
+      return answer;
+    }
+  } catch (...) {
+    event.answer = threw(std::current_exception());
+    add();
+    throw;
+  }
+}
+
+std::string Recording::name() const { return inner_.name(); }
+Capabilities Recording::capabilities() const { return inner_.capabilities(); }
+
+void Recording::reset() {
+  inner_.reset();
+  history_->restart();
+}
+
+std::unique_ptr<Session> Recording::open_session() {
+  return std::make_unique<RecordedSession>(inner_.open_session(), history_);
+}
+
+void Recording::commit_reply(const CommittedReply& reply) {
+  std::string subject = "seq " + std::to_string(reply.sequence) + " by " + cut(reply.author_id) +
+                        ", hop " + std::to_string(reply.hop);
+  noted("commit_reply", std::move(subject), [&] { inner_.commit_reply(reply); });
+}
+
+void Recording::set_policy(MentionDispatchPolicy policy) {
+  std::string subject = policy.enabled ? "enabled, max_hops " + std::to_string(policy.max_hops)
+                                       : std::string("disabled");
+  noted("set_policy", std::move(subject), [&] { inner_.set_policy(policy); });
+}
+
+void Recording::set_authorized(const std::string& source_id, const std::string& target_id,
+                               bool authorized) {
+  noted("set_authorized",
+        cut(source_id) + " -> " + cut(target_id) + (authorized ? ": allowed" : ": forbidden"),
+        [&] { inner_.set_authorized(source_id, target_id, authorized); });
+}
+
+void Recording::set_available(const std::string& agent_id, bool available) {
+  noted("set_available", cut(agent_id) + (available ? ": available" : ": unavailable"),
+        [&] { inner_.set_available(agent_id, available); });
+}
+
+void Recording::set_hook(TransactionHook hook) {
+  if (!hook) {
+    inner_.set_hook({});
+    return;
+  }
+  inner_.set_hook([history = history_, hook = std::move(hook)](HookPoint at,
+                                                               const MentionTurnRequest& request) {
+    HistoryEvent event{.kind = HistoryEvent::Kind::Pause,
+                       .lane = history->lane_of(request),
+                       .what = std::string(thm::name(at)),
+                       .start_us = history->now_us()};
+    bool proceed = false;
+    try {
+      proceed = hook(at, request);
+    } catch (...) {
+      event.answer = threw(std::current_exception());
+      event.end_us = history->now_us();
+      history->add(std::move(event));
+      throw;
+    }
+    event.end_us = history->now_us();
+    if (!proceed || event.end_us - event.start_us >= kPause.count() * 1000U) {
+      event.answer = proceed ? "continued" : "failed the step";
+      history->add(std::move(event));
+    }
+    return proceed;
+  });
+}
+
+void Recording::settle(std::uint64_t child_id, Settlement how) {
+  noted("settle", "child " + std::to_string(child_id) + ": " + std::string(settlement(how)),
+        [&] { inner_.settle(child_id, how); });
+}
+
+void Recording::run_maintenance() {
+  noted("run_maintenance", "", [&] { inner_.run_maintenance(); });
+}
+
+void Recording::reopen() {
+  noted("reopen", "", [&] { inner_.reopen(); });
+}
+
+std::optional<Result<EnqueueOutcome, QueueError>> Recording::enqueue_then_kill(
+    const MentionTurnRequest& request, KillPoint when) {
+  const std::string at =
+      when == KillPoint::AfterAnswer ? "killed after the answer" : "killed inside the transaction";
+  return noted("enqueue_then_kill", describe_request(request) + ", " + at,
+               [&] { return inner_.enqueue_then_kill(request, when); });
+}
+
+std::unique_ptr<Hold> Recording::hold_child(std::uint64_t child_id) {
+  return noted("hold_child", "child " + std::to_string(child_id),
+               [&] { return inner_.hold_child(child_id); });
+}
+
+std::size_t Recording::node_count() { return inner_.node_count(); }
+std::size_t Recording::leader() { return inner_.leader(); }
+
+void Recording::kill_node(std::size_t node) {
+  noted("kill_node", "node " + std::to_string(node), [&] { inner_.kill_node(node); });
+}
+void Recording::restart_node(std::size_t node) {
+  noted("restart_node", "node " + std::to_string(node), [&] { inner_.restart_node(node); });
+}
+void Recording::pause_node(std::size_t node) {
+  noted("pause_node", "node " + std::to_string(node), [&] { inner_.pause_node(node); });
+}
+void Recording::resume_node(std::size_t node) {
+  noted("resume_node", "node " + std::to_string(node), [&] { inner_.resume_node(node); });
+}
+void Recording::recover() {
+  noted("recover", "", [&] { inner_.recover(); });
+}
+
+StoreTime Recording::store_now() { return inner_.store_now(); }
+
+void Recording::advance_store_clock(std::chrono::milliseconds by) {
+  noted("advance_store_clock", "+" + std::to_string(by.count()) + " ms",
+        [&] { inner_.advance_store_clock(by); });
+}
+
+void Recording::set_client_clock(ClientClock clock) { inner_.set_client_clock(std::move(clock)); }
+std::vector<RecordRow> Recording::records() { return inner_.records(); }
+std::vector<ChildRow> Recording::children() { return inner_.children(); }
+std::optional<Harness::UniqueIndex> Recording::unique_key_index() {
+  return inner_.unique_key_index();
+}
+
+}  // namespace thm::conformance::checking

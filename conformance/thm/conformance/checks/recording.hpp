@@ -1,0 +1,108 @@
+#pragma once
+/// \file
+/// The history a failing check's report shows (internal to the suite, adr/0020): `run_check`
+/// puts a `Recording` between the check and the harness under test. It forwards every
+/// member unchanged and notes, as `HistoryEvent`s, each call its sessions make, each pause
+/// in the check's hook, and each of the host's own writes, so that no check records
+/// anything itself.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "thm/conformance/harness.hpp"
+#include "thm/conformance/suite.hpp"
+
+namespace thm::conformance::checking {
+
+// The events of one check run since its last reset: the last `kHistoryLimit` kept, the
+// sessions' calls in flight (to tell which session a hook call belongs to), and the clock.
+// Shared by the harness, its sessions and the hook it installs; every member is thread-safe.
+class History {
+ public:
+  History();
+
+  // Microseconds since the last `restart`.
+  [[nodiscard]] std::uint64_t now_us() const;
+  // Forgets every event and session: the store was reset.
+  void restart();
+  // The next session's lane.
+  [[nodiscard]] std::uint32_t open_lane();
+  void add(HistoryEvent event);
+
+  // `lane` is calling with `request`, until `finish_call`.
+  void start_call(std::uint32_t lane, const MentionTurnRequest& request);
+  void finish_call(std::uint32_t lane);
+  // The lane a hook call for `request` comes from: this thread's call, or else the one call
+  // in flight with the same key; none when the suite cannot tell.
+  [[nodiscard]] std::optional<std::uint32_t> lane_of(const MentionTurnRequest& request) const;
+
+  // The events kept, in the order they began, and how many did not fit.
+  [[nodiscard]] std::vector<HistoryEvent> events() const;
+  [[nodiscard]] std::uint64_t dropped() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::chrono::steady_clock::time_point since_;
+  std::uint32_t lanes_ = 0;
+  std::vector<HistoryEvent> ring_;  // at most kHistoryLimit; `next_` is the oldest when full
+  std::size_t next_ = 0;
+  std::uint64_t dropped_ = 0;
+  std::map<std::uint32_t, std::string> in_flight_;  // lane -> the request's encoded key
+};
+
+// `harness` as the check sees it: every member forwarded, and what happens noted in
+// `history()`.
+class Recording final : public Harness {
+ public:
+  explicit Recording(Harness& harness);
+
+  [[nodiscard]] const History& history() const { return *history_; }
+
+  [[nodiscard]] std::string name() const override;
+  [[nodiscard]] Capabilities capabilities() const override;
+  void reset() override;
+  [[nodiscard]] std::unique_ptr<Session> open_session() override;
+  void commit_reply(const CommittedReply& reply) override;
+  void set_policy(MentionDispatchPolicy policy) override;
+  void set_authorized(const std::string& source_id, const std::string& target_id,
+                      bool authorized) override;
+  void set_available(const std::string& agent_id, bool available) override;
+  void set_hook(TransactionHook hook) override;
+  void settle(std::uint64_t child_id, Settlement how) override;
+  void run_maintenance() override;
+  void reopen() override;
+  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
+      const MentionTurnRequest& request, KillPoint when) override;
+  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override;
+  [[nodiscard]] std::size_t node_count() override;
+  [[nodiscard]] std::size_t leader() override;
+  void kill_node(std::size_t node) override;
+  void restart_node(std::size_t node) override;
+  void pause_node(std::size_t node) override;
+  void resume_node(std::size_t node) override;
+  void recover() override;
+  [[nodiscard]] StoreTime store_now() override;
+  void advance_store_clock(std::chrono::milliseconds by) override;
+  void set_client_clock(ClientClock clock) override;
+  [[nodiscard]] std::vector<RecordRow> records() override;
+  [[nodiscard]] std::vector<ChildRow> children() override;
+  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override;
+
+ private:
+  // Runs `member`, noting it as a `Harness` event `what` on `subject`.
+  template <class Member>
+  decltype(auto) noted(std::string what, std::string subject, Member&& member);
+
+  Harness& inner_;
+  std::shared_ptr<History> history_;
+};
+
+// A request as people read it in a timeline: `alice -> bob, eng, seq 3` (long ids cut).
+[[nodiscard]] std::string describe_request(const MentionTurnRequest& request);
+
+}  // namespace thm::conformance::checking

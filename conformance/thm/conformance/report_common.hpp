@@ -1,0 +1,24 @@
+#pragma once
+// What the report writers share (internal to the suite: report.cpp, report_html.cpp).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "thm/conformance/report.hpp"
+
+namespace thm::conformance::detail {
+
+// The milliseconds every run of `record` took.
+std::uint64_t total_ms(const CheckRecord& record);
+// The command that replays `report`'s run: `run.replay --seed S --check ID`.
+std::string replay_of(const RunDescription& run, const CheckReport& report);
+// The length of the well-formed UTF-8 sequence at the start of `text`, or 0.
+std::size_t utf8_length(std::string_view text);
+// `text` as XML (and HTML) character data: the five specials escaped, control characters
+// but tab and newline, and bytes that are not UTF-8, replaced by U+FFFD.
+std::string xml(std::string_view text);
+// `ms` as seconds with three decimals.
+std::string seconds(std::uint64_t ms);
+
+}  // namespace thm::conformance::detail

@@ -1,0 +1,380 @@
+// The conformance report as one self-contained page (queue-conformance.md §8, adr/0020):
+// inline CSS and SVG, no script, nothing fetched. The summary and what the run left
+// unproven come first, then a table of every check, then each failure with its replay
+// command and the timeline of what happened since the check last reset the store.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "thm/conformance/report.hpp"
+#include "thm/conformance/report_common.hpp"
+#include "thm/conformance/requirements.hpp"
+
+namespace thm::conformance {
+
+namespace {
+
+using detail::replay_of;
+using detail::total_ms;
+using detail::xml;
+
+constexpr std::string_view kStyle = R"(
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d232b;
+       margin: 0 auto; padding: 24px 32px 64px; max-width: 1100px; }
+h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 19px; margin: 32px 0 8px; }
+code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; font-size: 13px; }
+.verdict { font-size: 18px; font-weight: 600; padding: 10px 14px; border-radius: 6px; margin: 12px 0; }
+.verdict.fail { background: #fde8e8; color: #8a1c1c; border: 1px solid #f3b4b4; }
+.verdict.pass { background: #e6f4ea; color: #1e5c31; border: 1px solid #a8d5b5; }
+dl.run { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
+dl.run dt { color: #5b6470; } dl.run dd { margin: 0; overflow-wrap: anywhere; }
+ul.unproven li { margin: 4px 0; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
+th { background: #f4f5f7; font-weight: 600; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.result { font-weight: 600; white-space: nowrap; } .result.fail { color: #b3261e; } .result.pass { color: #1e7a3a; }
+.result.skip { color: #8a6d00; }
+section.failure { border-left: 4px solid #b3261e; padding: 4px 0 4px 16px; margin: 28px 0; }
+p.reason { font-size: 16px; }
+pre.replay { background: #1d232b; color: #f4f5f7; padding: 10px 12px; border-radius: 6px;
+             white-space: pre-wrap; overflow-wrap: anywhere; user-select: all; }
+figure.timeline { margin: 12px 0; overflow-x: auto; } figcaption { font-size: 13px; color: #3b434d; }
+.swatch { display: inline-block; width: 12px; height: 12px; vertical-align: -1px; margin: 0 4px 0 12px;
+          border: 1px solid #0003; }
+svg text { font: 11px system-ui, sans-serif; fill: #1d232b; }
+svg .lane-label { font-weight: 600; } svg .tick { fill: #5b6470; } svg .grid { stroke: #e3e6ea; }
+svg .bar-label { fill: #fff; font-size: 10px; pointer-events: none; }
+.enqueued { fill: #2e7d32; } .already { fill: #1565c0; } .refused { fill: #78909c; }
+.error { fill: #c62828; } .indeterminate { fill: #ef6c00; } .lease { fill: #6a1b9a; }
+.host { fill: #37474f; } .pause { fill: url(#hatch); stroke: #8a6d00; stroke-width: 1; }
+.repeat { stroke: #b3261e; stroke-width: 3; }
+details { margin: 8px 0; } summary { cursor: pointer; color: #1565c0; }
+table.events td { font-size: 13px; }
+)";
+
+// A number of microseconds as a short label: `850 µs`, `12.5 ms`, `3.2 s`.
+std::string duration_label(double us) {
+  char text[32];
+  if (us < 1000.0) {
+    std::snprintf(text, sizeof text, "%.0f \xC2\xB5s", us);
+  } else if (us < 1e6) {
+    std::snprintf(text, sizeof text, "%g ms", std::round(us / 10.0) / 100.0);
+  } else {
+    std::snprintf(text, sizeof text, "%g s", std::round(us / 1e4) / 100.0);
+  }
+  return text;
+}
+
+// The class an event's bar is drawn with.
+std::string_view bar_class(const HistoryEvent& e) {
+  if (e.kind == HistoryEvent::Kind::Pause) return "pause";
+  if (e.kind == HistoryEvent::Kind::Harness)
+    return e.answer.starts_with("threw") ? "error" : "host";
+  if (e.what != "enqueue_once") return e.answer.starts_with("error") ? "error" : "lease";
+  if (e.answer == "Enqueued") return "enqueued";
+  if (e.answer == "Already") return "already";
+  if (e.answer.starts_with("Refused")) return "refused";
+  if (e.answer.starts_with("error indeterminate")) return "indeterminate";
+  return "error";
+}
+
+std::string lane_name(const HistoryEvent& e) {
+  if (e.kind == HistoryEvent::Kind::Harness) return "host's writes";
+  if (!e.lane) return "hook, session unknown";
+  return "session " + std::to_string(*e.lane);
+}
+
+// The timeline of `history` as an inline SVG: a row for the host's writes, one per session,
+// and one for pauses whose session is unknown; time runs left to right.
+void timeline(std::ostream& out, const std::vector<HistoryEvent>& history) {
+  constexpr double kWidth = 1000;
+  constexpr double kGutter = 150;
+  constexpr double kRight = 16;
+  constexpr double kAxis = 30;
+  constexpr double kLane = 22;
+  constexpr double kBar = 14;
+  constexpr double kPlot = kWidth - kGutter - kRight;
+
+  // Rows: the host's writes (when any), the sessions in order, then unknown.
+  bool host = false;
+  bool unknown = false;
+  std::uint32_t sessions = 0;
+  std::uint64_t first = history.front().start_us;
+  std::uint64_t last = 0;
+  for (const HistoryEvent& e : history) {
+    host = host || e.kind == HistoryEvent::Kind::Harness;
+    unknown = unknown || (e.kind == HistoryEvent::Kind::Pause && !e.lane);
+    if (e.lane) sessions = std::max(sessions, *e.lane + 1);
+    first = std::min(first, e.start_us);
+    last = std::max({last, e.end_us, e.start_us});
+  }
+  const auto row_of = [&](const HistoryEvent& e) -> double {
+    const double hosts = host ? 1 : 0;
+    if (e.kind == HistoryEvent::Kind::Harness) return 0;
+    if (!e.lane) return hosts + sessions;
+    return hosts + *e.lane;
+  };
+  const double rows = (host ? 1 : 0) + sessions + (unknown ? 1 : 0);
+  const double height = kAxis + rows * kLane + 8;
+  const double span = static_cast<double>(std::max<std::uint64_t>(last - first, 1));
+  const auto x = [&](std::uint64_t us) {
+    return kGutter + (static_cast<double>(us - first) / span) * kPlot;
+  };
+
+  out << "<svg class=\"timeline\" width=\"" << kWidth << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << kWidth << ' ' << height
+      << "\" role=\"img\" aria-label=\"timeline of " << history.size() << " events\">\n"
+      << "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+         "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff3c4\"/>"
+         "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b08900\" stroke-width=\"3\"/>"
+         "</pattern></defs>\n";
+
+  // The time axis: about eight ticks at 1, 2 or 5 times a power of ten.
+  const double rough = span / 8;
+  const double power = std::pow(10.0, std::floor(std::log10(rough)));
+  double step = power;
+  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * power;
+    if (step >= rough) break;
+  }
+  for (double t = 0; t <= span + step / 1000; t += step) {
+    const double at = kGutter + t / span * kPlot;
+    out << "<line class=\"grid\" x1=\"" << at << "\" y1=\"" << kAxis - 6 << "\" x2=\"" << at
+        << "\" y2=\"" << height - 4 << "\"/><text class=\"tick\" x=\"" << at << "\" y=\""
+        << kAxis - 10 << "\" text-anchor=\"middle\">" << xml(duration_label(t)) << "</text>\n";
+  }
+
+  // Row labels.
+  const auto label = [&](double row, const std::string& text) {
+    out << "<text class=\"lane-label\" x=\"" << kGutter - 8 << "\" y=\""
+        << kAxis + row * kLane + kLane / 2 + 4 << "\" text-anchor=\"end\">" << xml(text)
+        << "</text>\n";
+  };
+  if (host) label(0, "host's writes");
+  for (std::uint32_t s = 0; s < sessions; ++s)
+    label((host ? 1 : 0) + s, "session " + std::to_string(s));
+  if (unknown) label(rows - 1, "hook, session unknown");
+
+  // A second Enqueued answer for one request is what most races that fail have done.
+  std::map<std::string, int> enqueued;
+  for (const HistoryEvent& e : history) {
+    const double left = x(e.start_us);
+    const double width = std::max(3.0, x(std::max(e.end_us, e.start_us)) - left);
+    const bool pause = e.kind == HistoryEvent::Kind::Pause;
+    // A pause is drawn inside the call it holds up, so the call shows around it.
+    const double bar = pause ? kBar - 6 : kBar;
+    const double top = kAxis + row_of(e) * kLane + (kLane - bar) / 2;
+    const std::string_view cls = bar_class(e);
+    const bool repeat = cls == "enqueued" && ++enqueued[e.subject] > 1;
+    out << "<g class=\"event " << name(e.kind) << "\"><title>"
+        << xml(lane_name(e) + ": " + e.what + (e.subject.empty() ? "" : " (" + e.subject + ")") +
+               (e.answer.empty() ? "" : " \xE2\x86\x92 " + e.answer) + ", " +
+               duration_label(static_cast<double>(e.start_us)) + " to " +
+               duration_label(static_cast<double>(e.end_us)))
+        << "</title><rect class=\"" << cls << (repeat ? " repeat" : "") << "\" x=\"" << left
+        << "\" y=\"" << top << "\" width=\"" << width << "\" height=\"" << bar << "\" rx=\"2\"/>";
+    // A call's answer is written on its bar when it fits (a pause's point is in its title).
+    if (e.kind == HistoryEvent::Kind::Call && width > 7.0 * static_cast<double>(e.answer.size())) {
+      out << "<text class=\"bar-label\" x=\"" << left + 4 << "\" y=\"" << top + kBar - 3 << "\">"
+          << xml(e.answer) << "</text>";
+    }
+    out << "</g>\n";
+  }
+  out << "</svg>\n";
+}
+
+void legend(std::ostream& out) {
+  out << "<figcaption>One row per session the check opened since it last reset the store, in "
+         "the order it opened them; time runs left to right. Hover a bar for the call, its "
+         "request and its answer.";
+  for (const auto& [cls, text] :
+       std::initializer_list<std::pair<std::string_view, std::string_view>>{
+           {"enqueued", "Enqueued"},
+           {"already", "Already"},
+           {"refused", "Refused"},
+           {"error", "error"},
+           {"indeterminate", "indeterminate"},
+           {"lease", "lease call"},
+           {"host", "host's write"}}) {
+    out << "<svg class=\"swatch\" width=\"12\" height=\"12\"><rect class=\"" << cls
+        << "\" width=\"12\" height=\"12\"/></svg>" << text;
+  }
+  out << "<svg class=\"swatch\" width=\"12\" height=\"12\"><rect class=\"pause\" width=\"12\" "
+         "height=\"12\"/></svg>paused in the check's hook"
+         "<svg class=\"swatch\" width=\"12\" height=\"12\"><rect class=\"enqueued repeat\" "
+         "width=\"12\" height=\"12\"/></svg>a second Enqueued for the same request</figcaption>\n";
+}
+
+void events_table(std::ostream& out, const CheckReport& run) {
+  // A short history is open: it is the interleaving, in words.
+  out << "<details" << (run.history.size() <= 40 ? " open" : "")
+      << "><summary>Every event of the timeline, in the order they began (" << run.history.size()
+      << ")</summary>\n<table class=\"events\"><thead><tr><th>from</th>"
+      << "<th>to</th><th>row</th><th>call</th><th>arguments</th><th>answer</th></tr></thead>"
+      << "<tbody>\n";
+  for (const HistoryEvent& e : run.history) {
+    out << "<tr><td class=\"n\">" << xml(duration_label(static_cast<double>(e.start_us)))
+        << "</td><td class=\"n\">" << xml(duration_label(static_cast<double>(e.end_us)))
+        << "</td><td>" << xml(lane_name(e)) << "</td><td class=\"mono\">"
+        << xml(e.kind == HistoryEvent::Kind::Pause ? "hook at " + e.what : e.what) << "</td><td>"
+        << xml(e.subject) << "</td><td>" << xml(e.answer) << "</td></tr>\n";
+  }
+  out << "</tbody></table></details>\n";
+}
+
+void failure(std::ostream& out, const RunDescription& run, const CheckRecord& record) {
+  // The first failing run: its reason, seed and history (the total's reason is the same).
+  const CheckReport* failed = &record.total;
+  for (const CheckReport& each : record.runs) {
+    if (each.verdict == Verdict::Fail) {
+      failed = &each;
+      break;
+    }
+  }
+  const CheckReport& r = record.total;
+  out << "<section class=\"failure\" id=\"" << xml(r.id) << "\">\n<h2>" << xml(r.id) << ' '
+      << xml(r.title) << ": <span class=\"result fail\">failed</span></h2>\n<p class=\"reason\">"
+      << xml(failed->reason) << "</p>\n<p>Seed " << failed->seed;
+  if (record.runs.size() > 1) {
+    const auto failures = std::ranges::count_if(
+        record.runs, [](const CheckReport& each) { return each.verdict == Verdict::Fail; });
+    out << "; it failed " << failures << " of " << record.runs.size() << " runs";
+  }
+  out << ".</p>\n";
+  if (!run.replay.empty()) {
+    out << "<p>Replay this run:</p>\n<pre class=\"replay\"><code>" << xml(replay_of(run, *failed))
+        << "</code></pre>\n";
+  }
+  if (failed->history.empty()) {
+    out << "<p class=\"no-history\">No call was recorded since the check last reset the store, "
+           "so there is no timeline to draw.</p>\n";
+  } else {
+    out << "<h3>What happened since the check last reset the store</h3>\n";
+    if (failed->history_dropped > 0) {
+      out << "<p>The " << failed->history_dropped << " earliest events are not kept: a failing "
+          << "run keeps its last " << kHistoryLimit << ".</p>\n";
+    }
+    out << "<figure class=\"timeline\">\n";
+    timeline(out, failed->history);
+    legend(out);
+    out << "</figure>\n";
+    events_table(out, *failed);
+  }
+  out << "</section>\n";
+}
+
+}  // namespace
+
+std::string to_html(const RunDescription& run, std::span<const CheckRecord> records) {
+  std::size_t failed = 0;
+  std::size_t skipped = 0;
+  std::size_t passed_in_part = 0;
+  for (const CheckRecord& record : records) {
+    failed += record.total.verdict == Verdict::Fail ? 1 : 0;
+    skipped += record.total.verdict == Verdict::Skip ? 1 : 0;
+    passed_in_part += record.total.verdict == Verdict::Pass && left_unproven(record.total) ? 1 : 0;
+  }
+  const std::size_t passed = records.size() - failed - skipped;
+  std::ostringstream out;
+  const std::string headline = failed > 0 ? std::to_string(failed) + " of " +
+                                                std::to_string(records.size()) + " checks failed"
+                                          : "No check failed: " + std::to_string(passed) +
+                                                " passed, " + std::to_string(skipped) + " skipped";
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      << "<title>" << xml("thm conformance: " + run.harness + ": " + headline) << "</title>\n"
+      << "<style>" << kStyle
+      << "</style>\n</head>\n<body>\n<header>\n<h1>Conformance report: " << xml(run.harness)
+      << "</h1>\n<p class=\"verdict " << (failed > 0 ? "fail" : "pass") << "\">" << xml(headline)
+      << " (" << passed << " passed, " << failed << " failed, " << skipped
+      << " skipped)</p>\n</header>\n";
+
+  // What the run was.
+  std::string declared;
+  for (const std::string_view name : capability_names()) {
+    if (declares(run.capabilities, name))
+      declared += (declared.empty() ? "" : ", ") + std::string(name);
+  }
+  const auto listed = [](const std::vector<std::string>& items, std::string_view none) {
+    std::string text;
+    for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+    return text.empty() ? std::string(none) : text;
+  };
+  out << "<section id=\"run\">\n<dl class=\"run\">\n";
+  const auto row = [&](std::string_view key, const std::string& value, bool mono = false) {
+    out << "<dt>" << xml(key) << "</dt><dd" << (mono ? " class=\"mono\"" : "") << ">" << xml(value)
+        << "</dd>\n";
+  };
+  row("queue", run.queue, true);
+  row("tool", run.tool);
+  row("seed", std::to_string(run.seed));
+  row("runs", std::to_string(run.runs) + (run.runs == 1 ? " run" : " runs") + ", each race " +
+                  std::to_string(run.repeat) + " times" + (run.short_mode ? ", short mode" : ""));
+  row("checks", listed(run.checks, "all"));
+  if (!run.require.empty()) row("required capabilities", listed(run.require, ""));
+  row("declared capabilities", declared.empty() ? std::string("none") : declared);
+  row("took", detail::seconds(run.duration_ms) + " s");
+  out << "</dl>\n</section>\n";
+
+  // What it did not prove, in words.
+  out << "<section id=\"unproven\">\n<h2>What this run did not prove</h2>\n";
+  if (skipped + passed_in_part == 0) {
+    out << "<p>Nothing: every check ran in full.</p>\n";
+  } else {
+    out << "<p>A skipped check proved nothing of what its title promises; a check passed in "
+           "part proved all but what its note says. A failure is a finding, not a gap, and is "
+           "shown below.</p>\n<ul class=\"unproven\">\n";
+    for (const CheckRecord& record : records) {
+      const CheckReport& r = record.total;
+      if (!left_unproven(r)) continue;
+      out << "<li><a href=\"#row-" << xml(r.id) << "\"><b>" << xml(r.id) << "</b></a> "
+          << xml(r.title) << ": "
+          << (r.verdict == Verdict::Skip ? "<span class=\"result skip\">not tested</span>, "
+                                         : "<span class=\"result pass\">passed in part</span>, ")
+          << xml(r.reason) << "</li>\n";
+    }
+    out << "</ul>\n";
+  }
+  out << "</section>\n";
+
+  // Every check.
+  out << "<section id=\"checks\">\n<h2>Every check</h2>\n<table>\n<thead><tr><th>check</th>"
+      << "<th>title</th><th>result</th><th title=\"enqueue calls\">calls</th>"
+      << "<th title=\"answered Enqueued\">enq.</th><th title=\"answered Already\">alr.</th>"
+      << "<th title=\"answered Refused\">ref.</th><th title=\"definite errors\">err.</th>"
+      << "<th title=\"indeterminate errors\">ind.</th>"
+      << "<th title=\"keys answered Enqueued or Already that have no child\">lost</th>"
+      << "<th title=\"keys with more than one child or Enqueued answer\">dup.</th>"
+      << "<th>runs</th><th>time</th></tr></thead>\n<tbody>\n";
+  for (const CheckRecord& record : records) {
+    const CheckReport& r = record.total;
+    const Counts& c = r.counts;
+    const bool fail = r.verdict == Verdict::Fail;
+    out << "<tr id=\"row-" << xml(r.id) << "\"><td>"
+        << (fail ? "<a href=\"#" + xml(r.id) + "\">" + xml(r.id) + "</a>" : xml(r.id))
+        << "</td><td>" << xml(r.title) << "</td><td class=\"result " << name(r.verdict) << "\">"
+        << name(r.verdict) << (r.verdict == Verdict::Pass && left_unproven(r) ? " (in part)" : "")
+        << "</td>";
+    for (const std::uint64_t n : {c.attempts, c.enqueued, c.already, c.refused, c.errors,
+                                  c.indeterminate, c.lost, c.duplicated}) {
+      out << "<td class=\"n\">" << n << "</td>";
+    }
+    out << "<td class=\"n\">" << record.runs.size() << "</td><td class=\"n\">"
+        << xml(duration_label(static_cast<double>(total_ms(record)) * 1000.0)) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n</section>\n";
+
+  if (failed > 0) out << "<h2 id=\"failures\">Failures</h2>\n";
+  for (const CheckRecord& record : records) {
+    if (record.total.verdict == Verdict::Fail) failure(out, run, record);
+  }
+  out << "</body>\n</html>\n";
+  return out.str();
+}
+
+}  // namespace thm::conformance
