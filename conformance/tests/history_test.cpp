@@ -120,6 +120,27 @@ TEST(HistoryTest, AResetStartsTheHistoryAndTheSessionNumbersAgain) {
   EXPECT_EQ(events[0].lane, 0U);
 }
 
+TEST(HistoryTest, IdsShowTheirBytesAndBothEndsOfALongOne) {
+  MentionTurnRequest request{.key = {9},
+                             .source_id = "caf\xC3\xA9",
+                             .target_id = std::string(255, 'd') + "b",
+                             .conversation = {.desk_id = "e\\g", .thread_root = 4}};
+  EXPECT_EQ(checking::describe_request(request),
+            "caf\\xc3\\xa9 -> dddddddddddd...dddddddddddb (256 bytes), e\\x5cg thread 4, seq 9");
+}
+
+TEST(HistoryTest, HookInstallsAndClaimsTokensAreRecorded) {
+  memory::MemoryHarness harness;
+  Recording recording(harness);
+  recording.set_hook([](HookPoint, const MentionTurnRequest&) { return true; });
+  recording.set_hook({});
+  const auto events = recording.history().events();
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].what, "set_hook");
+  EXPECT_EQ(events[0].subject, "installed");
+  EXPECT_EQ(events[1].subject, "removed");
+}
+
 TEST(HistoryTest, AMemberThatThrowsIsRecordedAndStillThrows) {
   memory::MemoryHarness harness;
   Recording recording(harness);

@@ -208,7 +208,7 @@ TEST(ReportTest, HtmlSaysWhatTheRunDidNotProve) {
   all_passed.erase(all_passed.begin() + 1, all_passed.end());
   const std::string passed = to_html(kRun, all_passed);
   EXPECT_NE(passed.find("<p>Nothing: every check ran in full.</p>"), std::string::npos);
-  EXPECT_NE(passed.find("No check failed: 1 passed, 0 skipped"), std::string::npos);
+  EXPECT_NE(passed.find(">No check failed (1 passed, 0 failed, 0 skipped)</p>"), std::string::npos);
   EXPECT_EQ(passed.find("<svg class=\"timeline\""), std::string::npos);
 
   all_passed[0].total.reason = "ran with 8 sessions, not 64";
@@ -237,13 +237,67 @@ TEST(ReportTest, HtmlDrawsAFailuresTimelineAndItsReplayCommand) {
   // The second Enqueued for one request is marked.
   EXPECT_EQ(occurrences(drawing, "class=\"enqueued repeat\""), 1U);
   EXPECT_NE(drawing.find("<title>session 1: enqueue_once (alice -&gt; bob, eng, seq 1) "
-                         "\xE2\x86\x92 Enqueued, 500 \xC2\xB5s to 700 \xC2\xB5s</title>"),
+                         "\xE2\x86\x92 Enqueued, 500 \xC2\xB5s to 700 \xC2\xB5s; a second Enqueued for this "
+                         "request (the first: session 0, from 100 \xC2\xB5s)</title>"),
             std::string::npos)
       << drawing;
   // The events, in words, open under the drawing.
   EXPECT_NE(html.find("<details open><summary>Every event of the timeline", svg),
             std::string::npos);
   EXPECT_NE(html.find("<td class=\"mono\">hook at before_commit</td>", svg), std::string::npos);
+}
+
+TEST(ReportTest, HtmlDrawsTheLastSessionsOfALongHistoryOnItsOwnClock) {
+  // 100 sessions, each answered once, 1 ms apart from 3 s after the reset: the timeline
+  // draws the last 40 and says so; its axis and the titles tell the same time.
+  std::vector<CheckRecord> long_run = records();
+  auto& history = long_run[2].runs[0].history;
+  for (std::uint32_t lane = 0; lane < 100; ++lane) {
+    history.push_back({.kind = HistoryEvent::Kind::Call,
+                       .lane = lane,
+                       .what = "enqueue_once",
+                       .subject = "alice -> bob, eng, seq " + std::to_string(lane),
+                       .answer = "Enqueued",
+                       .start_us = 3'000'000 + lane * 1000U,
+                       .end_us = 3'000'500 + lane * 1000U});
+  }
+  history.push_back({.kind = HistoryEvent::Kind::Pause,
+                     .what = "after_begin",
+                     .answer = "failed the step",
+                     .start_us = 3'099'000,
+                     .end_us = 3'099'010});
+  const std::string html = to_html(kRun, long_run);
+  const auto svg = html.find("<svg class=\"timeline\"");
+  const std::string drawing = html.substr(svg, html.find("</svg>", svg) - svg);
+  EXPECT_EQ(occurrences(drawing, "<text class=\"lane-label\""), 41U);  // 40 and "unknown"
+  EXPECT_EQ(drawing.find(">session 59<"), std::string::npos);
+  EXPECT_NE(drawing.find(">session 60<"), std::string::npos);
+  EXPECT_NE(drawing.find(">session 99<"), std::string::npos);
+  EXPECT_NE(drawing.find(">hook, session unknown<"), std::string::npos);
+  EXPECT_NE(html.find("The timeline draws the last 40 sessions; the 60 before them"),
+            std::string::npos);
+  // The first tick is at or after the first event drawn, 3.06 s after the reset.
+  const auto tick = drawing.find("<text class=\"tick\"");
+  ASSERT_NE(tick, std::string::npos);
+  const auto label = drawing.substr(drawing.find('>', tick) + 1, 8);
+  EXPECT_TRUE(label.starts_with("3.06 s") || label.starts_with("3.07 s")) << label;
+  // A hook that failed the step is not drawn as a pause.
+  EXPECT_EQ(occurrences(drawing, "class=\"pause\""), 0U);
+  EXPECT_EQ(occurrences(drawing, "class=\"hook-failed\""), 1U);
+  // The page defines its hatching once, whatever the number of timelines.
+  EXPECT_EQ(occurrences(html, "<pattern id=\"hatch\""), 1U);
+}
+
+TEST(ReportTest, HtmlNamesEveryFailingSeedOfSeveralRuns) {
+  std::vector<CheckRecord> three = records_with_history();
+  CheckReport third = three[2].runs[0];
+  third.seed = 7;
+  third.history.clear();
+  three[2].runs.push_back(third);
+  const std::string html = to_html(kRun, three);
+  EXPECT_NE(html.find("it failed 2 of 3 runs, with seeds 5, 7. What follows is the first"),
+            std::string::npos)
+      << html;
 }
 
 TEST(ReportTest, HtmlEscapesHostText) {
@@ -259,6 +313,12 @@ TEST(ReportTest, HtmlEscapesHostText) {
             std::string::npos);
   EXPECT_NE(html.find("error internal (&quot;quoted&quot; &amp; &apos;single&apos;)"),
             std::string::npos);
+  // A right-to-left override in a reason cannot reorder the page.
+  odd[2].runs[0].reason = "pass\xE2\x80\xAEliaf \xE2\x81\xA6x";
+  const std::string reordered = to_html(kRun, odd);
+  EXPECT_EQ(reordered.find("\xE2\x80\xAE"), std::string::npos);
+  EXPECT_EQ(reordered.find("\xE2\x81\xA6"), std::string::npos);
+  EXPECT_NE(reordered.find("pass\xEF\xBF\xBDliaf \xEF\xBF\xBDx"), std::string::npos);
 }
 
 TEST(ReportTest, TableEndsWithTheTally) {

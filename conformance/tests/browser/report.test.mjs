@@ -108,7 +108,7 @@ test('the timeline draws the interleaving: the second call inside the first one\
   assert.equal(await pause.count(), 1);
   assert.ok(await pause.isVisible());
   assert.match(await timeline.locator('g.event.pause title').textContent(),
-               /^session 0: before_commit/);
+               /^session 0: hook at before_commit/);
   const second = timeline.locator('rect.enqueued.repeat');
   assert.equal(await second.count(), 1, 'the second Enqueued is not marked');
   assert.ok(await second.isVisible());

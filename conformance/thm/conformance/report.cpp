@@ -102,9 +102,9 @@ std::size_t utf8_length(std::string_view text) {
   return length;
 }
 
-// `text` as XML character data: the five specials escaped, and every byte XML 1.0 cannot
-// carry (control characters but tab and newline, and bytes that are not UTF-8; reasons quote
-// host messages) replaced by U+FFFD.
+// `text` as XML character data: the five specials escaped, and replaced by U+FFFD every byte
+// XML 1.0 cannot carry (control characters but tab and newline, and bytes that are not
+// UTF-8; reasons quote host messages) and the bidirectional controls.
 std::string xml(std::string_view text) {
   constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
   std::string out;
@@ -112,10 +112,16 @@ std::string xml(std::string_view text) {
   while (!text.empty()) {
     const std::size_t length = utf8_length(text);
     const char c = text.front();
-    if (length == 0 ||
+    // U+202A–U+202E and U+2066–U+2069 reorder what follows them: a host message could make
+    // a reason read as something else (e2 80 aa–ae, e2 81 a6–a9).
+    const auto third = length == 3 ? static_cast<unsigned char>(text[2]) : 0;
+    const bool reorders =
+        length == 3 && ((text.substr(0, 2) == "\xE2\x80" && third >= 0xAA && third <= 0xAE) ||
+                        (text.substr(0, 2) == "\xE2\x81" && third >= 0xA6 && third <= 0xA9));
+    if (length == 0 || reorders ||
         (length == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')) {
       out += kReplacement;
-      text.remove_prefix(1);
+      text.remove_prefix(reorders ? length : 1);
       continue;
     }
     if (c == '&') {

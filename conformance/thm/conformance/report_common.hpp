@@ -15,8 +15,9 @@ std::uint64_t total_ms(const CheckRecord& record);
 std::string replay_of(const RunDescription& run, const CheckReport& report);
 // The length of the well-formed UTF-8 sequence at the start of `text`, or 0.
 std::size_t utf8_length(std::string_view text);
-// `text` as XML (and HTML) character data: the five specials escaped, control characters
-// but tab and newline, and bytes that are not UTF-8, replaced by U+FFFD.
+// `text` as XML (and HTML) character data: the five specials escaped; control characters
+// but tab and newline, bytes that are not UTF-8, and the bidirectional controls that reorder
+// text (U+202A-U+202E, U+2066-U+2069) replaced by U+FFFD.
 std::string xml(std::string_view text);
 // `ms` as seconds with three decimals.
 std::string seconds(std::uint64_t ms);

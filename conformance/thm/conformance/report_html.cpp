@@ -52,6 +52,7 @@ svg .bar-label { fill: #fff; font-size: 10px; pointer-events: none; }
 .enqueued { fill: #2e7d32; } .already { fill: #1565c0; } .refused { fill: #78909c; }
 .error { fill: #c62828; } .indeterminate { fill: #ef6c00; } .lease { fill: #6a1b9a; }
 .host { fill: #37474f; } .pause { fill: url(#hatch); stroke: #8a6d00; stroke-width: 1; }
+.hook-failed { fill: #b3261e; stroke: #5f0f0a; stroke-width: 1; }
 .repeat { stroke: #b3261e; stroke-width: 3; }
 details { margin: 8px 0; } summary { cursor: pointer; color: #1565c0; }
 table.events td { font-size: 13px; }
@@ -89,50 +90,69 @@ std::string lane_name(const HistoryEvent& e) {
   return "session " + std::to_string(*e.lane);
 }
 
-// The timeline of `history` as an inline SVG: a row for the host's writes, one per session,
-// and one for pauses whose session is unknown; time runs left to right.
-void timeline(std::ostream& out, const std::vector<HistoryEvent>& history) {
+// The most session rows a timeline draws: a long check (EQ-10 opens two sessions per
+// repetition) keeps its last ones, and the table under it lists every event.
+constexpr std::size_t kMostRows = 40;
+
+// The timeline of `history` as an inline SVG: a row for the host's writes, one per session
+// that has an event (the last `kMostRows`), and one for pauses whose session is unknown;
+// time runs left to right, labelled in time since the check last reset the store. Returns
+// how many sessions it left out (the earliest ones).
+std::size_t timeline(std::ostream& out, const std::vector<HistoryEvent>& history) {
   constexpr double kWidth = 1000;
-  constexpr double kGutter = 150;
+  constexpr double kGutter = 170;
   constexpr double kRight = 16;
   constexpr double kAxis = 30;
   constexpr double kLane = 22;
   constexpr double kBar = 14;
   constexpr double kPlot = kWidth - kGutter - kRight;
 
-  // Rows: the host's writes (when any), the sessions in order, then unknown.
+  // The sessions drawn, by number: the last kMostRows of those with an event.
+  std::vector<std::uint32_t> sessions;
+  for (const HistoryEvent& e : history) {
+    if (e.lane) sessions.push_back(*e.lane);
+  }
+  std::ranges::sort(sessions);
+  sessions.erase(std::unique(sessions.begin(), sessions.end()), sessions.end());
+  const std::size_t left_out = sessions.size() > kMostRows ? sessions.size() - kMostRows : 0;
+  sessions.erase(sessions.begin(), sessions.begin() + static_cast<std::ptrdiff_t>(left_out));
+  const auto session_row = [&](std::uint32_t lane) -> std::optional<std::size_t> {
+    const auto at = std::ranges::lower_bound(sessions, lane);
+    if (at == sessions.end() || *at != lane) return std::nullopt;
+    return static_cast<std::size_t>(at - sessions.begin());
+  };
+  // What is drawn: the sessions' events and, from the first of them on, the others.
+  std::uint64_t first = UINT64_MAX;
+  for (const HistoryEvent& e : history) {
+    if (left_out == 0 || (e.lane && session_row(*e.lane))) first = std::min(first, e.start_us);
+  }
+  std::vector<const HistoryEvent*> drawn;
   bool host = false;
   bool unknown = false;
-  std::uint32_t sessions = 0;
-  std::uint64_t first = history.front().start_us;
-  std::uint64_t last = 0;
+  std::uint64_t last = first;
   for (const HistoryEvent& e : history) {
+    if (e.lane ? !session_row(*e.lane) : e.start_us < first) continue;
+    drawn.push_back(&e);
     host = host || e.kind == HistoryEvent::Kind::Harness;
     unknown = unknown || (e.kind == HistoryEvent::Kind::Pause && !e.lane);
-    if (e.lane) sessions = std::max(sessions, *e.lane + 1);
-    first = std::min(first, e.start_us);
     last = std::max({last, e.end_us, e.start_us});
   }
+  const double host_rows = host ? 1 : 0;
   const auto row_of = [&](const HistoryEvent& e) -> double {
-    const double hosts = host ? 1 : 0;
     if (e.kind == HistoryEvent::Kind::Harness) return 0;
-    if (!e.lane) return hosts + sessions;
-    return hosts + *e.lane;
+    if (!e.lane) return host_rows + static_cast<double>(sessions.size());
+    return host_rows + static_cast<double>(*session_row(*e.lane));
   };
-  const double rows = (host ? 1 : 0) + sessions + (unknown ? 1 : 0);
+  const double rows = host_rows + static_cast<double>(sessions.size()) + (unknown ? 1 : 0);
   const double height = kAxis + rows * kLane + 8;
   const double span = static_cast<double>(std::max<std::uint64_t>(last - first, 1));
-  const auto x = [&](std::uint64_t us) {
-    return kGutter + (static_cast<double>(us - first) / span) * kPlot;
+  const auto x = [&](double us) {
+    return kGutter + (us - static_cast<double>(first)) / span * kPlot;
   };
 
   out << "<svg class=\"timeline\" width=\"" << kWidth << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << kWidth << ' ' << height
-      << "\" role=\"img\" aria-label=\"timeline of " << history.size() << " events\">\n"
-      << "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-         "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff3c4\"/>"
-         "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b08900\" stroke-width=\"3\"/>"
-         "</pattern></defs>\n";
+      << "\" role=\"img\" aria-label=\"timeline of " << drawn.size() << " events\">\n";
 
   // The time axis: about eight ticks at 1, 2 or 5 times a power of ten.
   const double rough = span / 8;
@@ -142,10 +162,10 @@ void timeline(std::ostream& out, const std::vector<HistoryEvent>& history) {
     step = m * power;
     if (step >= rough) break;
   }
-  for (double t = 0; t <= span + step / 1000; t += step) {
-    const double at = kGutter + t / span * kPlot;
-    out << "<line class=\"grid\" x1=\"" << at << "\" y1=\"" << kAxis - 6 << "\" x2=\"" << at
-        << "\" y2=\"" << height - 4 << "\"/><text class=\"tick\" x=\"" << at << "\" y=\""
+  for (double t = std::ceil(static_cast<double>(first) / step) * step;
+       t <= static_cast<double>(last) + step / 1000; t += step) {
+    out << "<line class=\"grid\" x1=\"" << x(t) << "\" y1=\"" << kAxis - 6 << "\" x2=\"" << x(t)
+        << "\" y2=\"" << height - 4 << "\"/><text class=\"tick\" x=\"" << x(t) << "\" y=\""
         << kAxis - 10 << "\" text-anchor=\"middle\">" << xml(duration_label(t)) << "</text>\n";
   }
 
@@ -156,26 +176,39 @@ void timeline(std::ostream& out, const std::vector<HistoryEvent>& history) {
         << "</text>\n";
   };
   if (host) label(0, "host's writes");
-  for (std::uint32_t s = 0; s < sessions; ++s)
-    label((host ? 1 : 0) + s, "session " + std::to_string(s));
+  for (std::size_t s = 0; s < sessions.size(); ++s) {
+    label(host_rows + static_cast<double>(s), "session " + std::to_string(sessions[s]));
+  }
   if (unknown) label(rows - 1, "hook, session unknown");
 
-  // A second Enqueued answer for one request is what most races that fail have done.
-  std::map<std::string, int> enqueued;
-  for (const HistoryEvent& e : history) {
-    const double left = x(e.start_us);
-    const double width = std::max(3.0, x(std::max(e.end_us, e.start_us)) - left);
+  // A second Enqueued answer for one request is what most races that fail have done: it is
+  // outlined, and its title names the first.
+  std::map<std::string, const HistoryEvent*> first_enqueued;
+  for (const HistoryEvent* event : drawn) {
+    const HistoryEvent& e = *event;
+    const double left = x(static_cast<double>(e.start_us));
+    const double width =
+        std::max(3.0, x(static_cast<double>(std::max(e.end_us, e.start_us))) - left);
     const bool pause = e.kind == HistoryEvent::Kind::Pause;
     // A pause is drawn inside the call it holds up, so the call shows around it.
     const double bar = pause ? kBar - 6 : kBar;
     const double top = kAxis + row_of(e) * kLane + (kLane - bar) / 2;
-    const std::string_view cls = bar_class(e);
-    const bool repeat = cls == "enqueued" && ++enqueued[e.subject] > 1;
-    out << "<g class=\"event " << name(e.kind) << "\"><title>"
-        << xml(lane_name(e) + ": " + e.what + (e.subject.empty() ? "" : " (" + e.subject + ")") +
-               (e.answer.empty() ? "" : " \xE2\x86\x92 " + e.answer) + ", " +
-               duration_label(static_cast<double>(e.start_us)) + " to " +
-               duration_label(static_cast<double>(e.end_us)))
+    const std::string_view cls = pause && e.answer != "continued" ? "hook-failed" : bar_class(e);
+    std::string title = lane_name(e) + ": " + (pause ? "hook at " : "") + e.what +
+                        (e.subject.empty() ? "" : " (" + e.subject + ")") +
+                        (e.answer.empty() ? "" : " \xE2\x86\x92 " + e.answer) + ", " +
+                        duration_label(static_cast<double>(e.start_us)) + " to " +
+                        duration_label(static_cast<double>(e.end_us));
+    bool repeat = false;
+    if (cls == "enqueued") {
+      const auto [earlier, is_first] = first_enqueued.try_emplace(e.subject, &e);
+      if (!is_first) {
+        repeat = true;
+        title += "; a second Enqueued for this request (the first: " + lane_name(*earlier->second) +
+                 ", from " + duration_label(static_cast<double>(earlier->second->start_us)) + ")";
+      }
+    }
+    out << "<g class=\"event " << name(e.kind) << "\"><title>" << xml(title)
         << "</title><rect class=\"" << cls << (repeat ? " repeat" : "") << "\" x=\"" << left
         << "\" y=\"" << top << "\" width=\"" << width << "\" height=\"" << bar << "\" rx=\"2\"/>";
     // A call's answer is written on its bar when it fits (a pause's point is in its title).
@@ -186,12 +219,13 @@ void timeline(std::ostream& out, const std::vector<HistoryEvent>& history) {
     out << "</g>\n";
   }
   out << "</svg>\n";
+  return left_out;
 }
 
 void legend(std::ostream& out) {
-  out << "<figcaption>One row per session the check opened since it last reset the store, in "
-         "the order it opened them; time runs left to right. Hover a bar for the call, its "
-         "request and its answer.";
+  out << "<figcaption>One row per session the check opened since it last reset the store, "
+         "numbered in the order it opened them; time runs left to right, from that reset. "
+         "Hover a bar for the call, its request and its answer.";
   for (const auto& [cls, text] :
        std::initializer_list<std::pair<std::string_view, std::string_view>>{
            {"enqueued", "Enqueued"},
@@ -206,6 +240,8 @@ void legend(std::ostream& out) {
   }
   out << "<svg class=\"swatch\" width=\"12\" height=\"12\"><rect class=\"pause\" width=\"12\" "
          "height=\"12\"/></svg>paused in the check's hook"
+         "<svg class=\"swatch\" width=\"12\" height=\"12\"><rect class=\"hook-failed\" "
+         "width=\"12\" height=\"12\"/></svg>the check's hook failed the step"
          "<svg class=\"swatch\" width=\"12\" height=\"12\"><rect class=\"enqueued repeat\" "
          "width=\"12\" height=\"12\"/></svg>a second Enqueued for the same request</figcaption>\n";
 }
@@ -241,9 +277,15 @@ void failure(std::ostream& out, const RunDescription& run, const CheckRecord& re
       << xml(r.title) << ": <span class=\"result fail\">failed</span></h2>\n<p class=\"reason\">"
       << xml(failed->reason) << "</p>\n<p>Seed " << failed->seed;
   if (record.runs.size() > 1) {
-    const auto failures = std::ranges::count_if(
-        record.runs, [](const CheckReport& each) { return each.verdict == Verdict::Fail; });
-    out << "; it failed " << failures << " of " << record.runs.size() << " runs";
+    std::string seeds;
+    std::size_t failures = 0;
+    for (const CheckReport& each : record.runs) {
+      if (each.verdict != Verdict::Fail) continue;
+      ++failures;
+      seeds += (seeds.empty() ? "" : ", ") + std::to_string(each.seed);
+    }
+    out << "; it failed " << failures << " of " << record.runs.size() << " runs, with seeds "
+        << seeds << ". What follows is the first of them";
   }
   out << ".</p>\n";
   if (!run.replay.empty()) {
@@ -260,9 +302,13 @@ void failure(std::ostream& out, const RunDescription& run, const CheckRecord& re
           << "run keeps its last " << kHistoryLimit << ".</p>\n";
     }
     out << "<figure class=\"timeline\">\n";
-    timeline(out, failed->history);
+    const std::size_t left_out = timeline(out, failed->history);
     legend(out);
     out << "</figure>\n";
+    if (left_out > 0) {
+      out << "<p class=\"left-out\">The timeline draws the last " << kMostRows << " sessions; the "
+          << left_out << " before them, and every event, are in the table below.</p>\n";
+    }
     events_table(out, *failed);
   }
   out << "</section>\n";
@@ -283,16 +329,23 @@ std::string to_html(const RunDescription& run, std::span<const CheckRecord> reco
   std::ostringstream out;
   const std::string headline = failed > 0 ? std::to_string(failed) + " of " +
                                                 std::to_string(records.size()) + " checks failed"
-                                          : "No check failed: " + std::to_string(passed) +
-                                                " passed, " + std::to_string(skipped) + " skipped";
+                                          : std::string("No check failed");
+  const std::string tally = std::to_string(passed) + " passed, " + std::to_string(failed) +
+                            " failed, " + std::to_string(skipped) + " skipped";
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<title>" << xml("thm conformance: " + run.harness + ": " + headline) << "</title>\n"
       << "<style>" << kStyle
-      << "</style>\n</head>\n<body>\n<header>\n<h1>Conformance report: " << xml(run.harness)
-      << "</h1>\n<p class=\"verdict " << (failed > 0 ? "fail" : "pass") << "\">" << xml(headline)
-      << " (" << passed << " passed, " << failed << " failed, " << skipped
-      << " skipped)</p>\n</header>\n";
+      << "</style>\n</head>\n<body>\n"
+      // The hatching every timeline's pauses are filled with, defined once for the page.
+      << "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\">"
+      << "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+         "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff3c4\"/>"
+         "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b08900\" stroke-width=\"3\"/>"
+         "</pattern></defs></svg>\n"
+      << "<header>\n<h1>Conformance report: " << xml(run.harness) << "</h1>\n<p class=\"verdict "
+      << (failed > 0 ? "fail" : "pass") << "\">" << xml(headline) << " (" << tally
+      << ")</p>\n</header>\n";
 
   // What the run was.
   std::string declared;

@@ -21,10 +21,30 @@ thread_local Calling t_calling{};
 
 constexpr std::chrono::milliseconds kPause{1};
 
+// An id as a timeline shows it: bytes outside printable ASCII as `\xNN` (two spellings of
+// `café`, or a right-to-left override, must not look alike), and a long one as its first
+// and last 12 bytes with its length, since ids that differ often differ at the end.
 std::string cut(std::string_view id) {
-  constexpr std::size_t kMost = 24;
-  if (id.size() <= kMost) return std::string(id);
-  return std::string(id.substr(0, kMost)) + "... (" + std::to_string(id.size()) + " bytes)";
+  constexpr std::size_t kMost = 32;
+  constexpr std::size_t kEnds = 12;
+  const auto shown = [](std::string_view bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (const char c : bytes) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte >= 0x20 && byte < 0x7f && byte != '\\') {
+        out += c;
+      } else {
+        out += "\\x";
+        out += kHex[byte >> 4];
+        out += kHex[byte & 0xf];
+      }
+    }
+    return out;
+  };
+  if (id.size() <= kMost) return shown(id);
+  return shown(id.substr(0, kEnds)) + "..." + shown(id.substr(id.size() - kEnds)) + " (" +
+         std::to_string(id.size()) + " bytes)";
 }
 
 std::string threw(const std::exception_ptr& failure) {
@@ -40,7 +60,7 @@ std::string threw(const std::exception_ptr& failure) {
 std::string describe_lease(const Result<std::optional<Lease>, LeaseError>& answer) {
   if (!answer) return "error " + std::string(name(answer.error()));
   if (!*answer) return "nothing to claim";
-  return "leased child " + std::to_string((*answer)->child_id);
+  return "leased child " + std::to_string((*answer)->child_id) + ", token " + cut((*answer)->token);
 }
 template <class T>
 std::string describe_lease(const Result<T, LeaseError>& answer) {
@@ -294,11 +314,15 @@ void Recording::set_available(const std::string& agent_id, bool available) {
 
 void Recording::set_hook(TransactionHook hook) {
   if (!hook) {
-    inner_.set_hook({});
+    noted("set_hook", "removed", [&] { inner_.set_hook({}); });
     return;
   }
-  inner_.set_hook([history = history_, hook = std::move(hook)](HookPoint at,
-                                                               const MentionTurnRequest& request) {
+  noted("set_hook", "installed", [&] { inner_.set_hook(wrapped(std::move(hook))); });
+}
+
+TransactionHook Recording::wrapped(TransactionHook hook) {
+  return [history = history_, hook = std::move(hook)](HookPoint at,
+                                                      const MentionTurnRequest& request) {
     HistoryEvent event{.kind = HistoryEvent::Kind::Pause,
                        .lane = history->lane_of(request),
                        .what = std::string(thm::name(at)),
@@ -318,7 +342,7 @@ void Recording::set_hook(TransactionHook hook) {
       history->add(std::move(event));
     }
     return proceed;
-  });
+  };
 }
 
 void Recording::settle(std::uint64_t child_id, Settlement how) {

@@ -98,6 +98,9 @@ class Recording final : public Harness {
   template <class Member>
   decltype(auto) noted(std::string what, std::string subject, Member&& member);
 
+  // `hook`, noting each pause it makes and each step it fails.
+  TransactionHook wrapped(TransactionHook hook);
+
   Harness& inner_;
   std::shared_ptr<History> history_;
 };
