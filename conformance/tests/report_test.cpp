@@ -236,9 +236,10 @@ TEST(ReportTest, HtmlDrawsAFailuresTimelineAndItsReplayCommand) {
   EXPECT_EQ(occurrences(drawing, "class=\"pause\""), 1U);
   // The second Enqueued for one request is marked.
   EXPECT_EQ(occurrences(drawing, "class=\"enqueued repeat\""), 1U);
-  EXPECT_NE(drawing.find("<title>session 1: enqueue_once (alice -&gt; bob, eng, seq 1) "
-                         "\xE2\x86\x92 Enqueued, 500 \xC2\xB5s to 700 \xC2\xB5s; a second Enqueued for this "
-                         "request (the first: session 0, from 100 \xC2\xB5s)</title>"),
+  EXPECT_NE(drawing.find(
+                "<title>session 1: enqueue_once (alice -&gt; bob, eng, seq 1) "
+                "\xE2\x86\x92 Enqueued, 500 \xC2\xB5s to 700 \xC2\xB5s; a second Enqueued for this "
+                "request (the first: session 0, from 100 \xC2\xB5s)</title>"),
             std::string::npos)
       << drawing;
   // The events, in words, open under the drawing.

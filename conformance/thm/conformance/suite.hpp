@@ -56,7 +56,8 @@ struct HistoryEvent {
   /// What the event is.
   enum class Kind : std::uint8_t {
     Call,     ///< a session's `enqueue_once`, `claim`, `renew`, `complete` or `fail`
-    Pause,    ///< a hook point the check's hook held for 1 ms or more, or made fail
+    Pause,    ///< a hook point the check's hook held (1 ms or more, or while another event
+              ///< happened) or made fail
     Harness,  ///< the host's own write, lifecycle or fault, made by the check
   };
   Kind kind = Kind::Call;

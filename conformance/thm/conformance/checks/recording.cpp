@@ -19,6 +19,9 @@ struct Calling {
 };
 thread_local Calling t_calling{};
 
+// A hook call is a pause worth drawing when it held its step this long, or while anything
+// else happened; one that let its step go on at once is not an event (every enqueue passes
+// six hook points).
 constexpr std::chrono::milliseconds kPause{1};
 
 // An id as a timeline shows it: bytes outside printable ASCII as `\xNN` (two spellings of
@@ -88,8 +91,8 @@ std::string_view settlement(Settlement how) {
 
 // A session of the harness under test, noting each call on its lane.
 class RecordedSession final : public Session {
-  template <class Call, class Describe>
   // Runs `call`, noting it on this session's lane with the answer `describe_answer` gives.
+  template <class Call, class Describe>
   auto noted(std::string what, std::string subject, Call&& call, Describe&& describe_answer) {
     HistoryEvent event{.kind = HistoryEvent::Kind::Call,
                        .lane = lane_,
@@ -246,6 +249,11 @@ std::uint64_t History::dropped() const {
   return dropped_;
 }
 
+std::uint64_t History::added() const {
+  const std::scoped_lock lock(mutex_);
+  return ring_.size() + dropped_;
+}
+
 // ---- Recording ----------------------------------------------------------------------------------
 
 Recording::Recording(Harness& harness) : inner_(harness), history_(std::make_shared<History>()) {}
@@ -327,6 +335,7 @@ TransactionHook Recording::wrapped(TransactionHook hook) {
                        .lane = history->lane_of(request),
                        .what = std::string(thm::name(at)),
                        .start_us = history->now_us()};
+    const std::uint64_t before = history->added();
     bool proceed = false;
     try {
       proceed = hook(at, request);
@@ -337,7 +346,9 @@ TransactionHook Recording::wrapped(TransactionHook hook) {
       throw;
     }
     event.end_us = history->now_us();
-    if (!proceed || event.end_us - event.start_us >= kPause.count() * 1000U) {
+    const bool held =
+        event.end_us - event.start_us >= kPause.count() * 1000U || history->added() != before;
+    if (!proceed || held) {
       event.answer = proceed ? "continued" : "failed the step";
       history->add(std::move(event));
     }

@@ -44,6 +44,8 @@ class History {
   // The events kept, in the order they began, and how many did not fit.
   [[nodiscard]] std::vector<HistoryEvent> events() const;
   [[nodiscard]] std::uint64_t dropped() const;
+  // How many events were added since the last `restart`, kept or not.
+  [[nodiscard]] std::uint64_t added() const;
 
  private:
   mutable std::mutex mutex_;
