@@ -2,7 +2,8 @@
 # Installs the package the way README.md says, into a fresh virtual environment of PYTHON,
 # offline, and runs every shared case through the installed copy (not the build tree):
 #     install_test.sh PYTHON [--with-pytest]
-# --with-pytest: the environment sees the system's packages, and pytest runs every test.
+# The install runs in a bare environment; --with-pytest then adds the system's packages to it,
+# and pytest runs every test.
 set -euo pipefail
 python="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -10,13 +11,15 @@ package="$(dirname "$here")"
 scratch="$(mktemp -d /tmp/thm-python-install.XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
 
-if [ "${2:-}" = --with-pytest ]; then
-  "$python" -m venv --system-site-packages "$scratch/venv"
-else
-  "$python" -m venv "$scratch/venv"
-fi
+# A bare environment: the build backend must need nothing but pip.
+"$python" -m venv "$scratch/venv"
 venv="$scratch/venv/bin/python"
 "$venv" -m pip install --no-index --quiet "$package"
+if [ "${2:-}" = --with-pytest ]; then
+  # Only now the system's packages (pytest) join the environment, after the installed thm.
+  "$python" -c 'import site; print("\n".join(site.getsitepackages()))' \
+    > "$("$venv" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/system-packages.pth"
+fi
 cd "$scratch"  # far from the source tree: `import thm` must find the installed copy
 "$venv" -c 'import thm, sys; assert "site-packages" in thm.__file__, thm.__file__; print("thm", thm.__version__, "for", sys.version.split()[0], "at", thm.__file__)'
 "$venv" "$here/run_cases.py" "$(dirname "$(dirname "$package")")/model/cases"
