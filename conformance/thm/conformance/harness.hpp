@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "thm/core.hpp"
@@ -113,6 +114,22 @@ struct ChildRow {
 
 /// How EQ-22 ends a child's life before checking that its record still answers `Already`.
 enum class Settlement : std::uint8_t { Complete, Fail, DeadLetter, Delete };
+
+/// The snake_case token of `how`, as reports and protocol v1 write it: `complete`, `fail`,
+/// `dead_letter` or `delete`.
+[[nodiscard]] constexpr std::string_view name(Settlement how) noexcept {
+  switch (how) {
+    case Settlement::Complete:
+      return "complete";
+    case Settlement::Fail:
+      return "fail";
+    case Settlement::DeadLetter:
+      return "dead_letter";
+    case Settlement::Delete:
+      return "delete";
+  }
+  return "complete";
+}
 
 /// Where EQ-23 kills the host process that is enqueueing.
 enum class KillPoint : std::uint8_t {

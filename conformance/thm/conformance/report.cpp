@@ -142,6 +142,23 @@ std::string xml(std::string_view text) {
   return out;
 }
 
+std::string joined(const std::vector<std::string>& items, std::string_view separator) {
+  std::string text;
+  for (const std::string& item : items) {
+    if (!text.empty()) text += separator;
+    text += item;
+  }
+  return text;
+}
+
+std::vector<std::string> declared_names(const Capabilities& capabilities) {
+  std::vector<std::string> names;
+  for (const std::string_view name : capability_names()) {
+    if (declares(capabilities, name)) names.emplace_back(name);
+  }
+  return names;
+}
+
 std::string seconds(std::uint64_t ms) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(3) << static_cast<double>(ms) / 1000.0;
@@ -150,6 +167,8 @@ std::string seconds(std::uint64_t ms) {
 
 }  // namespace detail
 
+using detail::declared_names;
+using detail::joined;
 using detail::replay_of;
 using detail::seconds;
 using detail::total_ms;
@@ -229,19 +248,9 @@ std::string to_junit(const RunDescription& run, std::span<const CheckRecord> rec
   property("runs", std::to_string(run.runs));
   property("repeat", std::to_string(run.repeat));
   property("short", run.short_mode ? "true" : "false");
-  const auto listed = [](const std::vector<std::string>& items) {
-    std::string text;
-    for (const std::string& item : items) text += (text.empty() ? "" : ",") + item;
-    return text;
-  };
-  property("checks", run.checks.empty() ? std::string("all") : listed(run.checks));
-  property("require", listed(run.require));
-  std::string declared;
-  for (const std::string_view name : capability_names()) {
-    if (declares(run.capabilities, name))
-      declared += (declared.empty() ? "" : ",") + std::string(name);
-  }
-  property("capabilities", declared);
+  property("checks", run.checks.empty() ? std::string("all") : joined(run.checks, ","));
+  property("require", joined(run.require, ","));
+  property("capabilities", joined(declared_names(run.capabilities), ","));
   out << "    </properties>\n";
   const std::string classname = "conformance." + run.harness;
   for (const CheckRecord& record : records) {

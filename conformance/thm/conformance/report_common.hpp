@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "thm/conformance/report.hpp"
 
@@ -19,6 +20,10 @@ std::size_t utf8_length(std::string_view text);
 // but tab and newline, bytes that are not UTF-8, and the bidirectional controls that reorder
 // text (U+202A-U+202E, U+2066-U+2069) replaced by U+FFFD.
 std::string xml(std::string_view text);
+// `items` joined by `separator`.
+std::string joined(const std::vector<std::string>& items, std::string_view separator);
+// The names of the capabilities `capabilities` declares, in `capability_names()` order.
+std::vector<std::string> declared_names(const Capabilities& capabilities);
 // `ms` as seconds with three decimals.
 std::string seconds(std::uint64_t ms);
 

@@ -12,7 +12,6 @@
 
 #include "thm/conformance/report.hpp"
 #include "thm/conformance/report_common.hpp"
-#include "thm/conformance/requirements.hpp"
 
 namespace thm::conformance {
 
@@ -348,16 +347,7 @@ std::string to_html(const RunDescription& run, std::span<const CheckRecord> reco
       << ")</p>\n</header>\n";
 
   // What the run was.
-  std::string declared;
-  for (const std::string_view name : capability_names()) {
-    if (declares(run.capabilities, name))
-      declared += (declared.empty() ? "" : ", ") + std::string(name);
-  }
-  const auto listed = [](const std::vector<std::string>& items, std::string_view none) {
-    std::string text;
-    for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
-    return text.empty() ? std::string(none) : text;
-  };
+  const std::string declared = detail::joined(detail::declared_names(run.capabilities), ", ");
   out << "<section id=\"run\">\n<dl class=\"run\">\n";
   const auto row = [&](std::string_view key, const std::string& value, bool mono = false) {
     out << "<dt>" << xml(key) << "</dt><dd" << (mono ? " class=\"mono\"" : "") << ">" << xml(value)
@@ -368,8 +358,8 @@ std::string to_html(const RunDescription& run, std::span<const CheckRecord> reco
   row("seed", std::to_string(run.seed));
   row("runs", std::to_string(run.runs) + (run.runs == 1 ? " run" : " runs") + ", each race " +
                   std::to_string(run.repeat) + " times" + (run.short_mode ? ", short mode" : ""));
-  row("checks", listed(run.checks, "all"));
-  if (!run.require.empty()) row("required capabilities", listed(run.require, ""));
+  row("checks", run.checks.empty() ? std::string("all") : detail::joined(run.checks, ", "));
+  if (!run.require.empty()) row("required capabilities", detail::joined(run.require, ", "));
   row("declared capabilities", declared.empty() ? std::string("none") : declared);
   row("took", detail::seconds(run.duration_ms) + " s");
   out << "</dl>\n</section>\n";

@@ -332,7 +332,7 @@ void ExecHarness::set_hook(TransactionHook hook) {
 }
 
 void ExecHarness::settle(std::uint64_t child_id, Settlement how) {
-  (void)control()->call("settle", {{"child_id", child_id}, {"how", protocol::name(how)}});
+  (void)control()->call("settle", {{"child_id", child_id}, {"how", conformance::name(how)}});
 }
 
 void ExecHarness::run_maintenance() { (void)control()->call("run_maintenance"); }

@@ -444,18 +444,12 @@ Result<std::string, LeaseError> state_answer(const Json& result) {
   return string_field(result, "state");
 }
 
-namespace {
-constexpr std::array<std::string_view, 4> kSettlements{"complete", "fail", "dead_letter", "delete"};
-}  // namespace
-
-std::string_view name(Settlement how) noexcept {
-  return kSettlements[static_cast<std::size_t>(how)];
-}
-
 std::optional<Settlement> settlement_from_name(std::string_view token) noexcept {
-  const auto index = index_of(token, kSettlements);
-  if (!index) return std::nullopt;
-  return static_cast<Settlement>(*index);
+  for (const Settlement how :
+       {Settlement::Complete, Settlement::Fail, Settlement::DeadLetter, Settlement::Delete}) {
+    if (conformance::name(how) == token) return how;
+  }
+  return std::nullopt;
 }
 
 void validate(const Json& message, std::string_view definition) {

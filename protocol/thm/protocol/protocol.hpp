@@ -84,9 +84,7 @@ using Json = nlohmann::json;
 [[nodiscard]] Json state_result(const Result<std::string, LeaseError>& answer);
 [[nodiscard]] Result<std::string, LeaseError> state_answer(const Json& result);
 
-/// The wire token of a `Settlement`: `complete`, `fail`, `dead_letter`, `delete`.
-[[nodiscard]] std::string_view name(Settlement how) noexcept;
-/// The settlement whose token is `token`, or nothing.
+/// The settlement whose wire token (`conformance::name(Settlement)`) is `token`, or nothing.
 [[nodiscard]] std::optional<Settlement> settlement_from_name(std::string_view token) noexcept;
 
 /// Checks `message` against the definition `definition` of `protocol/v1.schema.json`

@@ -75,20 +75,6 @@ std::string describe_lease(const Result<T, LeaseError>& answer) {
   }
 }
 
-std::string_view settlement(Settlement how) {
-  switch (how) {
-    case Settlement::Complete:
-      return "complete";
-    case Settlement::Fail:
-      return "fail";
-    case Settlement::DeadLetter:
-      return "dead-letter";
-    case Settlement::Delete:
-      return "delete";
-  }
-  return "?";
-}
-
 // A session of the harness under test, noting each call on its lane.
 class RecordedSession final : public Session {
   // Runs `call`, noting it on this session's lane with the answer `describe_answer` gives.
@@ -357,7 +343,7 @@ TransactionHook Recording::wrapped(TransactionHook hook) {
 }
 
 void Recording::settle(std::uint64_t child_id, Settlement how) {
-  noted("settle", "child " + std::to_string(child_id) + ": " + std::string(settlement(how)),
+  noted("settle", "child " + std::to_string(child_id) + ": " + std::string(conformance::name(how)),
         [&] { inner_.settle(child_id, how); });
 }
 
