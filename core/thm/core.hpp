@@ -10,11 +10,12 @@
 #include "thm/desks/types.hpp"          // SPEC §1.2 desk rows
 #include "thm/dispatch/dispatch.hpp"    // SPEC §3 mention_dispatch
 #include "thm/dispatch/types.hpp"       // SPEC §3.1, §5 dispatch types and wording
-#include "thm/mentions/resolve.hpp"     // SPEC §1.5 mention resolution
+#include "thm/explain/explain.hpp"      // SPEC §8.3, §8.4 how a trace reads
 #include "thm/mentions/types.hpp"       // SPEC §1.4 mentions
 #include "thm/overloaded.hpp"           // visiting decision variants
 #include "thm/queue/queue.hpp"          // SPEC §4 MentionTurnQueue, dispatch_mention
 #include "thm/queue/turn_key.hpp"       // SPEC §3.3 TurnKey, the idempotency scope
+#include "thm/resolution/resolve.hpp"   // SPEC §1.5 mention resolution
 #include "thm/responder/responder.hpp"  // SPEC §2.2, §2.3 responder_plan
 #include "thm/responder/types.hpp"      // SPEC §2.1, §2.4 responder types and wording
 #include "thm/result.hpp"               // thm::Result, thm::unexpected

@@ -5,8 +5,8 @@
 #include <unordered_set>
 
 #include "thm/chat/chat.hpp"
+#include "thm/detail/repeats.hpp"
 #include "thm/overloaded.hpp"
-#include "thm/roster/repeats.hpp"
 
 namespace thm {
 namespace {

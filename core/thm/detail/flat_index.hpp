@@ -1,17 +1,16 @@
 #pragma once
 /// \file
 /// An insert-only hash map from borrowed strings to small values, for the indexes of a
-/// prepared team and the alias table (internal; issue 23).
+/// prepared team and the alias table (internal).
 
 #include <algorithm>
 #include <bit>
 #include <cstddef>
-#include <functional>
-#include <string_view>
+#include <string_view>  // and std::hash<std::string_view>
 #include <utility>
 #include <vector>
 
-#include "thm/roster/repeats.hpp"
+#include "thm/detail/repeats.hpp"
 
 namespace thm::detail {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <string_view>
 
+#include "thm/detail/repeats.hpp"
 #include "thm/detail/unicode.hpp"
 #include "thm/overloaded.hpp"
-#include "thm/roster/repeats.hpp"
 
 namespace thm {
 namespace {

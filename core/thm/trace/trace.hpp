@@ -1,13 +1,12 @@
 #pragma once
 /// \file
 /// Decision traces (SPEC §8): the steps `responder_plan`, `settle_selection` and
-/// `mention_dispatch` took, in order, when the caller asks for them; and the two ways a
-/// trace renders, for an operator and for an agent (SPEC §5's disclosure rule).
+/// `mention_dispatch` took, in order, when the caller asks for them. How they read, for an
+/// operator and for an agent, is `thm/explain/explain.hpp`.
 
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -197,19 +196,5 @@ inline constexpr std::array kAllTraceWhys{
 [[nodiscard]] inline std::optional<TraceWhy> trace_why_from_name(std::string_view token) noexcept {
   return detail::enum_from_name(token, kAllTraceWhys);
 }
-
-/// The operator's line for one step (SPEC §8.3), e.g. `mention @bob at byte 4: skipped,
-/// quiet`. It names agents, desks and people: for logs and operators, never for an agent.
-/// Control characters and backslashes of the subject are shown as C escapes (`\n`, `\x1b`).
-[[nodiscard]] std::string to_string(const TraceStep& step);
-
-/// The agent's form of a trace (SPEC §8.4): the sentences of the steps on what the caller
-/// already holds (its policy, its hop, its own identity), up to the first step that looks
-/// at anyone else, then the sentence of the outcome. Every sentence is a constant of the
-/// library's, so no id, name or mention text can appear in it; two traces whose refusals
-/// §5 words alike render alike. A responder decision renders its rung's and disposition's
-/// §5 sentences, which are distinct on purpose. Give it one decision's steps (a plan, then
-/// its settling).
-[[nodiscard]] std::vector<std::string_view> agent_sentences(std::span<const TraceStep> trace);
 
 }  // namespace thm

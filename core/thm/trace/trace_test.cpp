@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "thm/dispatch/dispatch.hpp"
+#include "thm/explain/explain.hpp"
 #include "thm/responder/responder.hpp"
 #include "thm/selection/selection.hpp"
 

@@ -1,4 +1,4 @@
-#include "thm/mentions/resolve.hpp"
+#include "thm/resolution/resolve.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,12 +11,12 @@
 #include <utility>
 
 #include "thm/chat/chat.hpp"
+#include "thm/detail/repeats.hpp"
 #include "thm/detail/unicode.hpp"
 #include "thm/mentions/aliases.hpp"
 #include "thm/mentions/code_mask.hpp"
 #include "thm/mentions/direct.hpp"
 #include "thm/overloaded.hpp"
-#include "thm/roster/repeats.hpp"
 #include "thm/team/snapshot_team.hpp"
 
 namespace thm {

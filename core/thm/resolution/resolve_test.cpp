@@ -1,4 +1,4 @@
-#include "thm/mentions/resolve.hpp"
+#include "thm/resolution/resolve.hpp"
 
 #include <gtest/gtest.h>
 
