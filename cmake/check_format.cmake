@@ -1,7 +1,8 @@
-# Run as: cmake -DCLANG_FORMAT=<clang-format> -DSOURCE=<checkout> -P check_format.cmake
-# Fails unless every C++ file of the project (*.cpp, *.hpp under its source folders) is
+# Run as: cmake -DCLANG_FORMAT=<clang-format> -DSOURCE=<folder> [-DEXCLUDE=<subfolder>] -P check_format.cmake
+# Fails unless every C++ file under SOURCE (*.cpp, *.hpp), but those under SOURCE/EXCLUDE, is
 # formatted as the repository's .clang-format says, listing those that are not and the
 # command that formats them. A missing clang-format is a failure, never a skip.
+cmake_policy(SET CMP0009 NEW)  # the glob does not follow links (a linked node_modules)
 if(NOT CLANG_FORMAT OR NOT EXISTS "${CLANG_FORMAT}")
   message(FATAL_ERROR "no clang-format: install the Debian package clang-format-14 (scripts/setup)")
 endif()
@@ -9,6 +10,9 @@ endif()
 # build trees, npm's packages and hidden folders.
 file(GLOB_RECURSE files RELATIVE "${SOURCE}" "${SOURCE}/*.cpp" "${SOURCE}/*.hpp")
 list(FILTER files EXCLUDE REGEX "^build/|^build-[^/]*/|/node_modules/|^node_modules/|(^|/)\\.")
+if(EXCLUDE)
+  list(FILTER files EXCLUDE REGEX "^${EXCLUDE}/")
+endif()
 list(TRANSFORM files PREPEND "${SOURCE}/")
 list(LENGTH files count)
 if(count EQUAL 0)

@@ -1,41 +1,51 @@
 "use strict";
-// `npm install`'s build of the addon: the node-gyp bundled with npm, pointed at the headers
-// of the Node.js that runs it (Debian's nodejs keeps them in /usr/include/node; an official
-// tarball or a version manager in <prefix>/include/node), so it never downloads them.
-// Without them it stops and says which package to install. A second run for the same
-// Node.js (npm runs it again when a project installs the package) builds only what changed.
+// `npm install`'s build of the addon: CMake, as the checkout builds every other artifact,
+// configured for the addon alone (the core, its wire forms and thm.node) against the headers
+// of the Node.js running this script and the node-addon-api npm installed. Nothing is
+// downloaded. The result is copied to build/Release/thm.node, where lib/addon.cjs loads it.
+// A second run for the same Node.js (npm runs it again when a project installs the package)
+// builds only what changed.
 const { spawnSync } = require("node:child_process");
-const { existsSync, readFileSync, writeFileSync } = require("node:fs");
-const { join, resolve } = require("node:path");
+const { copyFileSync, existsSync, mkdirSync } = require("node:fs");
+const { dirname, join, resolve } = require("node:path");
 
 const nodedir = process.env.npm_config_nodedir || resolve(process.execPath, "..", "..");
-const header = join(nodedir, "include", "node", "node_api.h");
-if (!existsSync(header)) {
+const headers = join(nodedir, "include", "node");
+if (!existsSync(join(headers, "node_api.h"))) {
   console.error(
-    `thm: Node.js's headers are not at ${header}.\n` +
+    `thm: Node.js's headers are not in ${headers}.\n` +
       "Install them with Node.js (Debian: apt-get install nodejs, or libnode-dev for its own " +
       "node), or run npm with --nodedir=<the prefix that has include/node>.",
   );
   process.exit(1);
 }
-// npm runs install scripts with its own node-gyp first on PATH, and names it here.
-const gyp = process.env.npm_config_node_gyp;
-const [command, prefix] = gyp ? [process.execPath, [gyp]] : ["node-gyp", []];
-const stamp = join(__dirname, "build", "thm-build.json");
-const configured = JSON.stringify({ node: process.version, nodedir });
-const same = existsSync(stamp) && readFileSync(stamp, "utf8") === configured;
-const run = (...args) => {
-  const done = spawnSync(command, [...prefix, ...args], { cwd: __dirname, stdio: "inherit" });
+const root = resolve(__dirname, "..", "..");
+if (!existsSync(join(root, "core", "CMakeLists.txt"))) {
+  console.error(`thm: the checkout this package builds from is not at ${root} (no core/).`);
+  process.exit(1);
+}
+const run = (command, args) => {
+  const done = spawnSync(command, args, { stdio: "inherit" });
   if (done.error) {
-    console.error(`thm: could not run ${command}: ${done.error.message} (npm runs this script with its own node-gyp)`);
+    console.error(`thm: could not run ${command}: ${done.error.message} (the build needs CMake ` +
+                  "3.25 or later and a C++20 compiler; Debian: apt-get install cmake g++ " +
+                  "libicu-dev nlohmann-json3-dev)");
     process.exit(1);
   }
   if (done.status !== 0) process.exit(done.status ?? 1);
 };
-const jobs = `--jobs=${process.env.JOBS || "max"}`;
-if (same) {
-  run("build", jobs);
-} else {
-  run("rebuild", `--nodedir=${nodedir}`, jobs);
-  writeFileSync(stamp, configured);
-}
+const build = join(__dirname, "build", "cmake");
+const ninja = spawnSync("ninja", ["--version"]).status === 0;
+run("cmake", [
+  "-S", root, "-B", build, ...(ninja ? ["-G", "Ninja"] : []), "-DCMAKE_BUILD_TYPE=Release",
+  "-DTHM_WITH_NODE=ON", "-DTHM_BUILD_TESTS=OFF", "-DTHM_WITH_CLI=OFF", "-DTHM_WITH_PYTHON=OFF",
+  "-DTHM_INSTALL=OFF", `-DTHM_NODE_EXECUTABLE=${process.execPath}`,
+  `-DTHM_NODE_INCLUDE_DIR=${headers}`,
+  `-DTHM_NODE_ADDON_API_DIR=${require("node-addon-api").include_dir}`,
+]);
+const jobs = process.env.JOBS ? ["-j", process.env.JOBS] : [];
+run("cmake", ["--build", build, "--target", "thm_node", ...jobs]);
+const built = join(build, "bindings", "node", "build", "Release", "thm.node");
+const target = join(__dirname, "build", "Release", "thm.node");
+mkdirSync(dirname(target), { recursive: true });
+copyFileSync(built, target);

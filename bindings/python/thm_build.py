@@ -58,9 +58,7 @@ def _build_module(scratch: Path) -> Path:
         # spends its time converting values in pybind11, not in the core.
         "cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=MinSizeRel",
         f"-DPython3_EXECUTABLE={sys.executable}", "-DTHM_WITH_PYTHON=ON",
-        "-DTHM_BUILD_TESTS=OFF", "-DTHM_WITH_SQLITE=OFF", "-DTHM_WITH_POSTGRES=OFF",
-        "-DTHM_WITH_CONFORMANCE=OFF", "-DTHM_WITH_CLI=OFF", "-DTHM_INSTALL=OFF",
-        "-DTHM_WITH_NODE=OFF",
+        "-DTHM_BUILD_TESTS=OFF", "-DTHM_WITH_CLI=OFF", "-DTHM_INSTALL=OFF", "-DTHM_WITH_NODE=OFF",
     ]
     if shutil.which("ninja"):
         configure += ["-G", "Ninja"]

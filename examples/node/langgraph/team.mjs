@@ -95,7 +95,7 @@ export class ScriptedChatModel extends SimpleChatModel {
  * The host's turn queue, thm's `MentionTurnQueue` port, in memory: at most one child turn
  * per (conversation, trigger sequence), so that a reply dispatched a second time (say,
  * redelivered after a crash) answers `already` and starts nothing. A real host writes the
- * turn in one database transaction (spec/queue-conformance.md).
+ * turn in one database transaction (kit/spec/queue-conformance.md).
  */
 export class TurnQueue {
   /** @type {Map<string, MentionTurnRequest>} */

@@ -1,0 +1,180 @@
+// The history a failing check's report carries (adr/0020): what `run_check` records
+// through its `Recording` of the harness, and how much it keeps. That the recording forwards
+// every member is tested beside the protocol that names them (kit/protocol/tests).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "broken_queue.hpp"
+#include "thm/conformance/checks/recording.hpp"
+#include "thm/conformance/suite.hpp"
+#include "thm/memory/harness.hpp"
+
+namespace thm::conformance {
+namespace {
+
+using checking::History;
+using checking::Recording;
+
+const Options kOptions{.seed = 7, .repeat = 3, .short_mode = true};
+
+std::vector<HistoryEvent> calls_of(const CheckReport& report, std::uint32_t lane) {
+  std::vector<HistoryEvent> out;
+  for (const HistoryEvent& e : report.history) {
+    if (e.kind == HistoryEvent::Kind::Call && e.lane == lane) out.push_back(e);
+  }
+  return out;
+}
+
+TEST(HistoryTest, AFailureShowsTheInterleavingThatBrokeIt) {
+  // M1 checks for the key, lets go of it, and inserts at commit: EQ-02 pauses the first
+  // caller before its commit, and the second caller is admitted meanwhile.
+  const auto harness = mutants::broken_harness(mutants::Flaw::CheckThenInsert);
+  const CheckReport report = run_check("EQ-02", *harness, kOptions);
+  ASSERT_EQ(report.verdict, Verdict::Fail) << report.reason;
+  EXPECT_EQ(report.history_dropped, 0U);
+
+  const auto first = calls_of(report, 0);
+  const auto second = calls_of(report, 1);
+  ASSERT_EQ(first.size(), 1U);
+  ASSERT_EQ(second.size(), 1U);
+  EXPECT_EQ(first[0].what, "enqueue_once");
+  EXPECT_EQ(first[0].subject, "alice -> bob, eng, seq 1");
+  EXPECT_EQ(first[0].answer, "Enqueued");
+  EXPECT_EQ(second[0].answer, "Enqueued");
+
+  const auto pause =
+      std::ranges::find(report.history, HistoryEvent::Kind::Pause, &HistoryEvent::kind);
+  ASSERT_NE(pause, report.history.end());
+  EXPECT_EQ(pause->what, "before_commit");
+  EXPECT_EQ(pause->lane, 0U);
+  EXPECT_EQ(pause->answer, "continued");
+  // The second call ran inside the first one's pause, which ran inside the first call.
+  EXPECT_LE(first[0].start_us, pause->start_us);
+  EXPECT_LE(pause->start_us, second[0].start_us);
+  EXPECT_LE(second[0].end_us, pause->end_us);
+  EXPECT_LE(pause->end_us, first[0].end_us);
+
+  // The host's writes since the last reset come first: the policy, the target, the reply.
+  std::vector<std::string> writes;
+  for (const HistoryEvent& e : report.history) {
+    if (e.kind == HistoryEvent::Kind::Harness) writes.push_back(e.what);
+  }
+  EXPECT_EQ(std::vector<std::string>(writes.begin(), writes.begin() + 3),
+            (std::vector<std::string>{"set_policy", "set_available", "commit_reply"}));
+  EXPECT_TRUE(std::ranges::is_sorted(report.history, {}, &HistoryEvent::start_us));
+}
+
+TEST(HistoryTest, APassOrASkipKeepsNoHistory) {
+  memory::MemoryHarness harness;
+  const CheckReport passed = run_check("EQ-02", harness, kOptions);
+  ASSERT_EQ(passed.verdict, Verdict::Pass) << passed.reason;
+  EXPECT_TRUE(passed.history.empty());
+  const CheckReport skipped = run_check("EQ-04", harness, kOptions);
+  ASSERT_EQ(skipped.verdict, Verdict::Skip);
+  EXPECT_TRUE(skipped.history.empty());
+}
+
+TEST(HistoryTest, KeepsTheLastEventsAndCountsTheOthers) {
+  History history;
+  const std::size_t extra = 904;
+  for (std::size_t i = 0; i < kHistoryLimit + extra; ++i) {
+    history.add({.what = std::to_string(i), .start_us = i, .end_us = i});
+  }
+  const auto events = history.events();
+  ASSERT_EQ(events.size(), kHistoryLimit);
+  EXPECT_EQ(history.dropped(), extra);
+  EXPECT_EQ(events.front().what, std::to_string(extra));
+  EXPECT_EQ(events.back().what, std::to_string(kHistoryLimit + extra - 1));
+}
+
+TEST(HistoryTest, AResetStartsTheHistoryAndTheSessionNumbersAgain) {
+  memory::MemoryHarness harness;
+  Recording recording(harness);
+  recording.reset();
+  recording.set_policy({.enabled = true, .max_hops = 5});
+  {
+    const auto a = recording.open_session();
+    const auto b = recording.open_session();
+    (void)b->claim(std::chrono::milliseconds(100));
+  }
+  auto events = recording.history().events();
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].what, "set_policy");
+  EXPECT_EQ(events[0].subject, "enabled, max_hops 5");
+  EXPECT_EQ(events[1].what, "claim");
+  EXPECT_EQ(events[1].lane, 1U);
+  EXPECT_EQ(events[1].answer, "nothing to claim");
+
+  recording.reset();
+  EXPECT_TRUE(recording.history().events().empty());
+  const auto c = recording.open_session();
+  (void)c->claim(std::chrono::milliseconds(100));
+  events = recording.history().events();
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_EQ(events[0].lane, 0U);
+}
+
+TEST(HistoryTest, IdsShowTheirBytesAndBothEndsOfALongOne) {
+  MentionTurnRequest request{.key = {9},
+                             .source_id = "caf\xC3\xA9",
+                             .target_id = std::string(255, 'd') + "b",
+                             .conversation = {.desk_id = "e\\g", .thread_root = 4}};
+  EXPECT_EQ(checking::describe_request(request),
+            "caf\\xc3\\xa9 -> dddddddddddd...dddddddddddb (256 bytes), e\\x5cg thread 4, seq 9");
+}
+
+TEST(HistoryTest, HookInstallsAndClaimsTokensAreRecorded) {
+  memory::MemoryHarness harness;
+  Recording recording(harness);
+  recording.set_hook([](HookPoint, const MentionTurnRequest&) { return true; });
+  recording.set_hook({});
+  const auto events = recording.history().events();
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].what, "set_hook");
+  EXPECT_EQ(events[0].subject, "installed");
+  EXPECT_EQ(events[1].subject, "removed");
+
+  // A claim names the token it was given (M17's flaw is a token given twice).
+  recording.reset();
+  recording.set_policy({.enabled = true, .max_hops = 5});
+  recording.set_available("bob", true);
+  const CommittedReply reply{.conversation = {.desk_id = "eng"},
+                             .sequence = 1,
+                             .author_id = "alice",
+                             .content = "@bob go",
+                             .hop = 0};
+  recording.commit_reply(reply);
+  const auto session = recording.open_session();
+  ASSERT_TRUE(session->enqueue_once({.key = {1},
+                                     .source_id = "alice",
+                                     .target_id = "bob",
+                                     .content = "@bob go",
+                                     .conversation = {.desk_id = "eng"},
+                                     .child_hop = 1}));
+  const auto lease = session->claim(std::chrono::seconds(10));
+  ASSERT_TRUE(lease && *lease);
+  const auto claimed = recording.history().events().back();
+  EXPECT_EQ(claimed.what, "claim");
+  EXPECT_TRUE(
+      claimed.answer.starts_with("leased child " + std::to_string((*lease)->child_id) + ", token "))
+      << claimed.answer;
+  EXPECT_NE(claimed.answer.find((*lease)->token.substr(0, 12)), std::string::npos)
+      << claimed.answer;
+}
+
+TEST(HistoryTest, AMemberThatThrowsIsRecordedAndStillThrows) {
+  memory::MemoryHarness harness;
+  Recording recording(harness);
+  EXPECT_THROW(recording.kill_node(3), Unsupported);
+  const auto events = recording.history().events();
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_EQ(events[0].what, "kill_node");
+  EXPECT_EQ(events[0].subject, "node 3");
+  EXPECT_EQ(events[0].answer, "threw: kill_node");
+}
+
+}  // namespace
+}  // namespace thm::conformance
