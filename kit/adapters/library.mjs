@@ -41,6 +41,18 @@ export const payloadOf = (request, key, childId) => ({
 
 const bytes = (text) => Buffer.from(text, 'base64');
 
+/**
+ * A job's state in the library's words as the protocol says it, in thm's (PROTOCOL.md §4):
+ * `completed` and `failed` are themselves, a cancelled job is `failed`, and every state of
+ * a job that may still run (created, retry, active, waiting, delayed, locked, ...) is
+ * `pending`.
+ */
+export function turnState(libraryState) {
+  if (libraryState === 'completed' || libraryState === 'failed') return libraryState;
+  if (libraryState === 'cancelled') return 'failed';
+  return 'pending';
+}
+
 /** The payload's turn key, as a Buffer. */
 export const keyOf = (payload) => bytes(payload.key);
 

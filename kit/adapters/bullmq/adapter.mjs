@@ -45,7 +45,7 @@ import {
 import {
   LeaseError, QueueError, checkLimits, integer, serve, toWire, validDuration,
 } from '../../protocol/node/protocol.mjs';
-import { commandLine, keyOf, payloadOf, requestOf } from '../library.mjs';
+import { commandLine, keyOf, payloadOf, requestOf, turnState } from '../library.mjs';
 
 const { recipe: RECIPE, backend: BACKEND } = commandLine({ backend: ['redis', 'postgres'] });
 const SAFE = RECIPE === 'thm-safe';
@@ -181,7 +181,7 @@ class WorkerSession extends SessionQueue {
     return this.leaseCall(async () => {
       const job = await this.heldJob(token);
       await job.moveToCompleted('done', token, false);
-      return job.getState();
+      return turnState(await job.getState());
     });
   }
 
@@ -189,7 +189,7 @@ class WorkerSession extends SessionQueue {
     return this.leaseCall(async () => {
       const job = await this.heldJob(token);
       await job.moveToFailed(new Error('failed by its worker'), token, false);
-      return job.getState();
+      return turnState(await job.getState());
     });
   }
 }
@@ -362,7 +362,7 @@ class BullMqAdapter extends PostgresAdapter {
       const state = await job.getState();
       children.push({
         id: integer(childIdOf(job)), key: toWire(keyOf(job.data)), request: requestOf(job.data),
-        state, attempts: job.attemptsStarted ?? 0,
+        state: turnState(state), attempts: job.attemptsStarted ?? 0,
         lease_expires_at: state === 'active' ? await this.lockExpiry(job.id) : null,
       });
     }

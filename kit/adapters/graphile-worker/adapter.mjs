@@ -149,7 +149,7 @@ class GraphileWorkerAdapter extends PostgresAdapter {
     return {
       children: rows.map((job) => ({
         id: integer(job.child_id), key: toWire(keyOf(job.payload)), request: requestOf(job.payload),
-        state: job.attempts >= job.max_attempts ? 'failed' : job.locked_at ? 'locked' : 'pending',
+        state: job.attempts >= job.max_attempts ? 'failed' : 'pending',
         attempts: job.attempts, lease_expires_at: null,
       })),
     };

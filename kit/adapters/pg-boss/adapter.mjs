@@ -32,7 +32,7 @@ import {
 import {
   LeaseError, QueueError, checkLimits, integer, serve, toWire, u64, validDuration,
 } from '../../protocol/node/protocol.mjs';
-import { commandLine, keyOf, payloadOf, requestOf } from '../library.mjs';
+import { commandLine, keyOf, payloadOf, requestOf, turnState } from '../library.mjs';
 
 const { recipe: RECIPE } = commandLine();
 const SAFE = RECIPE === 'thm-safe';
@@ -152,7 +152,7 @@ class Queue extends SessionQueue {
       if (answer.affected === 0) throw new LeaseError('stale_token');
       const job = await this.job(token);
       if (!job) throw new Error(`pg-boss ${how}d job ${token}, and then it was gone`);
-      return job.state;
+      return turnState(job.state);
     });
   }
 
@@ -259,7 +259,7 @@ class PgBossAdapter extends PostgresAdapter {
     return {
       children: rows.map((row) => ({
         id: integer(row.child_id), key: toWire(keyOf(row.data)),
-        request: requestOf(row.data), state: row.state,
+        request: requestOf(row.data), state: turnState(row.state),
         attempts: row.started_on === null ? 0 : row.retry_count + 1,
         lease_expires_at: row.state === 'active' ? integer(row.expires_at) : null,
       })),

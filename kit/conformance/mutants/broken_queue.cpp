@@ -137,7 +137,7 @@ class BrokenStore final : public MentionTurnQueue {
   Result<TurnState, LeaseError> fail(const std::string& token) { return finish(token, false); }
   Result<StoreTime, QueueError> now() const { return store_now(); }
   void advance_store_clock(std::chrono::milliseconds by) { store_millis_ += by.count(); }
-  void set_client_clock(Harness::ClientClock clock) {
+  void set_client_clock(Clocks::ClientClock clock) {
     const std::scoped_lock guard(client_clock_mutex_);
     client_clock_ = std::move(clock);
   }
@@ -252,7 +252,7 @@ class BrokenStore final : public MentionTurnQueue {
 
   // The host process's clock (M7, M8 read it); the store's when none was set.
   StoreTime client_now() const {
-    Harness::ClientClock clock;
+    Clocks::ClientClock clock;
     {
       const std::scoped_lock guard(client_clock_mutex_);
       clock = client_clock_;
@@ -312,7 +312,7 @@ class BrokenStore final : public MentionTurnQueue {
 
   std::atomic<std::int64_t> store_millis_{kStoreEpochMillis};  // a fake store clock
   mutable std::mutex client_clock_mutex_;
-  Harness::ClientClock client_clock_;
+  Clocks::ClientClock client_clock_;
   std::map<std::uint64_t, std::uint32_t> hidden_attempts_;  // M9 only
 };
 
@@ -553,7 +553,9 @@ class BrokenSetup {
   using Store = BrokenStore;
   explicit BrokenSetup(Flaw flaw) : flaw_(flaw), store_(std::make_shared<BrokenStore>(flaw)) {}
 
-  [[nodiscard]] std::string name() const { return "mutant " + std::string(mutants::name(flaw_)); }
+  [[nodiscard]] std::string queue_name() const {
+    return "mutant " + std::string(mutants::name(flaw_));
+  }
   [[nodiscard]] Capabilities capabilities() const {
     return {.hooks = true,
             .row_locking = true,  // not persistent, no SQL schema
@@ -572,7 +574,7 @@ class BrokenSetup {
   }
   void set_hook(TransactionHook hook) { store_->set_hook(std::move(hook)); }
   void advance_store_clock(std::chrono::milliseconds by) { store_->advance_store_clock(by); }
-  void set_client_clock(Harness::ClientClock clock) { store_->set_client_clock(std::move(clock)); }
+  void set_client_clock(Clocks::ClientClock clock) { store_->set_client_clock(std::move(clock)); }
 
  private:
   Flaw flaw_;
@@ -586,15 +588,16 @@ using BrokenHarness = StoreHarness<BrokenSetup>;
 // They stay expressible because EQ-24, EQ-05 and EQ-23 exist to catch hosts' harnesses that
 // lie so (exec adapters, hand-written harnesses). This one lies as such a harness would, over
 // the unbroken store: it forwards every member to `StoreHarness` and overrides only what the
-// lie changes (R8: `capabilities` and `set_hook`; R9: `capabilities`, `reopen` and
-// `enqueue_then_kill`). A trimmed hand-written harness would need the same members with
-// longer bodies (and a session of its own); forwarding keeps every other operation on the
-// generic harness, so the store is still driven as every other mutant's is.
-class MisdeclaredHarness final : public Harness {
+// lie changes (R8: `capabilities` and `set_hook`; R9: `capabilities` and a durability facet
+// of its own, whose `reopen` and `enqueue_then_kill` lose the store). A trimmed hand-written
+// harness would need the same members with longer bodies (and a session of its own);
+// forwarding keeps every other operation on the generic harness, so the store is still
+// driven as every other mutant's is.
+class MisdeclaredHarness final : public Harness, public Durability {
  public:
   explicit MisdeclaredHarness(Flaw flaw) : flaw_(flaw), inner_(flaw) {}
 
-  [[nodiscard]] std::string name() const override { return inner_.name(); }
+  [[nodiscard]] std::string queue_name() const override { return inner_.queue_name(); }
   [[nodiscard]] Capabilities capabilities() const override {
     Capabilities declared = inner_.capabilities();
     if (flaw_ == Flaw::SilentlyIgnoredHooks) declared.hooks = false;  // R8
@@ -618,15 +621,25 @@ class MisdeclaredHarness final : public Harness {
   }
   void settle(std::uint64_t child_id, Settlement how) override { inner_.settle(child_id, how); }
   void run_maintenance() override { inner_.run_maintenance(); }
-  // R9: "reopening" starts an empty store, as a store kept only in memory would.
-  void reopen() override {
-    if (flaw_ != Flaw::ForgetfulRestart) return inner_.reopen();
-    inner_.reset();
+  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
+    return inner_.hold_child(child_id);
   }
+  [[nodiscard]] std::vector<IdempotencyRecord> records() override { return inner_.records(); }
+  [[nodiscard]] std::vector<ChildTurn> children() override { return inner_.children(); }
+  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
+    return inner_.unique_key_index();
+  }
+  [[nodiscard]] Durability* durability() override {
+    return flaw_ == Flaw::ForgetfulRestart ? this : inner_.durability();
+  }
+  [[nodiscard]] NodeFaults* nodes() override { return inner_.nodes(); }
+  [[nodiscard]] Clocks* clocks() override { return inner_.clocks(); }
+
+  // R9: "reopening" starts an empty store, as a store kept only in memory would.
+  void reopen() override { inner_.reset(); }
   // R9: no process is killed; the enqueue runs here, then the "restart" empties the store.
   std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
       const MentionTurnRequest& request, KillPoint when) override {
-    if (flaw_ != Flaw::ForgetfulRestart) return inner_.enqueue_then_kill(request, when);
     std::optional<Result<EnqueueOutcome, QueueError>> answer;
     {
       const auto session = inner_.open_session();
@@ -640,19 +653,6 @@ class MisdeclaredHarness final : public Harness {
     }
     reopen();
     return answer;
-  }
-  [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
-    return inner_.hold_child(child_id);
-  }
-  [[nodiscard]] StoreTime store_now() override { return inner_.store_now(); }
-  void advance_store_clock(std::chrono::milliseconds by) override {
-    inner_.advance_store_clock(by);
-  }
-  void set_client_clock(ClientClock clock) override { inner_.set_client_clock(std::move(clock)); }
-  [[nodiscard]] std::vector<RecordRow> records() override { return inner_.records(); }
-  [[nodiscard]] std::vector<ChildRow> children() override { return inner_.children(); }
-  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
-    return inner_.unique_key_index();
   }
 
  private:

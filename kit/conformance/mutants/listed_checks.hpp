@@ -22,7 +22,7 @@ struct ListedCheck {
 };
 
 /// One report on one line: verdict, seed, reason and every count.
-inline std::string describe(const CheckReport& report) {
+inline std::string describe(const CheckRun& report) {
   const Counts& c = report.counts;
   return report.id + " " + std::string(name(report.verdict)) + " (seed " +
          std::to_string(report.seed) + "): " + report.reason +
@@ -42,8 +42,8 @@ inline void expect_rejected(Harness& harness, const std::vector<ListedCheck>& ch
   bool caught = false;
   std::string observed;
   for (const ListedCheck& listed : checks) {
-    const CheckReport report = run_check(listed.id, harness, options);
-    std::cout << "[" << harness.name() << "] " << describe(report) << "\n";
+    const CheckRun report = run_check(listed.id, harness, options);
+    std::cout << "[" << harness.queue_name() << "] " << describe(report) << "\n";
     observed += "\n  " + describe(report);
     caught = caught || report.verdict == Verdict::Fail;
     if (listed.bold) {

@@ -99,7 +99,7 @@ TEST(ModelCheckTest, RejectsStoreFlawsOnItsOwnWithAShrunkCounterexample) {
   for (const Flaw flaw : {Flaw::AliasUnawareKey, Flaw::LiveStateDedup, Flaw::IgnoresHopBudget,
                           Flaw::AlreadyBeforePolicy, Flaw::TargetOnlyAuthorization}) {
     const auto harness = broken_harness(flaw);
-    const CheckReport report = run_check("EQ-25", *harness, Options{.seed = 7});
+    const CheckRun report = run_check("EQ-25", *harness, Options{.seed = 7});
     EXPECT_EQ(report.verdict, Verdict::Fail) << name(flaw) << ": " << describe(report);
     EXPECT_NE(report.reason.find("shrunk counterexample: ["), std::string::npos) << report.reason;
   }
@@ -112,7 +112,7 @@ TEST(RefusalReportTest, EveryEq09FailureNamesTheRefusalItExpected) {
         std::pair{Flaw::AlreadyBeforePolicy, ", not Refused{"},
         std::pair{Flaw::RefusalCached, "after Refused{feature_disabled}"}}) {
     const auto harness = broken_harness(flaw);
-    const CheckReport report = run_check("EQ-09", *harness, kOptions);
+    const CheckRun report = run_check("EQ-09", *harness, kOptions);
     EXPECT_EQ(report.verdict, Verdict::Fail) << name(flaw);
     EXPECT_NE(report.reason.find(expected), std::string::npos)
         << name(flaw) << ": " << report.reason;

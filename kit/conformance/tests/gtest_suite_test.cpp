@@ -102,7 +102,7 @@ class ReplaysAsEnqueued final : public Harness {
   };
 
  public:
-  std::string name() const override { return "replays-as-enqueued"; }
+  std::string queue_name() const override { return "replays-as-enqueued"; }
   Capabilities capabilities() const override { return {}; }
   void reset() override { inner_.reset(); }
   std::unique_ptr<Session> open_session() override {
@@ -119,8 +119,8 @@ class ReplaysAsEnqueued final : public Harness {
   }
   void settle(std::uint64_t child_id, Settlement how) override { inner_.settle(child_id, how); }
   void run_maintenance() override { inner_.run_maintenance(); }
-  std::vector<RecordRow> records() override { return inner_.records(); }
-  std::vector<ChildRow> children() override { return inner_.children(); }
+  std::vector<IdempotencyRecord> records() override { return inner_.records(); }
+  std::vector<ChildTurn> children() override { return inner_.children(); }
 
  private:
   memory::MemoryHarness inner_;
@@ -225,10 +225,10 @@ TEST(TypedSuiteTest, CapabilityNamesAreTheFlagsOfCapabilities) {
 TEST(TypedSuiteTest, SkipOrPartPassForARequiredCapabilityFails) {
   const std::vector<std::string> leases = {"leases"};
   const std::vector<std::string> skew = {"skewable_client_clock"};
-  const CheckReport skipped{.id = "EQ-14",
-                            .title = "lease expiry computed by the store",
-                            .verdict = Verdict::Skip,
-                            .reason = "needs capability `leases` (claim, renew)"};
+  const CheckRun skipped{.id = "EQ-14",
+                         .title = "lease expiry computed by the store",
+                         .verdict = Verdict::Skip,
+                         .reason = "needs capability `leases` (claim, renew)"};
   const auto failed = unmet_requirement(skipped, leases);
   ASSERT_TRUE(failed.has_value());
   EXPECT_NE(failed->find("EQ-14"), std::string::npos) << *failed;
@@ -237,12 +237,12 @@ TEST(TypedSuiteTest, SkipOrPartPassForARequiredCapabilityFails) {
   EXPECT_FALSE(unmet_requirement(skipped, skew).has_value());
   EXPECT_FALSE(unmet_requirement(skipped, {}).has_value());
 
-  const CheckReport in_part{.id = "EQ-15",
-                            .title = "no stolen leases and no starvation under skew",
-                            .verdict = Verdict::Pass,
-                            .reason =
-                                "the host's clock could not be moved (capability "
-                                "`skewable_client_clock` is not declared)"};
+  const CheckRun in_part{.id = "EQ-15",
+                         .title = "no stolen leases and no starvation under skew",
+                         .verdict = Verdict::Pass,
+                         .reason =
+                             "the host's clock could not be moved (capability "
+                             "`skewable_client_clock` is not declared)"};
   const auto part = unmet_requirement(in_part, skew);
   ASSERT_TRUE(part.has_value());
   EXPECT_NE(part->find("EQ-15"), std::string::npos) << *part;
@@ -250,12 +250,12 @@ TEST(TypedSuiteTest, SkipOrPartPassForARequiredCapabilityFails) {
   EXPECT_NE(part->find("`skewable_client_clock`"), std::string::npos) << *part;
   EXPECT_FALSE(unmet_requirement(in_part, leases).has_value());
 
-  const CheckReport whole{.id = "EQ-15", .verdict = Verdict::Pass};
+  const CheckRun whole{.id = "EQ-15", .verdict = Verdict::Pass};
   EXPECT_FALSE(unmet_requirement(whole, skew).has_value());
   // A part-pass for another reason (EQ-04 trusts the harness's own index report) stands.
-  const CheckReport trusted{.id = "EQ-04",
-                            .verdict = Verdict::Pass,
-                            .reason = "the index is the one the harness reports"};
+  const CheckRun trusted{.id = "EQ-04",
+                         .verdict = Verdict::Pass,
+                         .reason = "the index is the one the harness reports"};
   EXPECT_FALSE(unmet_requirement(trusted, std::vector<std::string>{"sql_schema"}).has_value());
 }
 

@@ -20,7 +20,7 @@ using checking::Recording;
 
 const Options kOptions{.seed = 7, .repeat = 3, .short_mode = true};
 
-std::vector<HistoryEvent> calls_of(const CheckReport& report, std::uint32_t lane) {
+std::vector<HistoryEvent> calls_of(const CheckRun& report, std::uint32_t lane) {
   std::vector<HistoryEvent> out;
   for (const HistoryEvent& e : report.history) {
     if (e.kind == HistoryEvent::Kind::Call && e.lane == lane) out.push_back(e);
@@ -32,7 +32,7 @@ TEST(HistoryTest, AFailureShowsTheInterleavingThatBrokeIt) {
   // M1 checks for the key, lets go of it, and inserts at commit: EQ-02 pauses the first
   // caller before its commit, and the second caller is admitted meanwhile.
   const auto harness = mutants::broken_harness(mutants::Flaw::CheckThenInsert);
-  const CheckReport report = run_check("EQ-02", *harness, kOptions);
+  const CheckRun report = run_check("EQ-02", *harness, kOptions);
   ASSERT_EQ(report.verdict, Verdict::Fail) << report.reason;
   EXPECT_EQ(report.history_dropped, 0U);
 
@@ -69,10 +69,10 @@ TEST(HistoryTest, AFailureShowsTheInterleavingThatBrokeIt) {
 
 TEST(HistoryTest, APassOrASkipKeepsNoHistory) {
   memory::MemoryHarness harness;
-  const CheckReport passed = run_check("EQ-02", harness, kOptions);
+  const CheckRun passed = run_check("EQ-02", harness, kOptions);
   ASSERT_EQ(passed.verdict, Verdict::Pass) << passed.reason;
   EXPECT_TRUE(passed.history.empty());
-  const CheckReport skipped = run_check("EQ-04", harness, kOptions);
+  const CheckRun skipped = run_check("EQ-04", harness, kOptions);
   ASSERT_EQ(skipped.verdict, Verdict::Skip);
   EXPECT_TRUE(skipped.history.empty());
 }
@@ -168,12 +168,13 @@ TEST(HistoryTest, HookInstallsAndClaimsTokensAreRecorded) {
 TEST(HistoryTest, AMemberThatThrowsIsRecordedAndStillThrows) {
   memory::MemoryHarness harness;
   Recording recording(harness);
-  EXPECT_THROW(recording.kill_node(3), Unsupported);
+  ASSERT_FALSE(harness.capabilities().hold_child);
+  EXPECT_THROW((void)recording.hold_child(3), Unsupported);
   const auto events = recording.history().events();
   ASSERT_EQ(events.size(), 1U);
-  EXPECT_EQ(events[0].what, "kill_node");
-  EXPECT_EQ(events[0].subject, "node 3");
-  EXPECT_EQ(events[0].answer, "threw: kill_node");
+  EXPECT_EQ(events[0].what, "hold_child");
+  EXPECT_EQ(events[0].subject, "child 3");
+  EXPECT_EQ(events[0].answer, "threw: hold_child");
 }
 
 }  // namespace

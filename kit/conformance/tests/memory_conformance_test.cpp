@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "thm/conformance/invocation.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
 
@@ -27,7 +28,7 @@ namespace {
 
 TEST_P(MemoryConformanceTest, PassesOrSkipsWithAReason) {
   memory::MemoryHarness harness;
-  const CheckReport report = run_check(GetParam().id, harness, Options{.seed = 11, .repeat = 10});
+  const CheckRun report = run_check(GetParam().id, harness, Options{.seed = 11, .repeat = 10});
   EXPECT_EQ(report.id, GetParam().id);
   if (report.verdict == Verdict::Skip) {
     EXPECT_FALSE(report.reason.empty());
@@ -67,14 +68,14 @@ TEST(SuiteTest, ChecksAreInEqOrder) {
 
 TEST(SuiteTest, AnUnknownIdIsAFailingReportNotACrash) {
   memory::MemoryHarness harness;
-  const CheckReport report = run_check("EQ-99", harness, {});
+  const CheckRun report = run_check("EQ-99", harness, {});
   EXPECT_EQ(report.verdict, Verdict::Fail);
   EXPECT_NE(report.reason.find("no check"), std::string::npos);
 }
 
 TEST(SuiteTest, RaceCountsFollowTheRepeatCount) {
   memory::MemoryHarness harness;
-  const CheckReport report =
+  const CheckRun report =
       run_check("EQ-01", harness, Options{.seed = 3, .repeat = 4, .short_mode = true});
   ASSERT_EQ(report.verdict, Verdict::Pass) << report.reason;
   EXPECT_EQ(report.counts.attempts, 4U * (2 + 8));
@@ -88,7 +89,7 @@ TEST(SuiteTest, RaceCountsFollowTheRepeatCount) {
 TEST(SuiteTest, HugeDeclaredLimitsAreTestedAtTheCapWithANote) {
   memory::MemoryHarness harness(
       memory::Limits{.max_content_bytes = std::size_t{1} << 30, .max_id_bytes = 1 << 20});
-  const CheckReport report = run_check("EQ-21", harness, Options{.seed = 2});
+  const CheckRun report = run_check("EQ-21", harness, Options{.seed = 2});
   EXPECT_EQ(name(report.verdict), "pass") << report.reason;
   EXPECT_NE(report.reason.find("16 MiB"), std::string::npos) << report.reason;
   EXPECT_NE(report.reason.find("64 KiB"), std::string::npos) << report.reason;
@@ -98,7 +99,7 @@ TEST(SuiteTest, HugeDeclaredLimitsAreTestedAtTheCapWithANote) {
 // the one behaviour they are about.
 class StubHarness : public Harness {
  public:
-  std::string name() const override { return "stub"; }
+  std::string queue_name() const override { return "stub"; }
   Capabilities capabilities() const override { return {}; }
   void reset() override {}
   void commit_reply(const CommittedReply&) override {}
@@ -107,8 +108,8 @@ class StubHarness : public Harness {
   void set_available(const std::string&, bool) override {}
   void settle(std::uint64_t, Settlement) override {}
   void run_maintenance() override {}
-  std::vector<RecordRow> records() override { return {}; }
-  std::vector<ChildRow> children() override { return {}; }
+  std::vector<IdempotencyRecord> records() override { return {}; }
+  std::vector<ChildTurn> children() override { return {}; }
 };
 
 // A harness whose every call throws: each check fails (or skips) with the harness's message.
@@ -122,7 +123,10 @@ class ThrowingHarness final : public StubHarness {
 
 TEST(SuiteTest, HarnessExceptionsBecomeFailingReports) {
   ThrowingHarness harness;
-  for (const CheckReport& report : run_suite(harness, Options{.repeat = 1, .short_mode = true})) {
+  Progress quiet;
+  const auto result = run_invocation(harness, Invocation{.repeat = 1, .short_mode = true}, quiet);
+  ASSERT_EQ(result.results.size(), checks().size());
+  for (const CheckRun& report : result.totals()) {
     if (report.verdict == Verdict::Skip) continue;
     EXPECT_EQ(report.verdict, Verdict::Fail) << report.id;
     EXPECT_NE(report.reason.find("store is down"), std::string::npos)
@@ -159,12 +163,12 @@ TEST(SuiteTest, CapabilitiesThatProveNothingFailEq24) {
         std::pair{Capabilities{.hold_child = true}, "`hold_child` is declared without `leases`"},
         std::pair{Capabilities{.max_sessions = 1}, "`max_sessions` is 1"}}) {
     Declaring harness(declared);
-    const CheckReport report = run_check("EQ-24", harness, Options{.repeat = 1});
+    const CheckRun report = run_check("EQ-24", harness, Options{.repeat = 1});
     EXPECT_EQ(report.verdict, Verdict::Fail) << report.reason;
     EXPECT_NE(report.reason.find(expected), std::string::npos) << report.reason;
   }
   Declaring one_session(Capabilities{.max_sessions = 1});
-  const CheckReport race = run_check("EQ-01", one_session, Options{.repeat = 1});
+  const CheckRun race = run_check("EQ-01", one_session, Options{.repeat = 1});
   EXPECT_EQ(race.verdict, Verdict::Fail) << "a race that cannot run must not read as a skip";
 }
 
@@ -184,7 +188,7 @@ TEST(WatchdogDeathTest, AStalledCheckEndsTheProcessSayingWhereItStood) {
 TEST(WatchdogTest, ZeroTurnsItOffAndAFinishedCheckStopsIt) {
   memory::MemoryHarness harness;
   for (const auto stall : {std::chrono::milliseconds(0), std::chrono::milliseconds(300)}) {
-    const CheckReport report = run_check("EQ-05", harness, Options{.stall = stall});
+    const CheckRun report = run_check("EQ-05", harness, Options{.stall = stall});
     EXPECT_EQ(report.verdict, Verdict::Pass) << report.reason;
   }
   // A watchdog that outlived its check would end this process meanwhile.

@@ -10,7 +10,7 @@
 namespace thm::conformance {
 namespace {
 
-const std::vector<CheckReport> kReports{
+const std::vector<CheckRun> kReports{
     {.id = "EQ-01",
      .title = "race",
      .verdict = Verdict::Pass,
@@ -30,10 +30,10 @@ const std::vector<CheckReport> kReports{
 };
 
 // Two runs of each check: the first as the total, the second with its own seed.
-std::vector<CheckRecord> records() {
-  std::vector<CheckRecord> out;
-  for (const CheckReport& report : kReports) {
-    CheckReport second = report;
+std::vector<CheckResult> records() {
+  std::vector<CheckResult> out;
+  for (const CheckRun& report : kReports) {
+    CheckRun second = report;
     second.seed = 6;
     second.verdict = Verdict::Pass;
     if (report.verdict == Verdict::Skip) second.verdict = Verdict::Skip;
@@ -114,7 +114,7 @@ TEST(ReportTest, JUnitHasATestcasePerCheckWithItsVerdict) {
 }
 
 TEST(ReportTest, JUnitEscapesWhatXmlCannotCarry) {
-  std::vector<CheckRecord> odd = records();
+  std::vector<CheckResult> odd = records();
   odd[2].total.reason = "<tag attr=\"x\"> & 'q' \x01";
   const std::string xml = to_junit(kRun, odd);
   EXPECT_NE(xml.find("&lt;tag attr=&quot;x&quot;&gt; &amp; &apos;q&apos; \xEF\xBF\xBD"),
@@ -155,8 +155,8 @@ std::vector<HistoryEvent> race_history() {
   };
 }
 
-std::vector<CheckRecord> records_with_history() {
-  std::vector<CheckRecord> out = records();
+std::vector<CheckResult> records_with_history() {
+  std::vector<CheckResult> out = records();
   out[2].runs[0].history = race_history();
   out[2].runs[0].history_dropped = 3;
   return out;
@@ -204,7 +204,7 @@ TEST(ReportTest, HtmlSaysWhatTheRunDidNotProve) {
       << html;
   EXPECT_NE(html.find("1 of 3 checks failed"), std::string::npos);
 
-  std::vector<CheckRecord> all_passed = records();
+  std::vector<CheckResult> all_passed = records();
   all_passed.erase(all_passed.begin() + 1, all_passed.end());
   const std::string passed = to_html(kRun, all_passed);
   EXPECT_NE(passed.find("<p>Nothing: every check ran in full.</p>"), std::string::npos);
@@ -251,7 +251,7 @@ TEST(ReportTest, HtmlDrawsAFailuresTimelineAndItsReplayCommand) {
 TEST(ReportTest, HtmlDrawsTheLastSessionsOfALongHistoryOnItsOwnClock) {
   // 100 sessions, each answered once, 1 ms apart from 3 s after the reset: the timeline
   // draws the last 40 and says so; its axis and the titles tell the same time.
-  std::vector<CheckRecord> long_run = records();
+  std::vector<CheckResult> long_run = records();
   auto& history = long_run[2].runs[0].history;
   for (std::uint32_t lane = 0; lane < 100; ++lane) {
     history.push_back({.kind = HistoryEvent::Kind::Call,
@@ -290,8 +290,8 @@ TEST(ReportTest, HtmlDrawsTheLastSessionsOfALongHistoryOnItsOwnClock) {
 }
 
 TEST(ReportTest, HtmlNamesEveryFailingSeedOfSeveralRuns) {
-  std::vector<CheckRecord> three = records_with_history();
-  CheckReport third = three[2].runs[0];
+  std::vector<CheckResult> three = records_with_history();
+  CheckRun third = three[2].runs[0];
   third.seed = 7;
   third.history.clear();
   three[2].runs.push_back(third);
@@ -302,7 +302,7 @@ TEST(ReportTest, HtmlNamesEveryFailingSeedOfSeveralRuns) {
 }
 
 TEST(ReportTest, HtmlEscapesHostText) {
-  std::vector<CheckRecord> odd = records_with_history();
+  std::vector<CheckResult> odd = records_with_history();
   odd[2].runs[0].reason = "<script>alert(1)</script> \x01 \xff";
   odd[2].runs[0].history[1].subject = "<img src=x onerror=alert(1)>";
   odd[2].runs[0].history[1].answer = "error internal (\"quoted\" & 'single')";
@@ -332,7 +332,7 @@ TEST(ReportTest, TableEndsWithTheTally) {
 // Every line of the table fits 100 columns, a reason's own lines stay indented, a failure
 // has its replay command, and the checks left unproven are listed above the tally.
 TEST(ReportTest, TheTableFitsAHundredColumnsAndListsWhatWasLeftUnproven) {
-  std::vector<CheckReport> reports = kReports;
+  std::vector<CheckRun> reports = kReports;
   reports[2].reason = std::string(150, 'x') + " and then the adapter's stderr:\nline one\nline two";
   std::ostringstream out;
   print_table(out, reports, "thm conformance --queue memory");

@@ -17,7 +17,7 @@ namespace {
 class UnhookedSetup {
  public:
   using Store = memory::MemoryQueue;
-  [[nodiscard]] std::string name() const { return "memory without hooks"; }
+  [[nodiscard]] std::string queue_name() const { return "memory without hooks"; }
   [[nodiscard]] Capabilities capabilities() const {
     Capabilities declared = inner_.capabilities();
     declared.hooks = false;
@@ -36,20 +36,20 @@ class UnhookedSetup {
 // The memory store, with a host clock of its own that the harness can move.
 class ClockedSetup : public memory::MemorySetup {
  public:
-  void set_client_clock(Harness::ClientClock clock) { clock_ = std::move(clock); }
-  [[nodiscard]] const Harness::ClientClock& client_clock() const { return clock_; }
+  void set_client_clock(Clocks::ClientClock clock) { clock_ = std::move(clock); }
+  [[nodiscard]] const Clocks::ClientClock& client_clock() const { return clock_; }
 
  private:
-  Harness::ClientClock clock_;
+  Clocks::ClientClock clock_;
 };
 
 TEST(StoreHarnessTest, AClientClockReachesASetupThatReadsOne) {
   StoreHarness<ClockedSetup> harness;
   const StoreTime skewed{std::chrono::hours(1)};
-  harness.set_client_clock([skewed] { return skewed; });
+  harness.clocks()->set_client_clock([skewed] { return skewed; });
   ASSERT_TRUE(harness.setup().client_clock());
   EXPECT_EQ(harness.setup().client_clock()(), skewed);
-  harness.set_client_clock({});
+  harness.clocks()->set_client_clock({});
   EXPECT_FALSE(harness.setup().client_clock());
 }
 
@@ -60,7 +60,7 @@ TEST(StoreHarnessTest, AHookIsRefusedWhenTheSetupDeclaresNone) {
   EXPECT_NO_THROW(harness.set_hook({}));  // removing none is fine, and reset does it
   EXPECT_NO_THROW(harness.reset());
   // So the capability check agrees: a harness that swallowed the hook would fail EQ-24 (R8).
-  const CheckReport report = run_check("EQ-24", harness, Options{.seed = 5, .short_mode = true});
+  const CheckRun report = run_check("EQ-24", harness, Options{.seed = 5, .short_mode = true});
   EXPECT_EQ(report.verdict, Verdict::Pass) << report.reason;
 }
 

@@ -24,7 +24,7 @@ class ToySession final : public thm::conformance::Session {
 /// No hooks, leases or persistence: the checks that need them are skipped and say why.
 class ToyHarness final : public thm::conformance::Harness {
  public:
-  std::string name() const override { return "toy"; }
+  std::string queue_name() const override { return "toy"; }
   thm::conformance::Capabilities capabilities() const override { return {}; }
   void reset() override { queue_ = std::make_shared<toy::ToyQueue>(); }
   std::unique_ptr<thm::conformance::Session> open_session() override {
@@ -52,18 +52,16 @@ class ToyHarness final : public thm::conformance::Harness {
     }
   }
   void run_maintenance() override { queue_->prune(); }
-  std::vector<thm::conformance::RecordRow> records() override {
-    std::vector<thm::conformance::RecordRow> rows;
+  std::vector<thm::IdempotencyRecord> records() override {
+    std::vector<thm::IdempotencyRecord> rows;
     for (const auto& [key, child_id] : queue_->records()) rows.push_back({key, child_id});
     return rows;
   }
-  std::vector<thm::conformance::ChildRow> children() override {
-    std::vector<thm::conformance::ChildRow> rows;
+  std::vector<thm::ChildTurn> children() override {
+    std::vector<thm::ChildTurn> rows;
     for (const toy::Child& child : queue_->children()) {
-      rows.push_back({.id = child.id,
-                      .key = child.key,
-                      .request = child.request,
-                      .state = std::string(thm::name(child.state))});
+      rows.push_back(
+          {.id = child.id, .key = child.key, .request = child.request, .state = child.state});
     }
     return rows;
   }

@@ -42,12 +42,12 @@ TEST(ProtocolTest, RequestsAndRowsRoundTripByteForByte) {
                                    .conversation = {.desk_id = "eng\xc3(", .thread_root = 7},
                                    .child_hop = 4'294'967'295U};
   EXPECT_EQ(request_from_json(to_json(request)), request);
-  const ChildRow row{.id = 3,
-                     .key = "v1/5:eng\xc3(/t7/1",
-                     .request = request,
-                     .state = "pending",
-                     .attempts = 2,
-                     .lease_expires_at = StoreTime{std::chrono::milliseconds{1'900'000'000'300}}};
+  const ChildTurn row{.id = 3,
+                      .key = "v1/5:eng\xc3(/t7/1",
+                      .request = request,
+                      .state = TurnState::Pending,
+                      .attempts = 2,
+                      .lease_expires_at = StoreTime{std::chrono::milliseconds{1'900'000'000'300}}};
   EXPECT_EQ(child_from_json(to_json(row)), row);
   validate(to_json(request), "request");
   validate(Json{{"children", Json::array({to_json(row)})}}, "result.children");
@@ -68,7 +68,20 @@ TEST(ProtocolTest, EveryAnswerRoundTrips) {
   EXPECT_EQ(claim_answer(claim_result(stale)), stale);
   const Result<std::optional<Lease>, LeaseError> none{std::optional<Lease>{}};
   EXPECT_EQ(claim_answer(claim_result(none)), none);
-  EXPECT_EQ(state_answer(state_result(std::string("completed"))), std::string("completed"));
+  for (const TurnState state : kAllTurnStates) {
+    const Result<TurnState, LeaseError> answer{state};
+    EXPECT_EQ(state_answer(state_result(answer)), answer);
+  }
+}
+
+// A child's state is one of thm's four tokens, on the wire as in the rows: a host maps its
+// store's own names (a job queue's `active`, `retry`) onto them.
+TEST(ProtocolTest, AStateIsOneOfThmsTokens) {
+  const Result<TurnState, LeaseError> dead{TurnState::Dead};
+  EXPECT_EQ(state_answer(Json{{"state", "dead"}}), dead);
+  for (const Json& state : {Json("active"), Json("Pending"), Json(""), Json(1), Json(nullptr)}) {
+    EXPECT_THROW((void)state_answer(Json{{"state", state}}), ProtocolError) << state;
+  }
 }
 
 TEST(ProtocolTest, CapabilitiesRoundTripAndMissingFieldsReadAsNo) {

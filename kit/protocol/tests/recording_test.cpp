@@ -1,6 +1,6 @@
-// The recording `run_check` puts around a harness (adr/0020) forwards every member a host's
-// harness can have: each operation of protocol v1, which names them, made through it on a
-// spy harness. A new operation without a line here fails the test.
+// The recording `run_check` puts around a harness (adr/0020) forwards every member and facet a
+// host's harness can have: each operation of protocol v1, which names them, made through it
+// on a spy harness. A new operation without a line here fails the test.
 #include "thm/conformance/checks/recording.hpp"
 
 #include <gtest/gtest.h>
@@ -19,8 +19,8 @@ namespace {
 using checking::Recording;
 
 // A harness that notes which member was called, and answers as a harness with every
-// capability would.
-class Spy final : public Harness {
+// capability and facet would.
+class Spy final : public Harness, public Durability, public NodeFaults, public Clocks {
  public:
   class SpySession final : public Session {
    public:
@@ -37,13 +37,13 @@ class Spy final : public Harness {
       seen_.insert("renew");
       return StoreTime{};
     }
-    Result<std::string, LeaseError> complete(const std::string&) override {
+    Result<TurnState, LeaseError> complete(const std::string&) override {
       seen_.insert("complete");
-      return std::string("completed");
+      return TurnState::Completed;
     }
-    Result<std::string, LeaseError> fail(const std::string&) override {
+    Result<TurnState, LeaseError> fail(const std::string&) override {
       seen_.insert("fail");
-      return std::string("pending");
+      return TurnState::Pending;
     }
 
    private:
@@ -53,7 +53,7 @@ class Spy final : public Harness {
 
   std::set<std::string> seen;
 
-  std::string name() const override { return "spy"; }
+  std::string queue_name() const override { return "spy"; }
   Capabilities capabilities() const override { return {}; }
   void reset() override { seen.insert("reset"); }
   std::unique_ptr<Session> open_session() override {
@@ -100,11 +100,14 @@ class Spy final : public Harness {
     seen.insert("advance_store_clock");
   }
   void set_client_clock(ClientClock) override { seen.insert("set_client_clock"); }
-  std::vector<RecordRow> records() override {
+  Durability* durability() override { return this; }
+  NodeFaults* nodes() override { return this; }
+  Clocks* clocks() override { return this; }
+  std::vector<IdempotencyRecord> records() override {
     seen.insert("records");
     return {};
   }
-  std::vector<ChildRow> children() override {
+  std::vector<ChildTurn> children() override {
     seen.insert("children");
     return {};
   }
@@ -148,27 +151,27 @@ TEST(RecordingTest, ForwardsEveryOperationOfTheProtocol) {
     else if (op == "run_maintenance")
       recording.run_maintenance();
     else if (op == "reopen")
-      recording.reopen();
+      recording.durability()->reopen();
     else if (op == "restart_store")
-      (void)recording.enqueue_then_kill({}, KillPoint::AfterAnswer);
+      (void)recording.durability()->enqueue_then_kill({}, KillPoint::AfterAnswer);
     else if (op == "node_count")
-      (void)recording.node_count();
+      (void)recording.nodes()->node_count();
     else if (op == "leader")
-      (void)recording.leader();
+      (void)recording.nodes()->leader();
     else if (op == "kill_node")
-      recording.kill_node(0);
+      recording.nodes()->kill_node(0);
     else if (op == "restart_node")
-      recording.restart_node(0);
+      recording.nodes()->restart_node(0);
     else if (op == "pause_node")
-      recording.pause_node(0);
+      recording.nodes()->pause_node(0);
     else if (op == "resume_node")
-      recording.resume_node(0);
+      recording.nodes()->resume_node(0);
     else if (op == "recover")
-      recording.recover();
+      recording.nodes()->recover();
     else if (op == "store_now")
-      (void)recording.store_now();
+      (void)recording.clocks()->store_now();
     else if (op == "advance_store_clock")
-      recording.advance_store_clock(std::chrono::seconds(1));
+      recording.clocks()->advance_store_clock(std::chrono::seconds(1));
     else if (op == "records")
       (void)recording.records();
     else if (op == "children")
@@ -199,10 +202,10 @@ TEST(RecordingTest, ForwardsEveryOperationOfTheProtocol) {
   }
   // Members the protocol reaches some other way are forwarded too.
   (void)recording.hold_child(1);
-  recording.set_client_clock({});
+  recording.clocks()->set_client_clock({});
   EXPECT_TRUE(spy.seen.contains("hold_child"));
   EXPECT_TRUE(spy.seen.contains("set_client_clock"));
-  EXPECT_EQ(recording.name(), "spy");
+  EXPECT_EQ(recording.queue_name(), "spy");
 }
 
 }  // namespace

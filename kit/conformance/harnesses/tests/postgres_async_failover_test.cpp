@@ -14,10 +14,10 @@ namespace {
 TEST(AsynchronousFailover, Eq28FindsTheEnqueuesTheFailoverLost) {
   ReplicatedPostgresHarness harness;
   ASSERT_EQ(harness.setup().replication(), Replication::Asynchronous);
-  const conformance::CheckReport report =
+  const conformance::CheckRun report =
       conformance::run_check("EQ-28", harness, {.short_mode = true});
-  std::cout << "EQ-28 on " << harness.name() << ": " << conformance::name(report.verdict) << " ("
-            << report.reason << "); attempts " << report.counts.attempts << ", enqueued "
+  std::cout << "EQ-28 on " << harness.queue_name() << ": " << conformance::name(report.verdict)
+            << " (" << report.reason << "); attempts " << report.counts.attempts << ", enqueued "
             << report.counts.enqueued << ", already " << report.counts.already << ", lost "
             << report.counts.lost << ", duplicated " << report.counts.duplicated << ", outage "
             << report.counts.outage_ms << " ms\n";

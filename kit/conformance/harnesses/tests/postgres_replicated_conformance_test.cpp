@@ -21,10 +21,9 @@ TEST(SynchronousFailover, EachFaultHappenedAndLostNothing) {
   for (const char* id : {"EQ-28", "EQ-29", "EQ-30"}) {
     ReplicatedPostgresHarness harness;
     ASSERT_EQ(harness.setup().replication(), Replication::Synchronous);
-    const conformance::CheckReport report =
-        conformance::run_check(id, harness, {.short_mode = true});
+    const conformance::CheckRun report = conformance::run_check(id, harness, {.short_mode = true});
     const conformance::Counts& c = report.counts;
-    std::cout << id << " on " << harness.name() << ": " << conformance::name(report.verdict)
+    std::cout << id << " on " << harness.queue_name() << ": " << conformance::name(report.verdict)
               << "; attempts " << c.attempts << ", enqueued " << c.enqueued << ", already "
               << c.already << ", errors " << c.errors << ", indeterminate " << c.indeterminate
               << ", lost " << c.lost << ", duplicated " << c.duplicated << ", outage "

@@ -176,7 +176,7 @@ struct Shared {
   const PgFlaw flaw;
   const std::string schema;
   std::mutex mutex{};
-  Harness::ClientClock client_clock{};
+  Clocks::ClientClock client_clock{};
   std::map<std::int64_t, std::uint32_t> hidden_attempts{};  // M9 only
 };
 
@@ -291,7 +291,7 @@ class BrokenQueue final : public MentionTurnQueue {
   // it (0).
   std::optional<std::int64_t> client_millis() const {
     if (flaw_ != PgFlaw::ClientClockExpiry && flaw_ != PgFlaw::ClientClockPredicate) return 0;
-    Harness::ClientClock clock;
+    Clocks::ClientClock clock;
     {
       const std::scoped_lock guard(shared_->mutex);
       clock = shared_->client_clock;
@@ -809,7 +809,7 @@ class BrokenPostgresSetup : public SqlStoreSetup<BrokenQueue, MutantOptions>,
   BrokenPostgresSetup(const BrokenPostgresSetup&) = delete;
   BrokenPostgresSetup& operator=(const BrokenPostgresSetup&) = delete;
 
-  [[nodiscard]] std::string name() const {
+  [[nodiscard]] std::string queue_name() const {
     return "postgres mutant " + std::string(postgres_mutants::name(shared_->flaw));
   }
   // The child's row locked FOR UPDATE on a connection of its own until the hold ends.
@@ -817,7 +817,7 @@ class BrokenPostgresSetup : public SqlStoreSetup<BrokenQueue, MutantOptions>,
     return postgres::hold_row(where(), shared_->schema, child_id);
   }
   // M7 and M8 read this clock; every other flaw never does.
-  void set_client_clock(Harness::ClientClock clock) {
+  void set_client_clock(Clocks::ClientClock clock) {
     const std::scoped_lock guard(shared_->mutex);
     shared_->client_clock = std::move(clock);
   }

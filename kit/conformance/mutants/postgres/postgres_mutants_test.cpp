@@ -161,8 +161,8 @@ TEST(PostgresControlTest, NoFlawPassesEveryListedCheck) {
   const auto harness = harness_for(PgFlaw::None);
   if (!harness) GTEST_SKIP() << kNoServer;
   for (const std::string_view id : ids) {
-    const CheckReport report = run_check(id, *harness, kOptions);
-    std::cout << "[" << harness->name() << "] " << describe(report) << "\n";
+    const CheckRun report = run_check(id, *harness, kOptions);
+    std::cout << "[" << harness->queue_name() << "] " << describe(report) << "\n";
     EXPECT_EQ(report.verdict, Verdict::Pass) << describe(report);
   }
 }

@@ -152,7 +152,7 @@ struct Shared {
   explicit Shared(SqlFlaw broken) : flaw(broken) {}
   const SqlFlaw flaw;
   std::mutex mutex{};
-  Harness::ClientClock client_clock{};
+  Clocks::ClientClock client_clock{};
   std::map<std::int64_t, std::uint32_t> hidden_attempts{};  // M9 only
 };
 
@@ -239,7 +239,7 @@ class BrokenQueue final : public MentionTurnQueue {
   // it (0).
   std::optional<std::int64_t> client_millis() const {
     if (flaw_ != SqlFlaw::ClientClockExpiry && flaw_ != SqlFlaw::ClientClockPredicate) return 0;
-    Harness::ClientClock clock;
+    Clocks::ClientClock clock;
     {
       const std::scoped_lock guard(shared_->mutex);
       clock = shared_->client_clock;
@@ -801,7 +801,7 @@ class BrokenSqliteSetup : public SqlStoreSetup<BrokenQueue, MutantOptions> {
   explicit BrokenSqliteSetup(SqlFlaw flaw)
       : BrokenSqliteSetup(flaw, TemporaryDirectory("thm-sqlite-mutant")) {}
 
-  [[nodiscard]] std::string name() const {
+  [[nodiscard]] std::string queue_name() const {
     return "sqlite mutant " + std::string(sqlite_mutants::name(shared_->flaw));
   }
   // SQLite has no row locks: the write lock of a transaction on a connection of its own
@@ -815,7 +815,7 @@ class BrokenSqliteSetup : public SqlStoreSetup<BrokenQueue, MutantOptions> {
     return std::make_unique<HoldOf<client::Connection>>(std::move(db));
   }
   // M7 and M8 read this clock; every other flaw never does.
-  void set_client_clock(Harness::ClientClock clock) {
+  void set_client_clock(Clocks::ClientClock clock) {
     const std::scoped_lock guard(shared_->mutex);
     shared_->client_clock = std::move(clock);
   }

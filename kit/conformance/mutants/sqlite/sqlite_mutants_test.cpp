@@ -123,8 +123,8 @@ TEST(SqliteControlTest, NoFlawPassesEveryListedCheck) {
   }
   const auto harness = broken_sqlite_harness(SqlFlaw::None);
   for (const std::string_view id : ids) {
-    const CheckReport report = run_check(id, *harness, kOptions);
-    std::cout << "[" << harness->name() << "] " << describe(report) << "\n";
+    const CheckRun report = run_check(id, *harness, kOptions);
+    std::cout << "[" << harness->queue_name() << "] " << describe(report) << "\n";
     EXPECT_EQ(report.verdict, Verdict::Pass) << describe(report);
   }
 }
@@ -133,7 +133,7 @@ TEST(SqliteControlTest, NoFlawPassesEveryListedCheck) {
 // once printed the injected clock's lengths (1000 ms for 3,600,000 ms sent).
 TEST(SqliteModelCheckTest, ACounterexampleShowsTheLeaseLengthThatWasSent) {
   const auto harness = broken_sqlite_harness(SqlFlaw::HiddenAttempts);
-  const CheckReport report = run_check("EQ-25", *harness, kOptions);
+  const CheckRun report = run_check("EQ-25", *harness, kOptions);
   ASSERT_EQ(report.verdict, Verdict::Fail) << describe(report);
   EXPECT_NE(report.reason.find("Claim(3600000 ms)"), std::string::npos) << report.reason;
   for (const char* wrong : {"Claim(1000 ms)", "Claim(30000 ms)", "Claim(300000 ms)"}) {

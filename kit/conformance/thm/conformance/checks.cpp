@@ -123,7 +123,7 @@ class Watchdog {
 };
 
 template <void (*Body)(Run&)>
-CheckReport run_body(Harness& harness, const Options& options);
+CheckRun run_body(Harness& harness, const Options& options);
 
 constexpr Check kChecks[] = {
     {"EQ-01", "N-way race on one key", run_body<eq01_race_on_one_key>},
@@ -182,9 +182,9 @@ const Check* find(std::string_view id) {
 }
 
 template <void (*Body)(Run&)>
-CheckReport run_body(Harness& harness, const Options& options) {
+CheckRun run_body(Harness& harness, const Options& options) {
   // The id is filled in by run_check; the body only needs the seed derived from it.
-  CheckReport report;
+  CheckRun report;
   report.seed = options.seed;
   std::optional<Run> run;
   try {
@@ -215,7 +215,7 @@ CheckReport run_body(Harness& harness, const Options& options) {
   } catch (...) {  // a harness without hooks may refuse; nothing to undo then
   }
   try {
-    harness.set_client_clock({});
+    if (Clocks* clocks = harness.clocks()) clocks->set_client_clock({});
   } catch (...) {
   }
   return report;
@@ -249,7 +249,7 @@ std::string_view name(HistoryEvent::Kind kind) noexcept {
 
 std::span<const Check> checks() noexcept { return kChecks; }
 
-CheckReport run_check(std::string_view id, Harness& harness, const Options& options) {
+CheckRun run_check(std::string_view id, Harness& harness, const Options& options) {
   const Check* check = find(id);
   if (check == nullptr) {
     return {.id = std::string(id),
@@ -269,7 +269,7 @@ CheckReport run_check(std::string_view id, Harness& harness, const Options& opti
   seeded.seed = seed_for(id, options.seed);
   Watch watch;
   Watch* const outer = std::exchange(t_watch, &watch);
-  CheckReport report;
+  CheckRun report;
   Recording recording(harness);
   {
     const Watchdog watchdog(*check, options, watch);
@@ -286,24 +286,14 @@ CheckReport run_check(std::string_view id, Harness& harness, const Options& opti
   return report;
 }
 
-std::vector<CheckReport> run_suite(Harness& harness, const Options& options,
-                                   const std::function<void(const CheckReport&)>& progress) {
-  std::vector<CheckReport> reports;
-  for (const Check& check : kChecks) {
-    reports.push_back(run_check(check.id, harness, options));
-    if (progress) progress(reports.back());
-  }
-  return reports;
-}
-
-bool left_unproven(const CheckReport& report) noexcept {
+bool left_unproven(const CheckRun& report) noexcept {
   return report.verdict == Verdict::Skip ||
          (report.verdict == Verdict::Pass && !report.reason.empty());
 }
 
-bool passed(std::span<const CheckReport> reports) noexcept {
+bool passed(std::span<const CheckRun> reports) noexcept {
   return std::none_of(reports.begin(), reports.end(),
-                      [](const CheckReport& r) { return r.verdict == Verdict::Fail; });
+                      [](const CheckRun& r) { return r.verdict == Verdict::Fail; });
 }
 
 }  // namespace thm::conformance

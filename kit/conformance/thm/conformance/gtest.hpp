@@ -16,6 +16,12 @@
 /// `THM_CONFORMANCE_SHORT=1`, and `THM_CONFORMANCE_STALL_SECONDS` (default 120; 0 turns the
 /// watchdog off: `Options::stall`). Link `thm::conformance` and GoogleTest.
 ///
+/// Each test runs its check as `thm conformance --check` would (`run_invocation`), and the
+/// reports `thm conformance` writes can be asked for here too, written when the test program
+/// ends: `THM_CONFORMANCE_REPORT=PATH` (JSON), `THM_CONFORMANCE_JUNIT=PATH` and
+/// `THM_CONFORMANCE_HTML=PATH` (`report.hpp`). A program that tests several harness types
+/// writes one report of each kind per type, `PATH` with `.<queue name>` before its extension.
+///
 /// `THM_CONFORMANCE_REQUIRE=hooks,leases` (a comma-separated list of `capability_names()`:
 /// the flags of `Capabilities`, not its `max_*` limits) makes skips that matter fail:
 /// - every test fails, naming the capability and without running its check, when the
@@ -29,16 +35,22 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <concepts>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "thm/conformance/invocation.hpp"
+#include "thm/conformance/report.hpp"
 #include "thm/conformance/requirements.hpp"
 #include "thm/conformance/suite.hpp"
 
@@ -97,7 +109,7 @@ inline Result<std::vector<std::string>, std::string> required_capabilities_from_
 }
 
 /// A failed check's report as a test failure: id, title, reason, seed and counts.
-inline std::string failure_message(const CheckReport& report) {
+inline std::string failure_message(const CheckRun& report) {
   const Counts& c = report.counts;
   return report.id + " (" + report.title + ") failed: " + report.reason + "\n  seed " +
          std::to_string(report.seed) + "; attempts " + std::to_string(c.attempts) + ", enqueued " +
@@ -107,6 +119,88 @@ inline std::string failure_message(const CheckReport& report) {
          std::to_string(c.lost) + ", duplicated " + std::to_string(c.duplicated) + ", unexpected " +
          std::to_string(c.unexpected);
 }
+
+namespace detail {
+
+/// The checks the typed suite ran in this program, by harness, and the reports the
+/// environment asks for, written when the program ends (a GoogleTest environment).
+class GtestReports final : public ::testing::Environment {
+ public:
+  /// The one instance, registered with GoogleTest when the program starts.
+  static GtestReports& instance() {
+    static GtestReports* const reports = [] {
+      auto* made = new GtestReports;
+      ::testing::AddGlobalTestEnvironment(made);  // GoogleTest owns it
+      return made;
+    }();
+    return *reports;
+  }
+
+  /// Notes `result`, the check `harness` just ran with `options`.
+  void add(Harness& harness, const Options& options, CheckResult result) {
+    const std::scoped_lock lock(mutex_);
+    auto [ran, made] = by_queue_.try_emplace(harness.queue_name());
+    if (made) {
+      ran->second.run = {.tool = "thm::conformance (GoogleTest)",
+                         .harness = ran->first,
+                         .queue = ran->first,
+                         .seed = options.seed,
+                         .runs = 1,
+                         .repeat = options.repeat,
+                         .short_mode = options.short_mode,
+                         .capabilities = harness.capabilities()};
+    }
+    ran->second.run.checks.push_back(result.total.id);
+    ran->second.run.duration_ms += result.run_ms.empty() ? 0 : result.run_ms.front();
+    ran->second.results.push_back(std::move(result));
+  }
+
+  /// Writes each report the environment names; a test program whose reports cannot be
+  /// written says so on stderr and fails.
+  void TearDown() override {
+    const std::scoped_lock lock(mutex_);
+    for (const auto& [variable, write] : kinds()) {
+      const char* path = std::getenv(variable);
+      if (path == nullptr || *path == '\0') continue;
+      for (const auto& [queue, ran] : by_queue_) {
+        const std::string target = by_queue_.size() == 1 ? path : with_queue(path, queue);
+        ReportFile file;
+        if (!file.open(target) || !file.commit(write(ran.run, ran.results))) {
+          ADD_FAILURE() << variable << ": cannot write the report to '" << target << "'";
+        }
+      }
+    }
+  }
+
+ private:
+  struct Ran {
+    RunDescription run{};
+    std::vector<CheckResult> results{};
+  };
+  using Writer = std::string (*)(const RunDescription&, std::span<const CheckResult>);
+
+  static std::vector<std::pair<const char*, Writer>> kinds() {
+    return {{"THM_CONFORMANCE_REPORT", &to_json},
+            {"THM_CONFORMANCE_JUNIT", &to_junit},
+            {"THM_CONFORMANCE_HTML", &to_html}};
+  }
+  // `path` with `.queue` before its extension: `report.json` -> `report.sqlite.json`.
+  static std::string with_queue(const std::string& path, std::string queue) {
+    for (char& c : queue) {
+      if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-') c = '_';
+    }
+    const std::filesystem::path p(path);
+    return (p.parent_path() / (p.stem().string() + "." + queue + p.extension().string())).string();
+  }
+
+  std::mutex mutex_;
+  std::map<std::string, Ran> by_queue_;
+};
+
+// Registered before the tests run, so that its TearDown writes the reports at the end.
+inline GtestReports& g_gtest_reports = GtestReports::instance();
+
+}  // namespace detail
 
 /// What the typed suite needs of a harness type: a default-constructible `Harness`.
 template <class H>
@@ -131,19 +225,29 @@ class QueueConformance : public ::testing::Test {
       std::string harness_name;
       try {
         missing = undeclared(harness.capabilities(), *required);
-        harness_name = harness.name();
+        harness_name = harness.queue_name();
       } catch (const std::exception& e) {
-        FAIL() << id << ": the harness's capabilities() or name() threw: " << e.what();
+        FAIL() << id << ": the harness's capabilities() or queue_name() threw: " << e.what();
       } catch (...) {
-        FAIL() << id << ": the harness's capabilities() or name() threw";
+        FAIL() << id << ": the harness's capabilities() or queue_name() threw";
       }
       if (!missing.empty()) {
         FAIL() << "THM_CONFORMANCE_REQUIRE requires " << missing << ", which harness `"
                << harness_name << "` does not declare in capabilities(); " << id << " was not run";
       }
     }
-    const CheckReport report = run_check(id, harness, *options);
-    if (const auto unmet = unmet_requirement(report, *required)) FAIL() << *unmet;
+    Progress quiet;
+    const InvocationResult result = run_invocation(harness,
+                                                   {.checks = {std::string(id)},
+                                                    .seed = options->seed,
+                                                    .repeat = options->repeat,
+                                                    .short_mode = options->short_mode,
+                                                    .stall = options->stall,
+                                                    .require = *required,
+                                                    .require_by = "THM_CONFORMANCE_REQUIRE"},
+                                                   quiet);
+    const CheckRun& report = result.results.front().total;
+    detail::GtestReports::instance().add(harness, *options, result.results.front());
     if (report.verdict == Verdict::Skip) GTEST_SKIP() << report.id << " skipped: " << report.reason;
     if (report.verdict != Verdict::Pass) FAIL() << failure_message(report);
   }

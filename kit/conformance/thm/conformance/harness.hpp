@@ -7,7 +7,8 @@
 ///
 /// Harness members may throw; a check that meets an exception reports `fail` with the
 /// exception's message ("harness error: ..."). Sessions' `enqueue_once` answers exactly as
-/// the host's `MentionTurnQueue` would.
+/// the host's `MentionTurnQueue` would. The rows the inspector reads are the stores' own
+/// (`IdempotencyRecord`, `ChildTurn`, thm/store/store.hpp).
 
 #include <chrono>
 #include <cstddef>
@@ -90,28 +91,6 @@ struct Unsupported : std::logic_error {
   using std::logic_error::logic_error;
 };
 
-/// One idempotency record as stored: the encoded key (`TurnKey::encoded()` or the host's own
-/// injective encoding) and the child it admitted.
-struct RecordRow {
-  std::string key{};
-  std::uint64_t child_id = 0;
-  friend bool operator==(const RecordRow&, const RecordRow&) = default;
-};
-
-/// One child turn as stored: its id, the same key as its record, the request as accepted
-/// (every byte), and the host's name for its state (e.g. `pending`).
-struct ChildRow {
-  std::uint64_t id = 0;
-  std::string key{};
-  MentionTurnRequest request{};
-  std::string state{};
-  /// Claims made so far, as stored on the row (EQ-18).
-  std::uint32_t attempts = 0;
-  /// The current or last lease's expiry, as stored on the row.
-  std::optional<StoreTime> lease_expires_at{};
-  friend bool operator==(const ChildRow&, const ChildRow&) = default;
-};
-
 /// How EQ-22 ends a child's life before checking that its record still answers `Already`.
 enum class Settlement : std::uint8_t { Complete, Fail, DeadLetter, Delete };
 
@@ -161,15 +140,14 @@ class Session {
     (void)duration;
     throw Unsupported("renew");
   }
-  /// Completes the leased child; the host's name for its state afterwards.
-  virtual Result<std::string, LeaseError> complete(const std::string& token) {
+  /// Completes the leased child; its state afterwards.
+  virtual Result<TurnState, LeaseError> complete(const std::string& token) {
     (void)token;
     throw Unsupported("complete");
   }
-  /// Gives the leased child back; the host's name for its state afterwards. While attempts
-  /// remain the child must be claimable again at once (run a host with retry backoff with
-  /// none for the suite).
-  virtual Result<std::string, LeaseError> fail(const std::string& token) {
+  /// Gives the leased child back; its state afterwards. While attempts remain the child must
+  /// be claimable again at once (run a host with retry backoff with none for the suite).
+  virtual Result<TurnState, LeaseError> fail(const std::string& token) {
     (void)token;
     throw Unsupported("fail");
   }
@@ -180,14 +158,105 @@ class Session {
   Session& operator=(const Session&) = default;
 };
 
+/// What survives a crash (only with `Capabilities::persistent`; EQ-05, EQ-23).
+class Durability {
+ public:
+  virtual ~Durability() = default;
+  /// Closes the harness's own connections and opens them again; what was committed must
+  /// still be there. A reconnect, not a server restart: EQ-25 may call it often. Sessions
+  /// opened earlier are closed by the suite first.
+  virtual void reopen() = 0;
+  /// Runs `request` through `enqueue_once` in a separate host process with its own
+  /// connection, kills that process with SIGKILL at `when`, then restarts the store's server
+  /// if it has one and reopens the store. Returns the answer the killed process had
+  /// received: set for `AfterAnswer`, empty for `InsideTransaction` (EQ-23). A harness that
+  /// cannot stop a process inside its transaction throws `Unsupported` for that point, and
+  /// EQ-23 notes what it did not test. The child must open its own connection (never use one
+  /// inherited across `fork`) and report its answer over a pipe; `StoreHarness` is an example.
+  virtual std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
+      const MentionTurnRequest& request, KillPoint when) = 0;
+
+ protected:
+  Durability() = default;
+  Durability(const Durability&) = default;
+  Durability& operator=(const Durability&) = default;
+};
+
+/// A store on several nodes, which the suite fails one at a time (only with
+/// `Capabilities::nodes`; EQ-28…EQ-30). Faults are made from the suite's own thread while
+/// sessions call `enqueue_once` on theirs. A session whose node is gone answers as the host's
+/// queue would (`Unavailable` or `Indeterminate`) and reaches the node that takes writes on a
+/// later call.
+class NodeFaults {
+ public:
+  virtual ~NodeFaults() = default;
+  /// How many nodes the store runs on (two at the least), numbered from 0.
+  [[nodiscard]] virtual std::size_t node_count() = 0;
+  /// The node that takes writes now (the leader, or the primary), as the cluster says.
+  /// Throws when no node does.
+  [[nodiscard]] virtual std::size_t leader() = 0;
+  /// Kills every process of node `node` with SIGKILL: whatever it had not made durable, or
+  /// not yet passed on, is gone with it.
+  virtual void kill_node(std::size_t node) = 0;
+  /// Starts killed node `node` again the way the host's operators bring a node back: it
+  /// rejoins the cluster (a primary that lost its place, as a standby of the new primary).
+  virtual void restart_node(std::size_t node) = 0;
+  /// Stops every process of node `node` with SIGSTOP, a stand-in for a partition that cuts
+  /// it off, until `resume_node`.
+  virtual void pause_node(std::size_t node) = 0;
+  /// Continues the processes `pause_node` stopped, with SIGCONT.
+  virtual void resume_node(std::size_t node) = 0;
+  /// Returns once a node takes writes again, doing what the host's failover does after the
+  /// faults so far (a replicated store whose primary is dead: promote a standby; a
+  /// consensus store: wait for a leader). Commits may still wait for more than that node (a
+  /// new primary whose only synchronous standby is the killed node, until `restart_node`
+  /// rebuilds it). Throws when it cannot within its own bound.
+  virtual void recover() = 0;
+
+ protected:
+  NodeFaults() = default;
+  NodeFaults(const NodeFaults&) = default;
+  NodeFaults& operator=(const NodeFaults&) = default;
+};
+
+/// The clocks the lease checks read and move (only with `Capabilities::leases`; EQ-14…EQ-19).
+class Clocks {
+ public:
+  virtual ~Clocks() = default;
+  /// The store's current time, read from the store's own clock (for SQL, the same
+  /// expression its leases use, e.g. `statement_timestamp()` on PostgreSQL).
+  [[nodiscard]] virtual StoreTime store_now() = 0;
+  /// Moves the store's clock forward (only with `injected_store_clock`; the default throws
+  /// `Unsupported`).
+  virtual void advance_store_clock(std::chrono::milliseconds by) {
+    (void)by;
+    throw Unsupported("advance_store_clock");
+  }
+  /// The host process's own clock, which checks skew (EQ-14, EQ-15). A correct host never
+  /// reads it for leases; a host with no client-side clock ignores it (the default).
+  using ClientClock = std::function<StoreTime()>;
+  virtual void set_client_clock(ClientClock clock) { (void)clock; }
+
+ protected:
+  Clocks() = default;
+  Clocks(const Clocks&) = default;
+  Clocks& operator=(const Clocks&) = default;
+};
+
 /// The host's side of the suite. One harness is used by one check at a time; sessions it
 /// opens are used from many threads at once, one thread per session.
+///
+/// What only some stores can do comes in facets, each handed out as a pointer that is null
+/// when the harness does not have it: `durability()`, `nodes()` and `clocks()`. A new
+/// capability touches one facet and the stores that have it, not every class that wraps a
+/// harness. A harness that cannot tell before it asks (an adapter in another process) may
+/// hand a facet out whose members throw `Unsupported` for what its store refuses (EQ-24).
 class Harness {
  public:
   virtual ~Harness() = default;
 
-  /// A short name for reports, e.g. `memory`.
-  [[nodiscard]] virtual std::string name() const = 0;
+  /// The queue's short name, as reports show it, e.g. `memory`.
+  [[nodiscard]] virtual std::string queue_name() const = 0;
   /// What the harness supports; checked both ways by EQ-24.
   [[nodiscard]] virtual Capabilities capabilities() const = 0;
 
@@ -219,102 +288,45 @@ class Harness {
   virtual void settle(std::uint64_t child_id, Settlement how) = 0;
   /// Runs the host's maintenance and pruning, as it would in production.
   virtual void run_maintenance() = 0;
-  /// Closes the harness's own connections and opens them again; what was committed must
-  /// still be there (only with `capabilities().persistent`). A reconnect, not a server
-  /// restart: EQ-25 may call it often. Sessions opened earlier are closed by the suite first.
-  virtual void reopen() { throw Unsupported("reopen"); }
-  /// Runs `request` through `enqueue_once` in a separate host process with its own
-  /// connection, kills that process with SIGKILL at `when`, then restarts the store's server
-  /// if it has one and reopens the store (only with `capabilities().persistent`). Returns
-  /// the answer the killed process had received: set for `AfterAnswer`, empty for
-  /// `InsideTransaction` (EQ-23). A harness that cannot stop a process inside its
-  /// transaction throws `Unsupported` for that point, and EQ-23 notes what it did not test.
-  /// The child must open its own connection (never use one inherited across `fork`) and
-  /// report its answer over a pipe; `thm::sqlite::SqliteHarness` is an example.
-  virtual std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
-      const MentionTurnRequest& request, KillPoint when) {
-    (void)request;
-    (void)when;
-    throw Unsupported("enqueue_then_kill");
-  }
-
   /// Holds child `child_id`'s row from a connection of its own, in an open transaction that
   /// locks it as an update would (PostgreSQL: `SELECT … FOR UPDATE`; a store that locks the
   /// whole database: its write lock), until the returned `Hold` is destroyed (only with
-  /// `capabilities().hold_child`). A claim meanwhile must skip that child or wait for it,
-  /// never lease it twice (EQ-27).
+  /// `capabilities().hold_child`; the default throws `Unsupported`). A claim meanwhile must
+  /// skip that child or wait for it, never lease it twice (EQ-27).
   [[nodiscard]] virtual std::unique_ptr<Hold> hold_child(std::uint64_t child_id) {
     (void)child_id;
     throw Unsupported("hold_child");
   }
 
-  // ---- nodes (only with `capabilities().nodes`; EQ-28…EQ-30) ---------------------------------
-  // Node faults are made from the suite's own thread while sessions call `enqueue_once` on
-  // theirs. A session whose node is gone answers as the host's queue would (`Unavailable`
-  // or `Indeterminate`) and reaches the node that takes writes on a later call.
-  /// How many nodes the store runs on (two at the least), numbered from 0.
-  [[nodiscard]] virtual std::size_t node_count() { throw Unsupported("node_count"); }
-  /// The node that takes writes now (the leader, or the primary), as the cluster says.
-  /// Throws when no node does.
-  [[nodiscard]] virtual std::size_t leader() { throw Unsupported("leader"); }
-  /// Kills every process of node `node` with SIGKILL: whatever it had not made durable, or
-  /// not yet passed on, is gone with it.
-  virtual void kill_node(std::size_t node) {
-    (void)node;
-    throw Unsupported("kill_node");
-  }
-  /// Starts killed node `node` again the way the host's operators bring a node back: it
-  /// rejoins the cluster (a primary that lost its place, as a standby of the new primary).
-  virtual void restart_node(std::size_t node) {
-    (void)node;
-    throw Unsupported("restart_node");
-  }
-  /// Stops every process of node `node` with SIGSTOP, a stand-in for a partition that cuts
-  /// it off, until `resume_node`.
-  virtual void pause_node(std::size_t node) {
-    (void)node;
-    throw Unsupported("pause_node");
-  }
-  /// Continues the processes `pause_node` stopped, with SIGCONT.
-  virtual void resume_node(std::size_t node) {
-    (void)node;
-    throw Unsupported("resume_node");
-  }
-  /// Returns once a node takes writes again, doing what the host's failover does after the
-  /// faults so far (a replicated store whose primary is dead: promote a standby; a
-  /// consensus store: wait for a leader). Commits may still wait for more than that node (a
-  /// new primary whose only synchronous standby is the killed node, until `restart_node`
-  /// rebuilds it). Throws when it cannot within its own bound.
-  virtual void recover() { throw Unsupported("recover"); }
-
-  // ---- clocks (only with `capabilities().leases`) --------------------------------------------
-  /// The store's current time, read from the store's own clock (for SQL, the same
-  /// expression its leases use, e.g. `statement_timestamp()` on PostgreSQL).
-  [[nodiscard]] virtual StoreTime store_now() { throw Unsupported("store_now"); }
-  /// Moves the store's clock forward (only with `injected_store_clock`).
-  virtual void advance_store_clock(std::chrono::milliseconds by) {
-    (void)by;
-    throw Unsupported("advance_store_clock");
-  }
-  /// The host process's own clock, which checks skew (EQ-14, EQ-15). A correct host never
-  /// reads it for leases; a host with no client-side clock ignores it.
-  using ClientClock = std::function<StoreTime()>;
-  virtual void set_client_clock(ClientClock clock) { (void)clock; }
-
   // ---- inspector: raw rows, read outside any enqueue -----------------------------------------
   /// Every idempotency record, as stored.
-  [[nodiscard]] virtual std::vector<RecordRow> records() = 0;
+  [[nodiscard]] virtual std::vector<IdempotencyRecord> records() = 0;
   /// Every child turn, as stored.
-  [[nodiscard]] virtual std::vector<ChildRow> children() = 0;
+  [[nodiscard]] virtual std::vector<ChildTurn> children() = 0;
   /// The columns of the idempotency table's unique index, and whether it is partial (only
   /// with `capabilities().sql_schema`).
-  using UniqueIndex = thm::UniqueIndex;
   [[nodiscard]] virtual std::optional<UniqueIndex> unique_key_index() { return std::nullopt; }
+
+  // ---- facets ----------------------------------------------------------------------------------
+  /// Crashes and reopening (`persistent`), or null.
+  [[nodiscard]] virtual Durability* durability() { return nullptr; }
+  /// Node faults (`nodes`), or null.
+  [[nodiscard]] virtual NodeFaults* nodes() { return nullptr; }
+  /// The store's clock and the client's (`leases`), or null.
+  [[nodiscard]] virtual Clocks* clocks() { return nullptr; }
 
  protected:
   Harness() = default;
   Harness(const Harness&) = default;
   Harness& operator=(const Harness&) = default;
 };
+
+/// `*facet`, or `Unsupported(what)` when the harness has no such facet: a check reaches a
+/// facet's member as it would a harness's, and meets the same exception when it is missing.
+template <class Facet>
+[[nodiscard]] Facet& require(Facet* facet, const char* what) {
+  if (facet == nullptr) throw Unsupported(what);
+  return *facet;
+}
 
 }  // namespace thm::conformance

@@ -392,12 +392,13 @@ class Trial {
         return;
       case Op::AdvanceClock:
         if (caps_.injected_store_clock)
-          harness_.advance_store_clock(kSteps[c.amount % kSteps.size()]);
+          require(harness_.clocks(), "clocks")
+              .advance_store_clock(kSteps[c.amount % kSteps.size()]);
         return;
       case Op::Restart:
         if (caps_.persistent) {
           session_.reset();
-          harness_.reopen();
+          require(harness_.durability(), "durability").reopen();
         }
         return;
     }
@@ -487,8 +488,8 @@ class Trial {
     model_.record(modelled, got);
   }
 
-  std::vector<ChildRow> children_under(const model::TurnKey& key) {
-    std::vector<ChildRow> out;
+  std::vector<ChildTurn> children_under(const model::TurnKey& key) {
+    std::vector<ChildTurn> out;
     for (auto& row : harness_.children()) {
       if (model_key(row.request) == key) out.push_back(std::move(row));
     }
@@ -543,10 +544,10 @@ class Trial {
   void claim(const Command& c) {
     if (!caps_.leases) return;
     const auto length = lease_length(c);
-    const StoreTime before = harness_.store_now();
+    const StoreTime before = require(harness_.clocks(), "clocks").store_now();
     const auto claimable = model_.claimable(millis(before));
     const auto claimed = session().claim(length);
-    const StoreTime after = harness_.store_now();
+    const StoreTime after = require(harness_.clocks(), "clocks").store_now();
     if (!claimed && claimed.error() == LeaseError::Unavailable) return;  // transient
     if (!claimed) disagree(where_ + "the claim was refused: " + std::string(name(claimed.error())));
     if (!claimed->has_value()) {
@@ -575,7 +576,7 @@ class Trial {
   void use_lease(const Command& c) {
     if (!caps_.leases || held_.empty()) return;
     const Held& held = held_[c.lease % held_.size()];
-    const StoreTime before = harness_.store_now();
+    const StoreTime before = require(harness_.clocks(), "clocks").store_now();
     const model::Tri live = model_.live(held.key, held.attempt, millis(before));
     const std::string lease_name =
         "the lease of " + key_name(held.key) + ", attempt " + std::to_string(held.attempt);
@@ -602,7 +603,7 @@ class Trial {
     if (c.op == Op::Renew) {
       const auto length = lease_length(c);
       const auto renewed = session().renew(held.token, length);
-      const StoreTime after = harness_.store_now();
+      const StoreTime after = require(harness_.clocks(), "clocks").store_now();
       if (!renewed) return refused(renewed.error(), "renewing");
       require_live("renewing");
       require_expiry(*renewed, before, after, length, "the renewed lease");

@@ -63,13 +63,13 @@ Json history_json(const std::vector<HistoryEvent>& history) {
 
 namespace detail {
 
-std::uint64_t total_ms(const CheckRecord& record) {
+std::uint64_t total_ms(const CheckResult& record) {
   std::uint64_t sum = 0;
   for (const std::uint64_t ms : record.run_ms) sum += ms;
   return sum;
 }
 
-std::string replay_of(const RunDescription& run, const CheckReport& report) {
+std::string replay_of(const RunDescription& run, const CheckRun& report) {
   return run.replay + " --seed " + std::to_string(report.seed) + " --check " + report.id;
 }
 
@@ -174,13 +174,13 @@ using detail::seconds;
 using detail::total_ms;
 using detail::xml;
 
-std::string to_json(const RunDescription& run, std::span<const CheckRecord> records) {
+std::string to_json(const RunDescription& run, std::span<const CheckResult> records) {
   Json checks = Json::array();
-  for (const CheckRecord& record : records) {
-    const CheckReport& r = record.total;
+  for (const CheckResult& record : records) {
+    const CheckRun& r = record.total;
     Json runs = Json::array();
     for (std::size_t k = 0; k < record.runs.size(); ++k) {
-      const CheckReport& each = record.runs[k];
+      const CheckRun& each = record.runs[k];
       runs.push_back({{"seed", each.seed},
                       {"result", name(each.verdict)},
                       {"reason", each.reason},
@@ -203,7 +203,7 @@ std::string to_json(const RunDescription& run, std::span<const CheckRecord> reco
          {"runs", std::move(runs)}});
   }
   const bool failed = std::ranges::any_of(
-      records, [](const CheckRecord& record) { return record.total.verdict == Verdict::Fail; });
+      records, [](const CheckResult& record) { return record.total.verdict == Verdict::Fail; });
   const Json document{{"harness", run.harness},
                       {"passed", !failed},
                       {"tool", run.tool},
@@ -222,10 +222,10 @@ std::string to_json(const RunDescription& run, std::span<const CheckRecord> reco
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::string to_junit(const RunDescription& run, std::span<const CheckRecord> records) {
+std::string to_junit(const RunDescription& run, std::span<const CheckResult> records) {
   std::size_t failures = 0;
   std::size_t skipped = 0;
-  for (const CheckRecord& record : records) {
+  for (const CheckResult& record : records) {
     failures += record.total.verdict == Verdict::Fail ? 1 : 0;
     skipped += record.total.verdict == Verdict::Skip ? 1 : 0;
   }
@@ -253,8 +253,8 @@ std::string to_junit(const RunDescription& run, std::span<const CheckRecord> rec
   property("capabilities", joined(declared_names(run.capabilities), ","));
   out << "    </properties>\n";
   const std::string classname = "conformance." + run.harness;
-  for (const CheckRecord& record : records) {
-    const CheckReport& r = record.total;
+  for (const CheckResult& record : records) {
+    const CheckRun& r = record.total;
     out << "    <testcase classname=\"" << xml(classname) << "\" name=\""
         << xml(r.id + " " + r.title) << "\" time=\"" << seconds(total_ms(record)) << "\"";
     switch (r.verdict) {
@@ -334,7 +334,7 @@ void wrapped(std::ostream& out, std::string_view text, std::string_view first,
 
 }  // namespace
 
-void print_table(std::ostream& out, std::span<const CheckReport> reports, std::string_view replay) {
+void print_table(std::ostream& out, std::span<const CheckRun> reports, std::string_view replay) {
   constexpr int kCount = 6;
   out << std::left << std::setw(7) << "check" << std::setw(8) << "result" << std::right
       << std::setw(8) << "attempts";
@@ -342,7 +342,7 @@ void print_table(std::ostream& out, std::span<const CheckReport> reports, std::s
     out << std::setw(kCount) << column;
   }
   out << std::setw(kCount) << "unex." << '\n';
-  for (const CheckReport& r : reports) {
+  for (const CheckRun& r : reports) {
     const Counts& c = r.counts;
     out << std::left << std::setw(7) << r.id << std::setw(8) << name(r.verdict) << std::right
         << std::setw(8) << c.attempts;
@@ -365,7 +365,7 @@ void print_table(std::ostream& out, std::span<const CheckReport> reports, std::s
           "admitted",
           "", "  ");
   std::string unproven;
-  for (const CheckReport& r : reports) {
+  for (const CheckRun& r : reports) {
     if (!left_unproven(r)) continue;
     unproven += (unproven.empty() ? "" : ", ") + r.id +
                 (r.verdict == Verdict::Skip ? " (skipped)" : " (passed in part)");
@@ -373,7 +373,7 @@ void print_table(std::ostream& out, std::span<const CheckReport> reports, std::s
   if (!unproven.empty()) wrapped(out, unproven, "left unproven: ", "  ");
   const auto count = [&](Verdict v) {
     return std::count_if(reports.begin(), reports.end(),
-                         [v](const CheckReport& r) { return r.verdict == v; });
+                         [v](const CheckRun& r) { return r.verdict == v; });
   };
   out << count(Verdict::Pass) << " passed, " << count(Verdict::Fail) << " failed, "
       << count(Verdict::Skip) << " skipped\n";

@@ -4,6 +4,7 @@
 /// people.
 
 #include <cstdint>
+#include <fstream>
 #include <iosfwd>
 #include <span>
 #include <string>
@@ -17,11 +18,14 @@ namespace thm::conformance {
 /// One check over every run of an invocation: the total the table shows (counts summed,
 /// the first failure's reason and seed), each run's own entry, and how long each run of it
 /// took, in milliseconds. A check cut short by a stall or a signal has a total and fewer runs.
-struct CheckRecord {
-  CheckReport total{};
-  std::vector<CheckReport> runs{};
+struct CheckResult {
+  CheckRun total{};
+  std::vector<CheckRun> runs{};
   std::vector<std::uint64_t> run_ms{};
 };
+
+/// The name of a check's result over every run until thm 0.2.
+using CheckRecord [[deprecated("CheckRecord is CheckResult")]] = CheckResult;
 
 /// What a report says of the invocation as a whole (queue-conformance.md §8).
 struct RunDescription {
@@ -51,7 +55,7 @@ struct RunDescription {
 /// "subject", "answer", "start_us", "end_us"}] (a failing run's, see `HistoryEvent`; else
 /// empty), "history_dropped"}]}]}`.
 /// The keys of the first version keep their place and meaning.
-[[nodiscard]] std::string to_json(const RunDescription& run, std::span<const CheckRecord> checks);
+[[nodiscard]] std::string to_json(const RunDescription& run, std::span<const CheckResult> checks);
 
 /// The report as JUnit XML, the form CI systems read: one `<testsuite>` named `thm
 /// conformance <harness>`, with the options and capabilities as `<properties>`, one
@@ -59,7 +63,7 @@ struct RunDescription {
 /// failure holds `<failure message="reason">` with the reason and the replay command, a skip
 /// `<skipped message="reason"/>`, and a check passed in part a `<system-out>` saying what it
 /// left unproven.
-[[nodiscard]] std::string to_junit(const RunDescription& run, std::span<const CheckRecord> checks);
+[[nodiscard]] std::string to_junit(const RunDescription& run, std::span<const CheckResult> checks);
 
 /// The report as one self-contained HTML page (adr/0020): inline CSS and SVG, no script,
 /// nothing fetched from anywhere. It says what ran (`run`), the verdict, what the run left
@@ -69,7 +73,36 @@ struct RunDescription {
 /// row per session, one for the host's writes, bars coloured by answer, pauses in the
 /// check's hook hatched, each with a `<title>` naming the call; then every event as a table.
 /// Host text is escaped as `to_junit` escapes it.
-[[nodiscard]] std::string to_html(const RunDescription& run, std::span<const CheckRecord> checks);
+[[nodiscard]] std::string to_html(const RunDescription& run, std::span<const CheckResult> checks);
+
+/// A report file, put in place only when a run completes: the text goes to `PATH.partial`
+/// beside it and is renamed over PATH at the end, so a run that is interrupted, stalls or
+/// fails to open another report leaves PATH as it was. A PATH that exists and is no regular
+/// file (`/dev/null`, a pipe) is written in place and never removed. A symlink's target is
+/// what is replaced, not the link.
+class ReportFile {
+ public:
+  ReportFile() = default;
+  ReportFile(const ReportFile&) = delete;
+  ReportFile& operator=(const ReportFile&) = delete;
+  /// Drops what was written (`abandon`).
+  ~ReportFile();
+
+  /// Opens it before the run, so that an unwritable path is known before a long run; false,
+  /// with errno set, when it cannot be written.
+  bool open(const std::string& path);
+  /// Drops what was written; PATH stays as it was.
+  void abandon();
+  /// Writes `text` and puts it in place; false when the write, its flush or the rename
+  /// failed (PATH then stays as it was).
+  bool commit(const std::string& text);
+
+ private:
+  std::string path_;
+  std::string written_;
+  bool in_place_ = false;
+  std::ofstream file_;
+};
 
 /// A table for a terminal, at most 100 columns wide: per check a line of id, result and
 /// counts, then its reason (or title) on lines of its own; under a failure, the command that
@@ -77,7 +110,7 @@ struct RunDescription {
 /// line however long, so that it pastes). Then a
 /// legend of the count columns, the checks left unproven (`left_unproven`), and last
 /// `N passed, N failed, N skipped`.
-void print_table(std::ostream& out, std::span<const CheckReport> reports,
+void print_table(std::ostream& out, std::span<const CheckRun> reports,
                  std::string_view replay = {});
 
 }  // namespace thm::conformance

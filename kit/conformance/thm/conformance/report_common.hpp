@@ -11,9 +11,9 @@
 namespace thm::conformance::detail {
 
 // The milliseconds every run of `record` took.
-std::uint64_t total_ms(const CheckRecord& record);
+std::uint64_t total_ms(const CheckResult& record);
 // The command that replays `report`'s run: `run.replay --seed S --check ID`.
-std::string replay_of(const RunDescription& run, const CheckReport& report);
+std::string replay_of(const RunDescription& run, const CheckRun& report);
 // The length of the well-formed UTF-8 sequence at the start of `text`, or 0.
 std::size_t utf8_length(std::string_view text);
 // `text` as XML (and HTML) character data: the five specials escaped; control characters

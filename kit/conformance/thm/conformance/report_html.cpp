@@ -245,7 +245,7 @@ void legend(std::ostream& out) {
          "width=\"12\" height=\"12\"/></svg>a second Enqueued for the same request</figcaption>\n";
 }
 
-void events_table(std::ostream& out, const CheckReport& run) {
+void events_table(std::ostream& out, const CheckRun& run) {
   // A short history is open: it is the interleaving, in words.
   out << "<details" << (run.history.size() <= 40 ? " open" : "")
       << "><summary>Every event of the timeline, in the order they began (" << run.history.size()
@@ -262,23 +262,23 @@ void events_table(std::ostream& out, const CheckReport& run) {
   out << "</tbody></table></details>\n";
 }
 
-void failure(std::ostream& out, const RunDescription& run, const CheckRecord& record) {
+void failure(std::ostream& out, const RunDescription& run, const CheckResult& record) {
   // The first failing run: its reason, seed and history (the total's reason is the same).
-  const CheckReport* failed = &record.total;
-  for (const CheckReport& each : record.runs) {
+  const CheckRun* failed = &record.total;
+  for (const CheckRun& each : record.runs) {
     if (each.verdict == Verdict::Fail) {
       failed = &each;
       break;
     }
   }
-  const CheckReport& r = record.total;
+  const CheckRun& r = record.total;
   out << "<section class=\"failure\" id=\"" << xml(r.id) << "\">\n<h2>" << xml(r.id) << ' '
       << xml(r.title) << ": <span class=\"result fail\">failed</span></h2>\n<p class=\"reason\">"
       << xml(failed->reason) << "</p>\n<p>Seed " << failed->seed;
   if (record.runs.size() > 1) {
     std::string seeds;
     std::size_t failures = 0;
-    for (const CheckReport& each : record.runs) {
+    for (const CheckRun& each : record.runs) {
       if (each.verdict != Verdict::Fail) continue;
       ++failures;
       seeds += (seeds.empty() ? "" : ", ") + std::to_string(each.seed);
@@ -315,11 +315,11 @@ void failure(std::ostream& out, const RunDescription& run, const CheckRecord& re
 
 }  // namespace
 
-std::string to_html(const RunDescription& run, std::span<const CheckRecord> records) {
+std::string to_html(const RunDescription& run, std::span<const CheckResult> records) {
   std::size_t failed = 0;
   std::size_t skipped = 0;
   std::size_t passed_in_part = 0;
-  for (const CheckRecord& record : records) {
+  for (const CheckResult& record : records) {
     failed += record.total.verdict == Verdict::Fail ? 1 : 0;
     skipped += record.total.verdict == Verdict::Skip ? 1 : 0;
     passed_in_part += record.total.verdict == Verdict::Pass && left_unproven(record.total) ? 1 : 0;
@@ -372,8 +372,8 @@ std::string to_html(const RunDescription& run, std::span<const CheckRecord> reco
     out << "<p>A skipped check proved nothing of what its title promises; a check passed in "
            "part proved all but what its note says. A failure is a finding, not a gap, and is "
            "shown below.</p>\n<ul class=\"unproven\">\n";
-    for (const CheckRecord& record : records) {
-      const CheckReport& r = record.total;
+    for (const CheckResult& record : records) {
+      const CheckRun& r = record.total;
       if (!left_unproven(r)) continue;
       out << "<li><a href=\"#row-" << xml(r.id) << "\"><b>" << xml(r.id) << "</b></a> "
           << xml(r.title) << ": "
@@ -394,8 +394,8 @@ std::string to_html(const RunDescription& run, std::span<const CheckRecord> reco
       << "<th title=\"keys answered Enqueued or Already that have no child\">lost</th>"
       << "<th title=\"keys with more than one child or Enqueued answer\">dup.</th>"
       << "<th>runs</th><th>time</th></tr></thead>\n<tbody>\n";
-  for (const CheckRecord& record : records) {
-    const CheckReport& r = record.total;
+  for (const CheckResult& record : records) {
+    const CheckRun& r = record.total;
     const Counts& c = r.counts;
     const bool fail = r.verdict == Verdict::Fail;
     out << "<tr id=\"row-" << xml(r.id) << "\"><td>"
@@ -413,7 +413,7 @@ std::string to_html(const RunDescription& run, std::span<const CheckRecord> reco
   out << "</tbody>\n</table>\n</section>\n";
 
   if (failed > 0) out << "<h2 id=\"failures\">Failures</h2>\n";
-  for (const CheckRecord& record : records) {
+  for (const CheckResult& record : records) {
     if (record.total.verdict == Verdict::Fail) failure(out, run, record);
   }
   out << "</body>\n</html>\n";

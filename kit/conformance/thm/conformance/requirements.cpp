@@ -79,7 +79,7 @@ std::string undeclared(const Capabilities& capabilities, const std::vector<std::
   return out;
 }
 
-std::optional<std::string> unmet_requirement(const CheckReport& report,
+std::optional<std::string> unmet_requirement(const CheckRun& report,
                                              const std::vector<std::string>& required,
                                              std::string_view source) {
   if (!left_unproven(report)) return std::nullopt;

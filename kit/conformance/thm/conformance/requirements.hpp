@@ -40,7 +40,7 @@ namespace thm::conformance {
 /// what happened, `source` and the reason. Nothing otherwise: a reason that names no
 /// capability (EQ-17's "not implemented yet", EQ-04's trust in the reported index) stands.
 [[nodiscard]] std::optional<std::string> unmet_requirement(
-    const CheckReport& report, const std::vector<std::string>& required,
+    const CheckRun& report, const std::vector<std::string>& required,
     std::string_view source = "THM_CONFORMANCE_REQUIRE");
 
 }  // namespace thm::conformance

@@ -53,18 +53,14 @@ class QueueSession final : public Session {
                                       std::chrono::milliseconds duration) override {
     return queue_->renew(token, duration);
   }
-  Result<std::string, LeaseError> complete(const std::string& token) override {
-    return state_name(queue_->complete(token));
+  Result<TurnState, LeaseError> complete(const std::string& token) override {
+    return queue_->complete(token);
   }
-  Result<std::string, LeaseError> fail(const std::string& token) override {
-    return state_name(queue_->fail(token));
+  Result<TurnState, LeaseError> fail(const std::string& token) override {
+    return queue_->fail(token);
   }
 
  private:
-  static Result<std::string, LeaseError> state_name(const Result<TurnState, LeaseError>& state) {
-    if (!state) return unexpected{state.error()};
-    return std::string(name(*state));
-  }
   Handle queue_;
 };
 
@@ -117,33 +113,9 @@ class HookSlot {
   std::shared_ptr<const TransactionHook> hook_;
 };
 
-/// The inspector's record rows from a store's records (`key`, `child_id`).
-template <class Records>
-std::vector<RecordRow> record_rows(Records records) {
-  std::vector<RecordRow> out;
-  for (auto& record : records) out.push_back({std::move(record.key), record.child_id});
-  return out;
-}
-
-/// The inspector's child rows from a store's children (`id`, `key`, `request`, `state`,
-/// `attempts`, `lease_expires_at`).
-template <class Children>
-std::vector<ChildRow> child_rows(Children children) {
-  std::vector<ChildRow> out;
-  for (auto& child : children) {
-    out.push_back({.id = child.id,
-                   .key = std::move(child.key),
-                   .request = std::move(child.request),
-                   .state = std::string(name(child.state)),
-                   .attempts = child.attempts,
-                   .lease_expires_at = child.lease_expires_at});
-  }
-  return out;
-}
-
 /// What `StoreHarness` needs to know of one store (a class the store's harness writes):
 /// - `using Store = …;` a `ReferenceStore`;
-/// - `std::string name() const` and `Capabilities capabilities() const`, for reports;
+/// - `std::string queue_name() const` and `Capabilities capabilities() const`, for reports;
 /// - `open(TransactionHook hook)`: a new connection to the store (or the one shared store
 ///   object) that calls `hook` at every `HookPoint`, as `Result<Handle, QueueError>` where
 ///   `Handle` is a `std::unique_ptr<Store>` or `std::shared_ptr<Store>`. It must not throw,
@@ -161,7 +133,7 @@ std::vector<ChildRow> child_rows(Children children) {
 template <class Setup>
 concept StoreSetup = ReferenceStore<typename Setup::Store> &&
     requires(Setup& setup, const Setup& view, TransactionHook hook) {
-  { view.name() } -> std::convertible_to<std::string>;
+  { view.queue_name() } -> std::convertible_to<std::string>;
   { view.capabilities() } -> std::same_as<Capabilities>;
   { setup.open(hook).has_value() } -> std::same_as<bool>;
   { *setup.open(hook).value() } -> std::same_as<typename Setup::Store&>;
@@ -170,7 +142,7 @@ concept StoreSetup = ReferenceStore<typename Setup::Store> &&
 /// The part of a `StoreSetup` that every SQL reference store shares (the SQLite and
 /// PostgreSQL queues' setups derive from it): the store `where` names (a file, a conninfo),
 /// opened by `Queue::open(where, options)` once per connection, and what such a store
-/// declares. A derived setup adds its `name()`, the `hold_child` those capabilities promise,
+/// declares. A derived setup adds its `queue_name()`, the `hold_child` those capabilities promise,
 /// and whatever else only it can do.
 template <SqlReferenceStore Queue, class Options>
 class SqlStoreSetup {
@@ -240,11 +212,12 @@ class RestartCommand {
 
 /// The conformance harness over the store `Setup` opens: the host's writes, lifecycle and
 /// inspector on one connection of its own, a new connection per session, one hook slot
-/// every connection calls. `reopen` and `enqueue_then_kill` work when the setup declares
-/// `persistent`; `unique_key_index` when its store is a `SqlReferenceStore`. Members throw
+/// every connection calls. It is its own facets: `durability()` when the setup declares
+/// `persistent`, `clocks()` with `leases`, `nodes()` when the setup has the node members;
+/// `unique_key_index` works when its store is a `SqlReferenceStore`. Members throw
 /// `std::runtime_error` with the store's error when it fails.
 template <StoreSetup Setup>
-class StoreHarness final : public Harness {
+class StoreHarness final : public Harness, public Durability, public NodeFaults, public Clocks {
  public:
   /// The `ReferenceStore` the setup opens.
   using Store = typename Setup::Store;
@@ -254,7 +227,7 @@ class StoreHarness final : public Harness {
   requires std::constructible_from<Setup, Args...>
   explicit StoreHarness(Args&&... args) : setup_(std::forward<Args>(args)...), admin_(connect()) {}
 
-  [[nodiscard]] std::string name() const override { return setup_.name(); }
+  [[nodiscard]] std::string queue_name() const override { return setup_.queue_name(); }
   [[nodiscard]] Capabilities capabilities() const override { return setup_.capabilities(); }
   void reset() override {
     set_hook({});
@@ -296,13 +269,6 @@ class StoreHarness final : public Harness {
     settle_child(admin(), child_id, how);
   }
   void run_maintenance() override { (void)value_or_throw(admin().prune(), "pruning"); }
-  void reopen() override {
-    if (!setup_.capabilities().persistent) throw Unsupported("reopen");
-    admin_.reset();
-    admin_ = connect();
-  }
-  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
-      const MentionTurnRequest& request, KillPoint when) override;
   [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override {
     if constexpr (requires { setup_.hold_child(child_id); }) {
       return setup_.hold_child(child_id);
@@ -310,33 +276,73 @@ class StoreHarness final : public Harness {
       throw Unsupported("hold_child");
     }
   }
+  [[nodiscard]] std::vector<IdempotencyRecord> records() override {
+    return value_or_throw(admin().records(), "reading records");
+  }
+  [[nodiscard]] std::vector<ChildTurn> children() override {
+    return value_or_throw(admin().children(), "reading children");
+  }
+  /// The first unique index the store lists: a reference schema has exactly one.
+  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
+    if constexpr (SqlReferenceStore<Store>) {
+      auto indexes = value_or_throw(admin().idempotency_indexes(), "reading the schema");
+      if (indexes.empty()) return std::nullopt;
+      return std::move(indexes.front());
+    } else {
+      return std::nullopt;
+    }
+  }
+
+  [[nodiscard]] Durability* durability() override {
+    return setup_.capabilities().persistent ? this : nullptr;
+  }
+  [[nodiscard]] NodeFaults* nodes() override {
+    if constexpr (kOnNodes) {
+      return this;
+    } else {
+      return nullptr;
+    }
+  }
+  [[nodiscard]] Clocks* clocks() override { return setup_.capabilities().leases ? this : nullptr; }
+
+  // ---- Durability ----
+  void reopen() override {
+    admin_.reset();
+    admin_ = connect();
+  }
+  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
+      const MentionTurnRequest& request, KillPoint when) override;
+
+  // ---- NodeFaults: the setup's, when it has them (`nodes()` is null otherwise) ----
   [[nodiscard]] std::size_t node_count() override {
-    return on_nodes<std::size_t>("node_count", [](auto& setup) { return setup.node_count(); });
+    return on_nodes<std::size_t>([](auto& setup) { return setup.node_count(); });
   }
   [[nodiscard]] std::size_t leader() override {
-    return on_nodes<std::size_t>("leader", [](auto& setup) { return setup.leader(); });
+    return on_nodes<std::size_t>([](auto& setup) { return setup.leader(); });
   }
   void kill_node(std::size_t node) override {
-    on_nodes<void>("kill_node", [node](auto& setup) { setup.kill_node(node); });
+    on_nodes<void>([node](auto& setup) { setup.kill_node(node); });
   }
   void restart_node(std::size_t node) override {
-    on_nodes<void>("restart_node", [node](auto& setup) { setup.restart_node(node); });
+    on_nodes<void>([node](auto& setup) { setup.restart_node(node); });
   }
   void pause_node(std::size_t node) override {
-    on_nodes<void>("pause_node", [node](auto& setup) { setup.pause_node(node); });
+    on_nodes<void>([node](auto& setup) { setup.pause_node(node); });
   }
   void resume_node(std::size_t node) override {
-    on_nodes<void>("resume_node", [node](auto& setup) { setup.resume_node(node); });
+    on_nodes<void>([node](auto& setup) { setup.resume_node(node); });
   }
   /// The setup's recovery, then a new connection of the harness's own: the one it had may
   /// lead to a node that is gone or no longer takes writes.
   void recover() override {
-    on_nodes<void>("recover", [this](auto& setup) {
+    on_nodes<void>([this](auto& setup) {
       setup.recover();
       admin_.reset();
       admin_ = connect();
     });
   }
+
+  // ---- Clocks ----
   [[nodiscard]] StoreTime store_now() override {
     return value_or_throw(admin().now(), "reading the clock");
   }
@@ -350,22 +356,6 @@ class StoreHarness final : public Harness {
   void set_client_clock(ClientClock clock) override {
     if constexpr (requires { setup_.set_client_clock(clock); }) {
       setup_.set_client_clock(std::move(clock));
-    }
-  }
-  [[nodiscard]] std::vector<RecordRow> records() override {
-    return record_rows(value_or_throw(admin().records(), "reading records"));
-  }
-  [[nodiscard]] std::vector<ChildRow> children() override {
-    return child_rows(value_or_throw(admin().children(), "reading children"));
-  }
-  /// The first unique index the store lists: a reference schema has exactly one.
-  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override {
-    if constexpr (SqlReferenceStore<Store>) {
-      auto indexes = value_or_throw(admin().idempotency_indexes(), "reading the schema");
-      if (indexes.empty()) return std::nullopt;
-      return std::move(indexes.front());
-    } else {
-      return std::nullopt;
     }
   }
 
@@ -386,14 +376,15 @@ class StoreHarness final : public Harness {
     setup.recover();
   };
 
-  // `forward(setup_)` for a setup on several nodes; `Unsupported(member)` for any other.
+  // `forward(setup_)` for a setup on several nodes; never reached for any other, whose
+  // `nodes()` is null.
   template <class Answer, class Forward>
-  Answer on_nodes(const char* member, Forward forward) {
+  Answer on_nodes(Forward forward) {
     if constexpr (kOnNodes) {
       return forward(setup_);
     } else {
       (void)forward;
-      throw Unsupported(member);
+      throw Unsupported("nodes");
     }
   }
 
@@ -421,7 +412,6 @@ template <StoreSetup Setup>
 std::optional<Result<EnqueueOutcome, QueueError>> StoreHarness<Setup>::enqueue_then_kill(
     const MentionTurnRequest& request, KillPoint when) {
   using Answer = Result<EnqueueOutcome, QueueError>;
-  if (!setup_.capabilities().persistent) throw Unsupported("enqueue_then_kill");
   // The harness's own connection closes first: the child must not inherit one in use, and
   // SQLite's file locks belong to the process, so a lock it held would look like the child's.
   admin_.reset();

@@ -89,7 +89,7 @@ inline constexpr std::size_t kHistoryLimit = 4096;
 /// One report entry: `id` like `EQ-01`; `reason` says why it failed or was skipped, or, on
 /// a pass, what the check could not show with this harness (empty when nothing); `seed` is
 /// the one the run used, so a failure can be replayed.
-struct CheckReport {
+struct CheckRun {
   std::string id{};
   std::string title{};
   Verdict verdict = Verdict::Pass;
@@ -127,7 +127,7 @@ struct Options {
 struct Check {
   std::string_view id;
   std::string_view title;
-  CheckReport (*run)(Harness& harness, const Options& options);
+  CheckRun (*run)(Harness& harness, const Options& options);
 };
 
 /// Every check this suite implements, in EQ order.
@@ -135,19 +135,17 @@ struct Check {
 
 /// Runs the check `id` (e.g. `EQ-05`) against `harness`. Never throws: harness exceptions
 /// become a failing report; an unknown id becomes a failing report saying so.
-[[nodiscard]] CheckReport run_check(std::string_view id, Harness& harness, const Options& options);
-
-/// Runs every check in order, calling `progress` (if set) after each one.
-[[nodiscard]] std::vector<CheckReport> run_suite(
-    Harness& harness, const Options& options,
-    const std::function<void(const CheckReport&)>& progress = {});
+[[nodiscard]] CheckRun run_check(std::string_view id, Harness& harness, const Options& options);
 
 /// True when `report` left part of what its title promises unproven: a skip proved nothing
 /// of it, and a pass with a reason proved only part (the reason says what it could not
 /// show with this harness). A failure is a finding, not a gap.
-[[nodiscard]] bool left_unproven(const CheckReport& report) noexcept;
+[[nodiscard]] bool left_unproven(const CheckRun& report) noexcept;
 
 /// True when no report failed (skips do not fail a suite).
-[[nodiscard]] bool passed(std::span<const CheckReport> reports) noexcept;
+[[nodiscard]] bool passed(std::span<const CheckRun> reports) noexcept;
+
+/// The name of one run of one check until thm 0.2.
+using CheckReport [[deprecated("CheckReport is CheckRun")]] = CheckRun;
 
 }  // namespace thm::conformance

@@ -126,10 +126,10 @@ class ExecHarness::ExecSession final : public Session {
     return protocol::renew_answer(
         process_->call("renew", with_session({{"token", token}, {"duration", duration.count()}})));
   }
-  Result<std::string, LeaseError> complete(const std::string& token) override {
+  Result<TurnState, LeaseError> complete(const std::string& token) override {
     return protocol::state_answer(process_->call("complete", with_session({{"token", token}})));
   }
-  Result<std::string, LeaseError> fail(const std::string& token) override {
+  Result<TurnState, LeaseError> fail(const std::string& token) override {
     return protocol::state_answer(process_->call("fail", with_session({{"token", token}})));
   }
 
@@ -429,8 +429,8 @@ void ExecHarness::advance_store_clock(std::chrono::milliseconds by) {
   (void)control()->call("advance_store_clock", {{"by", by.count()}});
 }
 
-std::vector<RecordRow> ExecHarness::records() {
-  std::vector<RecordRow> rows;
+std::vector<IdempotencyRecord> ExecHarness::records() {
+  std::vector<IdempotencyRecord> rows;
   const Json result = control()->call("records");  // kept: the loop reads into it
   for (const Json& row : result.at("records")) {
     rows.push_back(protocol::record_from_json(row));
@@ -438,8 +438,8 @@ std::vector<RecordRow> ExecHarness::records() {
   return rows;
 }
 
-std::vector<ChildRow> ExecHarness::children() {
-  std::vector<ChildRow> rows;
+std::vector<ChildTurn> ExecHarness::children() {
+  std::vector<ChildTurn> rows;
   const Json result = control()->call("children");  // kept: the loop reads into it
   for (const Json& row : result.at("children")) {
     rows.push_back(protocol::child_from_json(row));

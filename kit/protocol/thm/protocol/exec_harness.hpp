@@ -35,8 +35,10 @@ enum class SessionMode : std::uint8_t {
 /// the protocol turns up: `Unsupported` for an `unsupported` answer, `std::runtime_error`
 /// naming the operation for a `failure`, a malformed, invalid or late line, or an adapter
 /// that exited; a check then fails with that message. A broken process is replaced at the
-/// next `reset`, so one check's failure does not spill into the next.
-class ExecHarness final : public Harness {
+/// next `reset`, so one check's failure does not spill into the next. It hands out every
+/// facet: what the adapter's store has is the adapter's to say, by answering or by
+/// `unsupported` (EQ-24 holds it to what it declared).
+class ExecHarness final : public Harness, public Durability, public NodeFaults, public Clocks {
  public:
   /// Starts the first process and exchanges `hello`. `timeout` bounds every response
   /// (not the time a check holds a hook). Throws `std::runtime_error` when the program
@@ -48,7 +50,7 @@ class ExecHarness final : public Harness {
   ExecHarness& operator=(const ExecHarness&) = delete;
 
   /// The adapter's own name from `hello`, e.g. `python-sqlite`.
-  [[nodiscard]] std::string name() const override { return name_; }
+  [[nodiscard]] std::string queue_name() const override { return name_; }
   [[nodiscard]] Capabilities capabilities() const override { return capabilities_; }
   /// How the adapter runs its sessions.
   [[nodiscard]] SessionMode session_mode() const noexcept { return mode_; }
@@ -63,6 +65,13 @@ class ExecHarness final : public Harness {
   void set_hook(TransactionHook hook) override;
   void settle(std::uint64_t child_id, Settlement how) override;
   void run_maintenance() override;
+  [[nodiscard]] std::vector<IdempotencyRecord> records() override;
+  [[nodiscard]] std::vector<ChildTurn> children() override;
+  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override;
+  [[nodiscard]] Durability* durability() override { return this; }
+  [[nodiscard]] NodeFaults* nodes() override { return this; }
+  [[nodiscard]] Clocks* clocks() override { return this; }
+
   void reopen() override;
   /// Starts a fresh instance of the program for `request` and SIGKILLs it after its answer,
   /// or (with hooks) while its hook call at `BeforeCommit` waits; then `restart_store` and
@@ -92,9 +101,6 @@ class ExecHarness final : public Harness {
   void recover() override;
   [[nodiscard]] StoreTime store_now() override;
   void advance_store_clock(std::chrono::milliseconds by) override;
-  [[nodiscard]] std::vector<RecordRow> records() override;
-  [[nodiscard]] std::vector<ChildRow> children() override;
-  [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override;
   /// With an adapter that declares `skewable_client_clock`, moves the system clock of its
   /// processes (libfaketime) to where `clock` says; otherwise does nothing, as for a host
   /// that reads no client clock (PROTOCOL.md §5).

@@ -343,33 +343,44 @@ Lease lease_from_json(const Json& value) {
           .request = request_from_json(field(value, "request"))};
 }
 
-Json to_json(const ChildRow& row) {
+namespace {
+// A child's state: one of thm's tokens (`pending`, `completed`, `failed`, `dead`).
+TurnState state_from_json(const Json& value) {
+  if (value.is_string()) {
+    if (const auto state = turn_state_from_name(value.get<std::string>())) return *state;
+  }
+  throw ProtocolError("the state " + value.dump() +
+                      " is none of pending, completed, failed and dead");
+}
+}  // namespace
+
+Json to_json(const ChildTurn& row) {
   return {{"id", row.id},
           {"key", bytes_to_json(row.key)},
           {"request", to_json(row.request)},
-          {"state", row.state},
+          {"state", name(row.state)},
           {"attempts", row.attempts},
           {"lease_expires_at",
            row.lease_expires_at ? Json(millis_of(*row.lease_expires_at)) : Json(nullptr)}};
 }
 
-ChildRow child_from_json(const Json& value) {
-  ChildRow out{.id = unsigned_field<std::uint64_t>(value, "id"),
-               .key = bytes_from_json(field(value, "key")),
-               .request = request_from_json(field(value, "request")),
-               .state = string_field(value, "state"),
-               .attempts = unsigned_field<std::uint32_t>(value, "attempts")};
+ChildTurn child_from_json(const Json& value) {
+  ChildTurn out{.id = unsigned_field<std::uint64_t>(value, "id"),
+                .key = bytes_from_json(field(value, "key")),
+                .request = request_from_json(field(value, "request")),
+                .state = state_from_json(field(value, "state")),
+                .attempts = unsigned_field<std::uint32_t>(value, "attempts")};
   if (!field(value, "lease_expires_at").is_null()) {
     out.lease_expires_at = time_from(integer_field(value, "lease_expires_at"));
   }
   return out;
 }
 
-Json to_json(const RecordRow& row) {
+Json to_json(const IdempotencyRecord& row) {
   return {{"key", bytes_to_json(row.key)}, {"child_id", row.child_id}};
 }
 
-RecordRow record_from_json(const Json& value) {
+IdempotencyRecord record_from_json(const Json& value) {
   return {.key = bytes_from_json(field(value, "key")),
           .child_id = unsigned_field<std::uint64_t>(value, "child_id")};
 }
@@ -434,14 +445,14 @@ Result<StoreTime, LeaseError> renew_answer(const Json& result) {
   return time_from(integer_field(result, "expires_at"));
 }
 
-Json state_result(const Result<std::string, LeaseError>& answer) {
+Json state_result(const Result<TurnState, LeaseError>& answer) {
   if (!answer) return {{"lease_error", name(answer.error())}};
-  return {{"state", *answer}};
+  return {{"state", name(*answer)}};
 }
 
-Result<std::string, LeaseError> state_answer(const Json& result) {
-  if (result.contains("lease_error")) return lease_error_in(result);
-  return string_field(result, "state");
+Result<TurnState, LeaseError> state_answer(const Json& result) {
+  if (result.contains("lease_error")) return unexpected{lease_error_in(result).error()};
+  return state_from_json(field(result, "state"));
 }
 
 std::optional<Settlement> settlement_from_name(std::string_view token) noexcept {

@@ -21,11 +21,12 @@ namespace thm::protocol {
 // The protocol carries the suite's words (thm/conformance/harness.hpp): an adapter program
 // is a `Harness` in another process.
 using conformance::Capabilities;
-using conformance::ChildRow;
+using conformance::Clocks;
+using conformance::Durability;
 using conformance::Harness;
 using conformance::Hold;
 using conformance::KillPoint;
-using conformance::RecordRow;
+using conformance::NodeFaults;
 using conformance::Session;
 using conformance::Settlement;
 using conformance::Unsupported;
@@ -64,12 +65,13 @@ using Json = nlohmann::json;
 /// A `Lease`: `{child_id, token, expires_at, attempt, request}`, times in milliseconds.
 [[nodiscard]] Json to_json(const Lease& lease);
 [[nodiscard]] Lease lease_from_json(const Json& value);
-/// A `ChildRow`: `{id, key, request, state, attempts, lease_expires_at}`.
-[[nodiscard]] Json to_json(const ChildRow& row);
-[[nodiscard]] ChildRow child_from_json(const Json& value);
-/// A `RecordRow`: `{key, child_id}`.
-[[nodiscard]] Json to_json(const RecordRow& row);
-[[nodiscard]] RecordRow record_from_json(const Json& value);
+/// A `ChildTurn`: `{id, key, request, state, attempts, lease_expires_at}`, the state as
+/// its token; the lease's token stays with the store.
+[[nodiscard]] Json to_json(const ChildTurn& row);
+[[nodiscard]] ChildTurn child_from_json(const Json& value);
+/// An `IdempotencyRecord`: `{key, child_id}`.
+[[nodiscard]] Json to_json(const IdempotencyRecord& row);
+[[nodiscard]] IdempotencyRecord record_from_json(const Json& value);
 
 /// The result of `enqueue_once`: `{"outcome": ...}` or `{"queue_error": {kind, message}}`.
 [[nodiscard]] Json enqueue_result(const Result<EnqueueOutcome, QueueError>& answer);
@@ -80,9 +82,9 @@ using Json = nlohmann::json;
 /// The result of `renew`: `{"expires_at": ms}` or `{"lease_error": token}`.
 [[nodiscard]] Json renew_result(const Result<StoreTime, LeaseError>& answer);
 [[nodiscard]] Result<StoreTime, LeaseError> renew_answer(const Json& result);
-/// The result of `complete` and `fail`: `{"state": name}` or `{"lease_error": token}`.
-[[nodiscard]] Json state_result(const Result<std::string, LeaseError>& answer);
-[[nodiscard]] Result<std::string, LeaseError> state_answer(const Json& result);
+/// The result of `complete` and `fail`: `{"state": token}` or `{"lease_error": token}`.
+[[nodiscard]] Json state_result(const Result<TurnState, LeaseError>& answer);
+[[nodiscard]] Result<TurnState, LeaseError> state_answer(const Json& result);
 
 /// The settlement whose wire token (`conformance::name(Settlement)`) is `token`, or nothing.
 [[nodiscard]] std::optional<Settlement> settlement_from_name(std::string_view token) noexcept;

@@ -182,7 +182,7 @@ class Server {
 
   Json on_hello(const Json& /*request*/) {
     return {{"protocol", protocol::kVersion},
-            {"name", "thm-" + harness_.name()},
+            {"name", "thm-" + harness_.queue_name()},
             {"sessions", "multiplexed"},
             {"capabilities", protocol::to_json(harness_.capabilities())}};
   }
@@ -244,13 +244,13 @@ class Server {
 
   Json on_records(const Json& /*request*/) {
     Json rows = Json::array();
-    for (const RecordRow& row : harness_.records()) rows.push_back(protocol::to_json(row));
+    for (const IdempotencyRecord& row : harness_.records()) rows.push_back(protocol::to_json(row));
     return {{"records", std::move(rows)}};
   }
 
   Json on_children(const Json& /*request*/) {
     Json rows = Json::array();
-    for (const ChildRow& row : harness_.children()) rows.push_back(protocol::to_json(row));
+    for (const ChildTurn& row : harness_.children()) rows.push_back(protocol::to_json(row));
     return {{"children", std::move(rows)}};
   }
 
@@ -261,16 +261,18 @@ class Server {
   }
 
   Json on_store_now(const Json& /*request*/) {
-    return {{"now", harness_.store_now().time_since_epoch().count()}};
+    return {
+        {"now", require(harness_.clocks(), "store_now").store_now().time_since_epoch().count()}};
   }
 
   Json on_advance_store_clock(const Json& request) {
-    harness_.advance_store_clock(std::chrono::milliseconds(request.at("by").get<std::int64_t>()));
+    require(harness_.clocks(), "advance_store_clock")
+        .advance_store_clock(std::chrono::milliseconds(request.at("by").get<std::int64_t>()));
     return Json::object();
   }
 
   Json on_reopen(const Json& /*request*/) {
-    harness_.reopen();
+    require(harness_.durability(), "reopen").reopen();
     return Json::object();
   }
 
@@ -280,34 +282,38 @@ class Server {
     return Json::object();
   }
 
-  // The node operations: the harness's own, which throw `Unsupported` without `nodes`.
+  // The node operations: the harness's facet, `Unsupported` without one.
 
-  Json on_node_count(const Json& /*request*/) { return {{"count", harness_.node_count()}}; }
+  Json on_node_count(const Json& /*request*/) {
+    return {{"count", require(harness_.nodes(), "node_count").node_count()}};
+  }
 
-  Json on_leader(const Json& /*request*/) { return {{"node", harness_.leader()}}; }
+  Json on_leader(const Json& /*request*/) {
+    return {{"node", require(harness_.nodes(), "leader").leader()}};
+  }
 
   Json on_kill_node(const Json& request) {
-    harness_.kill_node(request.at("node").get<std::size_t>());
+    require(harness_.nodes(), "kill_node").kill_node(request.at("node").get<std::size_t>());
     return Json::object();
   }
 
   Json on_restart_node(const Json& request) {
-    harness_.restart_node(request.at("node").get<std::size_t>());
+    require(harness_.nodes(), "restart_node").restart_node(request.at("node").get<std::size_t>());
     return Json::object();
   }
 
   Json on_pause_node(const Json& request) {
-    harness_.pause_node(request.at("node").get<std::size_t>());
+    require(harness_.nodes(), "pause_node").pause_node(request.at("node").get<std::size_t>());
     return Json::object();
   }
 
   Json on_resume_node(const Json& request) {
-    harness_.resume_node(request.at("node").get<std::size_t>());
+    require(harness_.nodes(), "resume_node").resume_node(request.at("node").get<std::size_t>());
     return Json::object();
   }
 
   Json on_recover(const Json& /*request*/) {
-    harness_.recover();
+    require(harness_.nodes(), "recover").recover();
     return Json::object();
   }
 

@@ -26,7 +26,7 @@ class MemorySetup {
   explicit MemorySetup(Limits limits = {});
 
   /// `memory`.
-  [[nodiscard]] std::string name() const { return "memory"; }
+  [[nodiscard]] std::string queue_name() const { return "memory"; }
   /// As the class says.
   [[nodiscard]] conformance::Capabilities capabilities() const;
   /// The one queue; never fails. Hooks reach it through `set_hook`, so `hook` is empty.

@@ -32,7 +32,7 @@ class PostgresSetup : public conformance::SqlStoreSetup<PostgresQueue, Options>,
                          Options options = {});
 
   /// `postgres`.
-  [[nodiscard]] std::string name() const { return "postgres"; }
+  [[nodiscard]] std::string queue_name() const { return "postgres"; }
   /// The SQL stores' capabilities, and as `max_sessions` the free sessions counted at setup.
   [[nodiscard]] conformance::Capabilities capabilities() const;
   /// `SELECT … FOR UPDATE` of the child's row on a connection of its own, in a transaction

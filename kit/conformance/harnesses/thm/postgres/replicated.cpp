@@ -78,7 +78,7 @@ ReplicatedPostgresSetup::ReplicatedPostgresSetup(std::string directory, std::str
   replication_ = mode == "sync" ? Replication::Synchronous : Replication::Asynchronous;
 }
 
-std::string ReplicatedPostgresSetup::name() const {
+std::string ReplicatedPostgresSetup::queue_name() const {
   return replication_ == Replication::Synchronous ? "postgres-replicated-sync"
                                                   : "postgres-replicated-async";
 }

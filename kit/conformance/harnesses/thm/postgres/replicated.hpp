@@ -40,7 +40,7 @@ class ReplicatedPostgresSetup : public PostgresSetup {
   ReplicatedPostgresSetup(std::string directory, std::string script);
 
   /// `postgres-replicated-sync` or `postgres-replicated-async`.
-  [[nodiscard]] std::string name() const;
+  [[nodiscard]] std::string queue_name() const;
   /// The server's capabilities with `nodes`; no restart command (EQ-23 kills its host
   /// process and reconnects).
   [[nodiscard]] conformance::Capabilities capabilities() const;

@@ -29,7 +29,7 @@ class SqliteSetup : public conformance::SqlStoreSetup<SqliteQueue, Options> {
       : SqlStoreSetup(std::move(path), std::move(options)) {}
 
   /// `sqlite`.
-  [[nodiscard]] std::string name() const { return "sqlite"; }
+  [[nodiscard]] std::string queue_name() const { return "sqlite"; }
   /// SQLite has no row locks: the write lock (`BEGIN IMMEDIATE`) of a transaction on a
   /// connection of its own holds every row, the child's among them, until the `Hold` ends.
   [[nodiscard]] std::unique_ptr<conformance::Hold> hold_child(std::uint64_t child_id) const;

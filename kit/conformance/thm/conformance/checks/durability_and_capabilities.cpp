@@ -39,7 +39,7 @@ void eq23_crash_and_restart(Run& run) {
   run.fresh();
   const auto acknowledged = run.trigger(1);
   run.step("a host process killed after its answer, then the store restarted and reopened");
-  const auto answer = run.harness.enqueue_then_kill(acknowledged, KillPoint::AfterAnswer);
+  const auto answer = run.durability().enqueue_then_kill(acknowledged, KillPoint::AfterAnswer);
   run.require(answer.has_value(), "the process killed after answering reported no answer");
   run.tally(acknowledged, *answer);
   run.require(is_enqueued(*answer), "the killed process's enqueue got " + describe(*answer));
@@ -55,7 +55,7 @@ void eq23_crash_and_restart(Run& run) {
   std::optional<Answer> none;
   try {
     run.step("a host process killed inside its transaction, then the store reopened");
-    none = run.harness.enqueue_then_kill(interrupted, KillPoint::InsideTransaction);
+    none = run.durability().enqueue_then_kill(interrupted, KillPoint::InsideTransaction);
   } catch (const Unsupported&) {
     run.note(
         "the harness cannot kill a process inside its transaction, so a half-written "
@@ -134,11 +134,11 @@ void eq24_capabilities_match_behaviour(Run& run) {
   }
 
   if (caps.leases) {
-    (void)run.harness.store_now();
+    (void)run.clocks().store_now();
     const auto claimed = run.session().claim(30s);
     run.require(claimed && claimed->has_value(), "with `leases` declared, a claim took nothing");
   } else {
-    require_unsupported(run, "store_now", "leases", [&] { (void)run.harness.store_now(); });
+    require_unsupported(run, "store_now", "leases", [&] { (void)run.clocks().store_now(); });
     require_unsupported(run, "claim", "leases", [&] { (void)run.session().claim(30s); });
     require_unsupported(run, "renew", "leases", [&] { (void)run.session().renew("1.1", 30s); });
     require_unsupported(run, "complete", "leases", [&] { (void)run.session().complete("1.1"); });
@@ -154,49 +154,49 @@ void eq24_capabilities_match_behaviour(Run& run) {
   }
 
   if (caps.nodes) {
-    const std::size_t count = run.harness.node_count();
+    const std::size_t count = run.nodes().node_count();
     run.require(count >= 2, "with `nodes` declared, node_count() is " + std::to_string(count) +
                                 ": a cluster has two nodes at the least");
-    const std::size_t leader = run.harness.leader();
+    const std::size_t leader = run.nodes().leader();
     run.require(leader < count, "with `nodes` declared, leader() named node " +
                                     std::to_string(leader) + " of " + std::to_string(count));
-    run.harness.recover();  // a healthy cluster: returns at once
+    run.nodes().recover();  // a healthy cluster: returns at once
   } else {
     run.require(!caps.election_timeout,
                 "`election_timeout` is declared without `nodes`, the checks of which it times");
-    require_unsupported(run, "node_count", "nodes", [&] { (void)run.harness.node_count(); });
-    require_unsupported(run, "leader", "nodes", [&] { (void)run.harness.leader(); });
-    require_unsupported(run, "kill_node", "nodes", [&] { run.harness.kill_node(0); });
-    require_unsupported(run, "restart_node", "nodes", [&] { run.harness.restart_node(0); });
-    require_unsupported(run, "pause_node", "nodes", [&] { run.harness.pause_node(0); });
-    require_unsupported(run, "resume_node", "nodes", [&] { run.harness.resume_node(0); });
-    require_unsupported(run, "recover", "nodes", [&] { run.harness.recover(); });
+    require_unsupported(run, "node_count", "nodes", [&] { (void)run.nodes().node_count(); });
+    require_unsupported(run, "leader", "nodes", [&] { (void)run.nodes().leader(); });
+    require_unsupported(run, "kill_node", "nodes", [&] { run.nodes().kill_node(0); });
+    require_unsupported(run, "restart_node", "nodes", [&] { run.nodes().restart_node(0); });
+    require_unsupported(run, "pause_node", "nodes", [&] { run.nodes().pause_node(0); });
+    require_unsupported(run, "resume_node", "nodes", [&] { run.nodes().resume_node(0); });
+    require_unsupported(run, "recover", "nodes", [&] { run.nodes().recover(); });
   }
 
   if (caps.injected_store_clock) {
     run.require(caps.leases,
                 "`injected_store_clock` is declared without `leases`, whose "
                 "`store_now` it needs");
-    const StoreTime before = run.harness.store_now();
-    run.harness.advance_store_clock(90s);
-    run.require(run.harness.store_now() == before + 90s,
+    const StoreTime before = run.clocks().store_now();
+    run.clocks().advance_store_clock(90s);
+    run.require(run.clocks().store_now() == before + 90s,
                 "with `injected_store_clock` declared, advancing it by 90 s did not move "
                 "store_now by exactly 90 s");
   } else {
     require_unsupported(run, "advance_store_clock", "injected_store_clock",
-                        [&] { run.harness.advance_store_clock(90s); });
+                        [&] { run.clocks().advance_store_clock(90s); });
   }
 
   if (caps.persistent) {
     run.forget_session();
-    run.harness.reopen();
+    run.durability().reopen();
     run.require(run.children_of(request).size() == 1,
                 "with `persistent` declared, a child is gone after reopening the store");
   } else {
     run.forget_session();
-    require_unsupported(run, "reopen", "persistent", [&] { run.harness.reopen(); });
+    require_unsupported(run, "reopen", "persistent", [&] { run.durability().reopen(); });
     require_unsupported(run, "enqueue_then_kill", "persistent", [&] {
-      (void)run.harness.enqueue_then_kill(request, KillPoint::AfterAnswer);
+      (void)run.durability().enqueue_then_kill(request, KillPoint::AfterAnswer);
     });
   }
 
@@ -208,7 +208,7 @@ void eq24_capabilities_match_behaviour(Run& run) {
       run.require(false, "`sql_schema` is declared, but unique_key_index is unsupported");
     }
   } else {
-    std::optional<Harness::UniqueIndex> index;
+    std::optional<UniqueIndex> index;
     try {
       index = run.harness.unique_key_index();
     } catch (const Unsupported&) {

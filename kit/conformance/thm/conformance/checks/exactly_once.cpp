@@ -164,7 +164,7 @@ void eq05_answer_on_replay(Run& run) {
   run.require(children[0].request == request, "the child's request is not the one enqueued");
   if (run.capabilities.persistent) {
     run.forget_session();
-    run.harness.reopen();
+    run.durability().reopen();
     const auto reopened = run.enqueue(*run.harness.open_session(), request);
     run.require(is_already(reopened),
                 "after reopening the store the replay got " + describe(reopened));

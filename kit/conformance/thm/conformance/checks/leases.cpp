@@ -48,13 +48,13 @@ struct LeaseClock {
   // Lets store time pass `until` (strictly).
   void pass(StoreTime until) const {
     if (run.capabilities.injected_store_clock) {
-      const auto now = run.harness.store_now();
-      if (now <= until) run.harness.advance_store_clock(until - now + 1ms);
+      const auto now = run.clocks().store_now();
+      if (now <= until) run.clocks().advance_store_clock(until - now + 1ms);
       return;
     }
     // Every lease the checks wait out was asked for `lease`: one that ends later broke the
     // contract (EQ-14), and waiting for it could outlast the run (a fixed 15-minute lease).
-    const auto left = until - run.harness.store_now();
+    const auto left = until - run.clocks().store_now();
     run.require(
         left <= lease + 1s,
         "a lease asked for " + std::to_string(lease.count()) + " ms expires " +
@@ -62,7 +62,7 @@ struct LeaseClock {
             " ms after store time: the queue does not lease for the duration asked "
             "(EQ-14), and the check does not wait that long");
     run.step("waiting for store time to pass a lease's expiry (Harness::store_now)");
-    while (run.harness.store_now() <= until) std::this_thread::sleep_for(10ms);
+    while (run.clocks().store_now() <= until) std::this_thread::sleep_for(10ms);
   }
   Lease claim(Session& session, const std::string& what) const {
     return claim(session, what, lease);
@@ -75,7 +75,7 @@ struct LeaseClock {
     run.require(claimed->has_value(), what + ": nothing was claimable");
     return **claimed;
   }
-  ChildRow row(std::uint64_t child_id) const {
+  ChildTurn row(std::uint64_t child_id) const {
     for (auto& child : run.harness.children()) {
       if (child.id == child_id) return child;
     }
@@ -111,9 +111,9 @@ void eq14_expiry_computed_by_the_store(Run& run) {
   auto session = run.harness.open_session();
   const StoreTime year_2021{
       std::chrono::sys_days{std::chrono::year{2021} / 1 / 1}.time_since_epoch()};
-  const std::vector<std::pair<std::string, Harness::ClientClock>> skews{
-      {"+1 h", [&harness = run.harness] { return harness.store_now() + 1h; }},
-      {"-1 h", [&harness = run.harness] { return harness.store_now() - 1h; }},
+  const std::vector<std::pair<std::string, Clocks::ClientClock>> skews{
+      {"+1 h", [&clocks = run.clocks()] { return clocks.store_now() + 1h; }},
+      {"-1 h", [&clocks = run.clocks()] { return clocks.store_now() - 1h; }},
       {"2021-01-01", [year_2021] { return year_2021; }},
   };
   // An hour, so that the second of slack below cannot hide a lease of another length (a
@@ -121,17 +121,17 @@ void eq14_expiry_computed_by_the_store(Run& run) {
   // out.
   const std::chrono::milliseconds duration = 1h;
   for (const auto& [label, client] : skews) {
-    run.harness.set_client_clock(client);
-    const StoreTime before = run.harness.store_now();
+    run.clocks().set_client_clock(client);
+    const StoreTime before = run.clocks().store_now();
     const Lease lease = clock.claim(*session, "client clock " + label, duration);
-    const StoreTime after = run.harness.store_now();
+    const StoreTime after = run.clocks().store_now();
     run.require(
         lease.expires_at >= before + duration && lease.expires_at <= after + duration + 1s,
         "with the client clock at " + label + ", the lease expiry is not store time + duration");
     run.require(clock.row(lease.child_id).lease_expires_at == lease.expires_at,
                 "the row's lease expiry differs from the one the claim returned");
   }
-  run.harness.set_client_clock({});
+  run.clocks().set_client_clock({});
 }
 
 void eq15_no_stolen_lease_no_starvation(Run& run) {
@@ -143,8 +143,8 @@ void eq15_no_stolen_lease_no_starvation(Run& run) {
     auto other = run.harness.open_session();
     // Skewed from the first claim on: a host that stamps expiry from its own clock (M7)
     // hands out a lease that has already expired when the clock is behind.
-    run.harness.set_client_clock(
-        [&harness = run.harness, skew] { return harness.store_now() + skew; });
+    run.clocks().set_client_clock(
+        [&clocks = run.clocks(), skew] { return clocks.store_now() + skew; });
     const Lease held = clock.claim(*holder, "the first claim");
     const std::string ahead = skew > 0ms ? "ahead" : "behind";
     const auto early = other->claim(clock.lease);
@@ -154,7 +154,7 @@ void eq15_no_stolen_lease_no_starvation(Run& run) {
     const auto late = other->claim(clock.lease);
     run.require(late && late->has_value(), "a claimer whose clock is 2×lease " + ahead +
                                                " could not reclaim an expired lease");
-    run.harness.set_client_clock({});
+    run.clocks().set_client_clock({});
   }
 }
 

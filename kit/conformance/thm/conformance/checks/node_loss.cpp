@@ -43,8 +43,8 @@ constexpr auto kReleaseEvery = 50ms;
 struct NodeFault {
   std::string what;  // e.g. "killing the leader", for steps and reasons
   bool leader = true;
-  std::function<void(Harness&, std::size_t)> inject;
-  std::function<void(Harness&, std::size_t)> heal;
+  std::function<void(NodeFaults&, std::size_t)> inject;
+  std::function<void(NodeFaults&, std::size_t)> heal;
   // Fail over while the node is still down (the host's failover replaces a dead primary).
   bool recover_while_down = false;
   std::chrono::milliseconds window = kFaultWindow;
@@ -95,11 +95,11 @@ void under_node_fault(Run& run, const NodeFault& fault) {
   const std::size_t callers = run.racers(8, "the 8 callers");
   run.fresh();
   run.step("waiting for the cluster to take writes (Harness::recover)");
-  run.harness.recover();
-  const std::size_t count = run.harness.node_count();
+  run.nodes().recover();
+  const std::size_t count = run.nodes().node_count();
   run.require(count >= 2,
               "node_count() is " + std::to_string(count) + ": a cluster has two at the least");
-  const std::size_t leader = run.harness.leader();
+  const std::size_t leader = run.nodes().leader();
   run.require(leader < count,
               "leader() named node " + std::to_string(leader) + " of " + std::to_string(count));
   const std::size_t node = node_under_fault(run, fault, count, leader);
@@ -175,14 +175,14 @@ void under_node_fault(Run& run, const NodeFault& fault) {
             std::this_thread::sleep_for(100us);
           }
           run.step(fault.what + " (" + which + ")");
-          fault.inject(run.harness, node);
+          fault.inject(run.nodes(), node);
           faulted = Clock::now();  // the node is down (or stopped) from here on
           ++run.counts.faults;
           std::this_thread::sleep_for(fault.window);
           if (fault.recover_while_down) {
             run.step("failing over with " + which + " down (Harness::recover)");
-            run.harness.recover();
-            const std::size_t now_leading = run.harness.leader();
+            run.nodes().recover();
+            const std::size_t now_leading = run.nodes().leader();
             run.require(now_leading != node, "after " + fault.what + " (" + which +
                                                  ") and recover(), leader() still names it");
           }
@@ -191,10 +191,10 @@ void under_node_fault(Run& run, const NodeFault& fault) {
         }
         try {
           run.step("healing " + which);
-          fault.heal(run.harness, node);
+          fault.heal(run.nodes(), node);
           run.step("waiting for the cluster to recover (Harness::recover)");
-          run.harness.recover();
-          if (fault.expect_replacement) leading_after = run.harness.leader();
+          run.nodes().recover();
+          if (fault.expect_replacement) leading_after = run.nodes().leader();
         } catch (...) {
           if (!harness_failure) harness_failure = std::current_exception();
         }
@@ -286,7 +286,7 @@ void under_node_fault(Run& run, const NodeFault& fault) {
       answer = call(*retrier, request);
       run.tally(request, answer);
       if (answer || answer.error().kind != QueueErrorKind::Unavailable) break;
-      run.harness.recover();
+      run.nodes().recover();
     }
     run.require(is_admitted(answer), "a key no call admitted during the fault got " +
                                          describe(answer) + " on its retry");
@@ -315,16 +315,16 @@ void under_node_fault(Run& run, const NodeFault& fault) {
 void eq28_leader_killed(Run& run) {
   under_node_fault(run, {.what = "killing the leader",
                          .leader = true,
-                         .inject = [](Harness& h, std::size_t n) { h.kill_node(n); },
-                         .heal = [](Harness& h, std::size_t n) { h.restart_node(n); },
+                         .inject = [](NodeFaults& nodes, std::size_t n) { nodes.kill_node(n); },
+                         .heal = [](NodeFaults& nodes, std::size_t n) { nodes.restart_node(n); },
                          .recover_while_down = true});
 }
 
 void eq29_follower_killed(Run& run) {
   under_node_fault(run, {.what = "killing a follower",
                          .leader = false,
-                         .inject = [](Harness& h, std::size_t n) { h.kill_node(n); },
-                         .heal = [](Harness& h, std::size_t n) { h.restart_node(n); }});
+                         .inject = [](NodeFaults& nodes, std::size_t n) { nodes.kill_node(n); },
+                         .heal = [](NodeFaults& nodes, std::size_t n) { nodes.restart_node(n); }});
 }
 
 void eq30_leader_paused(Run& run) {
@@ -336,8 +336,8 @@ void eq30_leader_paused(Run& run) {
   }
   under_node_fault(run, {.what = "pausing the leader",
                          .leader = true,
-                         .inject = [](Harness& h, std::size_t n) { h.pause_node(n); },
-                         .heal = [](Harness& h, std::size_t n) { h.resume_node(n); },
+                         .inject = [](NodeFaults& nodes, std::size_t n) { nodes.pause_node(n); },
+                         .heal = [](NodeFaults& nodes, std::size_t n) { nodes.resume_node(n); },
                          .window = timeout ? 2 * *timeout : std::chrono::milliseconds(kFaultWindow),
                          .expect_replacement = true});
 }

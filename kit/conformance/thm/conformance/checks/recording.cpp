@@ -68,8 +68,8 @@ std::string describe_lease(const Result<std::optional<Lease>, LeaseError>& answe
 template <class T>
 std::string describe_lease(const Result<T, LeaseError>& answer) {
   if (!answer) return "error " + std::string(name(answer.error()));
-  if constexpr (std::is_same_v<T, std::string>) {
-    return *answer;
+  if constexpr (std::is_same_v<T, TurnState>) {
+    return std::string(name(*answer));
   } else {
     return "renewed";
   }
@@ -130,12 +130,12 @@ class RecordedSession final : public Session {
         [&] { return inner_->renew(token, duration); },
         [](const auto& answer) { return describe_lease(answer); });
   }
-  Result<std::string, LeaseError> complete(const std::string& token) override {
+  Result<TurnState, LeaseError> complete(const std::string& token) override {
     return noted(
         "complete", "", [&] { return inner_->complete(token); },
         [](const auto& answer) { return describe_lease(answer); });
   }
-  Result<std::string, LeaseError> fail(const std::string& token) override {
+  Result<TurnState, LeaseError> fail(const std::string& token) override {
     return noted(
         "fail", "", [&] { return inner_->fail(token); },
         [](const auto& answer) { return describe_lease(answer); });
@@ -146,6 +146,112 @@ class RecordedSession final : public Session {
   std::shared_ptr<History> history_;
   std::uint32_t lane_;
 };
+
+// Runs `member`, noting it in `history` as a `Harness` event `what` on `subject`.
+template <class Member>
+decltype(auto) noted(History& history, std::string what, std::string subject, Member&& member) {
+  HistoryEvent event{.kind = HistoryEvent::Kind::Harness,
+                     .what = std::move(what),
+                     .subject = std::move(subject),
+                     .start_us = history.now_us()};
+  const auto add = [&] {
+    event.end_us = history.now_us();
+    history.add(std::move(event));
+  };
+  try {
+    if constexpr (std::is_void_v<decltype(member())>) {
+      member();
+      add();
+    } else {
+      auto answer = member();
+      add();
+      return answer;
+    }
+  } catch (...) {
+    event.answer = threw(std::current_exception());
+    add();
+    throw;
+  }
+}
+
+}  // namespace
+
+// The facets of the harness under test, each forwarding to the harness's own and noting the
+// faults and lifecycle steps it makes.
+class RecordedDurability final : public Durability {
+ public:
+  RecordedDurability(Durability& inner, History& history) : inner_(inner), history_(history) {}
+  void reopen() override {
+    noted(history_, "reopen", "", [&] { inner_.reopen(); });
+  }
+  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
+      const MentionTurnRequest& request, KillPoint when) override {
+    const std::string at = when == KillPoint::AfterAnswer ? "killed after the answer"
+                                                          : "killed inside the transaction";
+    return noted(history_, "enqueue_then_kill", describe_request(request) + ", " + at,
+                 [&] { return inner_.enqueue_then_kill(request, when); });
+  }
+
+ private:
+  Durability& inner_;
+  History& history_;
+};
+
+class RecordedNodes final : public NodeFaults {
+ public:
+  RecordedNodes(NodeFaults& inner, History& history) : inner_(inner), history_(history) {}
+  std::size_t node_count() override { return inner_.node_count(); }
+  std::size_t leader() override { return inner_.leader(); }
+  void kill_node(std::size_t node) override {
+    noted(history_, "kill_node", node_name(node), [&] { inner_.kill_node(node); });
+  }
+  void restart_node(std::size_t node) override {
+    noted(history_, "restart_node", node_name(node), [&] { inner_.restart_node(node); });
+  }
+  void pause_node(std::size_t node) override {
+    noted(history_, "pause_node", node_name(node), [&] { inner_.pause_node(node); });
+  }
+  void resume_node(std::size_t node) override {
+    noted(history_, "resume_node", node_name(node), [&] { inner_.resume_node(node); });
+  }
+  void recover() override {
+    noted(history_, "recover", "", [&] { inner_.recover(); });
+  }
+
+ private:
+  static std::string node_name(std::size_t node) { return "node " + std::to_string(node); }
+  NodeFaults& inner_;
+  History& history_;
+};
+
+class RecordedClocks final : public Clocks {
+ public:
+  RecordedClocks(Clocks& inner, History& history) : inner_(inner), history_(history) {}
+  StoreTime store_now() override { return inner_.store_now(); }
+  void advance_store_clock(std::chrono::milliseconds by) override {
+    noted(history_, "advance_store_clock", "+" + std::to_string(by.count()) + " ms",
+          [&] { inner_.advance_store_clock(by); });
+  }
+  void set_client_clock(ClientClock clock) override { inner_.set_client_clock(std::move(clock)); }
+
+ private:
+  Clocks& inner_;
+  History& history_;
+};
+
+namespace {
+
+// The recorded facet over `inner`, made once per inner facet and kept in `held`.
+template <class Recorded, class Facet>
+Facet* recorded(Facet* inner, std::unique_ptr<Recorded>& held, Facet*& held_inner,
+                History& history) {
+  if (inner == nullptr) return nullptr;
+  if (!held || held_inner != inner) {
+    held = std::make_unique<Recorded>(*inner, history);
+    held_inner = inner;
+  }
+  return held.get();
+}
 
 }  // namespace
 
@@ -243,34 +349,9 @@ std::uint64_t History::added() const {
 // ---- Recording ----------------------------------------------------------------------------------
 
 Recording::Recording(Harness& harness) : inner_(harness), history_(std::make_shared<History>()) {}
+Recording::~Recording() = default;
 
-template <class Member>
-decltype(auto) Recording::noted(std::string what, std::string subject, Member&& member) {
-  HistoryEvent event{.kind = HistoryEvent::Kind::Harness,
-                     .what = std::move(what),
-                     .subject = std::move(subject),
-                     .start_us = history_->now_us()};
-  const auto add = [&] {
-    event.end_us = history_->now_us();
-    history_->add(std::move(event));
-  };
-  try {
-    if constexpr (std::is_void_v<decltype(member())>) {
-      member();
-      add();
-    } else {
-      auto answer = member();
-      add();
-      return answer;
-    }
-  } catch (...) {
-    event.answer = threw(std::current_exception());
-    add();
-    throw;
-  }
-}
-
-std::string Recording::name() const { return inner_.name(); }
+std::string Recording::queue_name() const { return inner_.queue_name(); }
 Capabilities Recording::capabilities() const { return inner_.capabilities(); }
 
 void Recording::reset() {
@@ -285,33 +366,33 @@ std::unique_ptr<Session> Recording::open_session() {
 void Recording::commit_reply(const CommittedReply& reply) {
   std::string subject = "seq " + std::to_string(reply.sequence) + " by " + cut(reply.author_id) +
                         ", hop " + std::to_string(reply.hop);
-  noted("commit_reply", std::move(subject), [&] { inner_.commit_reply(reply); });
+  noted(*history_, "commit_reply", std::move(subject), [&] { inner_.commit_reply(reply); });
 }
 
 void Recording::set_policy(MentionDispatchPolicy policy) {
   std::string subject = policy.enabled ? "enabled, max_hops " + std::to_string(policy.max_hops)
                                        : std::string("disabled");
-  noted("set_policy", std::move(subject), [&] { inner_.set_policy(policy); });
+  noted(*history_, "set_policy", std::move(subject), [&] { inner_.set_policy(policy); });
 }
 
 void Recording::set_authorized(const std::string& source_id, const std::string& target_id,
                                bool authorized) {
-  noted("set_authorized",
+  noted(*history_, "set_authorized",
         cut(source_id) + " -> " + cut(target_id) + (authorized ? ": allowed" : ": forbidden"),
         [&] { inner_.set_authorized(source_id, target_id, authorized); });
 }
 
 void Recording::set_available(const std::string& agent_id, bool available) {
-  noted("set_available", cut(agent_id) + (available ? ": available" : ": unavailable"),
+  noted(*history_, "set_available", cut(agent_id) + (available ? ": available" : ": unavailable"),
         [&] { inner_.set_available(agent_id, available); });
 }
 
 void Recording::set_hook(TransactionHook hook) {
   if (!hook) {
-    noted("set_hook", "removed", [&] { inner_.set_hook({}); });
+    noted(*history_, "set_hook", "removed", [&] { inner_.set_hook({}); });
     return;
   }
-  noted("set_hook", "installed", [&] { inner_.set_hook(wrapped(std::move(hook))); });
+  noted(*history_, "set_hook", "installed", [&] { inner_.set_hook(wrapped(std::move(hook))); });
 }
 
 TransactionHook Recording::wrapped(TransactionHook hook) {
@@ -343,62 +424,28 @@ TransactionHook Recording::wrapped(TransactionHook hook) {
 }
 
 void Recording::settle(std::uint64_t child_id, Settlement how) {
-  noted("settle", "child " + std::to_string(child_id) + ": " + std::string(conformance::name(how)),
+  noted(*history_, "settle",
+        "child " + std::to_string(child_id) + ": " + std::string(conformance::name(how)),
         [&] { inner_.settle(child_id, how); });
 }
 
 void Recording::run_maintenance() {
-  noted("run_maintenance", "", [&] { inner_.run_maintenance(); });
-}
-
-void Recording::reopen() {
-  noted("reopen", "", [&] { inner_.reopen(); });
-}
-
-std::optional<Result<EnqueueOutcome, QueueError>> Recording::enqueue_then_kill(
-    const MentionTurnRequest& request, KillPoint when) {
-  const std::string at =
-      when == KillPoint::AfterAnswer ? "killed after the answer" : "killed inside the transaction";
-  return noted("enqueue_then_kill", describe_request(request) + ", " + at,
-               [&] { return inner_.enqueue_then_kill(request, when); });
+  noted(*history_, "run_maintenance", "", [&] { inner_.run_maintenance(); });
 }
 
 std::unique_ptr<Hold> Recording::hold_child(std::uint64_t child_id) {
-  return noted("hold_child", "child " + std::to_string(child_id),
+  return noted(*history_, "hold_child", "child " + std::to_string(child_id),
                [&] { return inner_.hold_child(child_id); });
 }
 
-std::size_t Recording::node_count() { return inner_.node_count(); }
-std::size_t Recording::leader() { return inner_.leader(); }
+std::vector<IdempotencyRecord> Recording::records() { return inner_.records(); }
+std::vector<ChildTurn> Recording::children() { return inner_.children(); }
+std::optional<UniqueIndex> Recording::unique_key_index() { return inner_.unique_key_index(); }
 
-void Recording::kill_node(std::size_t node) {
-  noted("kill_node", "node " + std::to_string(node), [&] { inner_.kill_node(node); });
+Durability* Recording::durability() {
+  return recorded(inner_.durability(), durability_, durability_inner_, *history_);
 }
-void Recording::restart_node(std::size_t node) {
-  noted("restart_node", "node " + std::to_string(node), [&] { inner_.restart_node(node); });
-}
-void Recording::pause_node(std::size_t node) {
-  noted("pause_node", "node " + std::to_string(node), [&] { inner_.pause_node(node); });
-}
-void Recording::resume_node(std::size_t node) {
-  noted("resume_node", "node " + std::to_string(node), [&] { inner_.resume_node(node); });
-}
-void Recording::recover() {
-  noted("recover", "", [&] { inner_.recover(); });
-}
-
-StoreTime Recording::store_now() { return inner_.store_now(); }
-
-void Recording::advance_store_clock(std::chrono::milliseconds by) {
-  noted("advance_store_clock", "+" + std::to_string(by.count()) + " ms",
-        [&] { inner_.advance_store_clock(by); });
-}
-
-void Recording::set_client_clock(ClientClock clock) { inner_.set_client_clock(std::move(clock)); }
-std::vector<RecordRow> Recording::records() { return inner_.records(); }
-std::vector<ChildRow> Recording::children() { return inner_.children(); }
-std::optional<Harness::UniqueIndex> Recording::unique_key_index() {
-  return inner_.unique_key_index();
-}
+NodeFaults* Recording::nodes() { return recorded(inner_.nodes(), nodes_, nodes_inner_, *history_); }
+Clocks* Recording::clocks() { return recorded(inner_.clocks(), clocks_, clocks_inner_, *history_); }
 
 }  // namespace thm::conformance::checking

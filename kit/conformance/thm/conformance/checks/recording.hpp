@@ -57,15 +57,22 @@ class History {
   std::map<std::uint32_t, std::string> in_flight_;  // lane -> the request's encoded key
 };
 
-// `harness` as the check sees it: every member forwarded, and what happens noted in
-// `history()`.
+class RecordedDurability;
+class RecordedNodes;
+class RecordedClocks;
+
+// `harness` as the check sees it: every member and facet forwarded, and what happens noted
+// in `history()`.
 class Recording final : public Harness {
  public:
   explicit Recording(Harness& harness);
+  ~Recording() override;
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
 
   [[nodiscard]] const History& history() const { return *history_; }
 
-  [[nodiscard]] std::string name() const override;
+  [[nodiscard]] std::string queue_name() const override;
   [[nodiscard]] Capabilities capabilities() const override;
   void reset() override;
   [[nodiscard]] std::unique_ptr<Session> open_session() override;
@@ -77,34 +84,27 @@ class Recording final : public Harness {
   void set_hook(TransactionHook hook) override;
   void settle(std::uint64_t child_id, Settlement how) override;
   void run_maintenance() override;
-  void reopen() override;
-  std::optional<Result<EnqueueOutcome, QueueError>> enqueue_then_kill(
-      const MentionTurnRequest& request, KillPoint when) override;
   [[nodiscard]] std::unique_ptr<Hold> hold_child(std::uint64_t child_id) override;
-  [[nodiscard]] std::size_t node_count() override;
-  [[nodiscard]] std::size_t leader() override;
-  void kill_node(std::size_t node) override;
-  void restart_node(std::size_t node) override;
-  void pause_node(std::size_t node) override;
-  void resume_node(std::size_t node) override;
-  void recover() override;
-  [[nodiscard]] StoreTime store_now() override;
-  void advance_store_clock(std::chrono::milliseconds by) override;
-  void set_client_clock(ClientClock clock) override;
-  [[nodiscard]] std::vector<RecordRow> records() override;
-  [[nodiscard]] std::vector<ChildRow> children() override;
+  [[nodiscard]] std::vector<IdempotencyRecord> records() override;
+  [[nodiscard]] std::vector<ChildTurn> children() override;
   [[nodiscard]] std::optional<UniqueIndex> unique_key_index() override;
+  [[nodiscard]] Durability* durability() override;
+  [[nodiscard]] NodeFaults* nodes() override;
+  [[nodiscard]] Clocks* clocks() override;
 
  private:
-  // Runs `member`, noting it as a `Harness` event `what` on `subject`.
-  template <class Member>
-  decltype(auto) noted(std::string what, std::string subject, Member&& member);
-
   // `hook`, noting each pause it makes and each step it fails.
   TransactionHook wrapped(TransactionHook hook);
 
   Harness& inner_;
   std::shared_ptr<History> history_;
+  // Each facet of the harness under test, recorded; made when a check first asks for it.
+  std::unique_ptr<RecordedDurability> durability_;
+  Durability* durability_inner_ = nullptr;
+  std::unique_ptr<RecordedNodes> nodes_;
+  NodeFaults* nodes_inner_ = nullptr;
+  std::unique_ptr<RecordedClocks> clocks_;
+  Clocks* clocks_inner_ = nullptr;
 };
 
 // A request as people read it in a timeline: `alice -> bob, eng, seq 3` (long ids cut).

@@ -241,6 +241,16 @@ class Run {
   void require(bool condition, const std::string& reason) const {
     if (!condition) throw Failed{reason};
   }
+  // The harness's facets; `Unsupported` when it has none, as a member of it would throw.
+  [[nodiscard]] Durability& durability() const {
+    return conformance::require(harness.durability(), "durability (reopen, enqueue_then_kill)");
+  }
+  [[nodiscard]] NodeFaults& nodes() const {
+    return conformance::require(harness.nodes(), "nodes (node_count, leader, kill_node, ...)");
+  }
+  [[nodiscard]] Clocks& clocks() const {
+    return conformance::require(harness.clocks(), "clocks (store_now, advance_store_clock)");
+  }
   void need_hooks() const {
     if (!capabilities.hooks)
       throw Skipped{"needs hook points (capability `hooks`), which the harness does not declare"};
@@ -314,10 +324,10 @@ class Run {
   }
 
   // The children whose request has the same canonical key as `request`.
-  std::vector<ChildRow> children_of(const MentionTurnRequest& request) {
+  std::vector<ChildTurn> children_of(const MentionTurnRequest& request) {
     step("reading the store's children (Harness::children)");
     const TurnKey key = turn_key(request);
-    std::vector<ChildRow> out;
+    std::vector<ChildTurn> out;
     for (auto& child : harness.children()) {
       if (turn_key(child.request) == key) out.push_back(std::move(child));
     }
