@@ -49,16 +49,14 @@ const rowToWire = (row) => requestToWire({ ...row, sequence: row.trigger_sequenc
 // ---- the host queue: one session, every step one function of thm_queue.sql ----------------
 
 class Queue extends SessionQueue {
-  // SPEC §4's step: BEGIN, thm_enqueue_once, COMMIT when it enqueued. `hook(point)` resolves
-  // false to fail there; null runs without hooks.
+  // SPEC §4's step: thm_enqueue_once in autocommit, the statement production runs with or
+  // without the suite's hooks. `hook(point)` resolves false to fail there; null runs without.
   async enqueueOnce(request, hook) {
     checkLimits(request, CAPABILITIES);
-    return this.session.step(hook, async () => {
-      const [{ outcome, reason }] = await this.session.call(
-        'SELECT outcome, reason FROM thm_enqueue_once($1, $2, $3, $4, $5, $6, $7)',
-        requestParameters(request), hook);
-      return outcome === 'enqueued' ? { status: 'enqueued' } : answerOf(outcome, reason, turnName(request));
-    });
+    const [{ outcome, reason }] = await this.session.autocommitStep(
+      hook, 'SELECT outcome, reason FROM thm_enqueue_once($1, $2, $3, $4, $5, $6, $7)',
+      requestParameters(request), ([row]) => row.outcome === 'enqueued');
+    return outcome === 'enqueued' ? { status: 'enqueued' } : answerOf(outcome, reason, turnName(request));
   }
 
   // ---- leases: durations in, expiries from the server's clock ----

@@ -15,7 +15,7 @@ import {
 } from './protocol.mjs';
 
 /** thm_queue.sql's version, which migrate applies when the database holds an older one. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The migration: THM_QUEUE_SQL, or the one in this source tree. */
 export const MIGRATION =
@@ -25,9 +25,13 @@ export const MIGRATION =
 /** A lock wait's limit, below the suite's --exec-timeout of 30 s: the suite gets an answer. */
 export const LOCK_TIMEOUT = '20s';
 
-// thm_hook_point waits for the advisory lock (backend pid, HOOK_LOCK_BASE + n) at its n-th point.
+// thm_hook_point waits for the advisory lock (backend pid, HOOK_LOCK_BASE + n) at its n-th
+// point: the five inside thm_enqueue_once (thm_admit has the middle two).
 const HOOK_LOCK_BASE = 7411270;
-const INNER_POINTS = { after_validate_reads: 1, after_idempotency_statement: 2, after_child_insert: 3 };
+const INNER_POINTS = {
+  after_begin: 0, after_validate_reads: 1, after_idempotency_statement: 2, after_child_insert: 3,
+  before_commit: 4,
+};
 
 // A PostgreSQL server's error, from any copy of `pg` (a library's own pg.DatabaseError is
 // another class than this module's): it has a SQLSTATE (five digits or capitals) and a severity.
@@ -48,12 +52,12 @@ export function fromStore(error, client) {
 /**
  * The QueueError for a store error: `unavailable` when retrying may succeed (a lost
  * connection, a shut-down server, a serialization failure or deadlock, a lock wait past
- * lock_timeout, too many connections); `internal` otherwise.
+ * lock_timeout, too many connections, a cancelled statement); `internal` otherwise.
  */
 export function storeError(error, what) {
   const code = sqlstate(error);
   const transient = !code || code.startsWith('08') || code.startsWith('57P') ||
-    code.startsWith('53') || ['40001', '40P01', '55P03'].includes(code);
+    code.startsWith('53') || ['40001', '40P01', '55P03', '57014'].includes(code);
   return new QueueError(transient ? 'unavailable' : 'internal',
     `PostgreSQL error while ${what}${code ? ` (SQLSTATE ${code})` : ''}: ${error?.message}`);
 }
@@ -175,13 +179,38 @@ export class Session {
     }
   }
 
+  /**
+   * SPEC §4's step as one statement in autocommit, the statement production runs: `sql`
+   * (thm_enqueue_once) raises five of the six hook points through the seam, and
+   * `after_commit_before_return` follows an outcome that `enqueued(rows)` says wrote.
+   * Resolves to the rows. A statement that fails on a live connection rolled back
+   * (`unavailable`); on a lost one nobody knows (`indeterminate`).
+   */
+  async autocommitStep(hook, sql, parameters, enqueued) {
+    if (this.client.broken) throw new QueueError('unavailable', 'the session lost its connection');
+    let rows;
+    try {
+      await this.armSeam(hook !== null);
+      rows = await this.call(sql, parameters, hook);
+    } catch (error) {
+      if (error instanceof QueueError || !fromStore(error, this.client)) throw error;
+      const failed = storeError(error, 'enqueueing');
+      if (this.client.broken) failed.kind = 'indeterminate';
+      throw failed;
+    }
+    if (enqueued(rows) && hook !== null && !(await hook('after_commit_before_return'))) {
+      throw new QueueError('indeterminate', 'the answer was lost after commit');
+    }
+    return rows;
+  }
+
   /** One statement, its rows; with `hook`, the points it raises through the seam are answered. */
   async call(sql, parameters, hook) {
     if (hook === null) return (await this.client.query(sql, parameters)).rows;
     const backend = this.client.processID;
     await this.hooks.query(
-      'SELECT pg_advisory_lock($1, $2 + 1), pg_advisory_lock($1, $2 + 2),' +
-        ' pg_advisory_lock($1, $2 + 3)', [backend, HOOK_LOCK_BASE]);
+      'SELECT pg_advisory_lock($1, $2 + point) FROM generate_series(0, 4) point',
+      [backend, HOOK_LOCK_BASE]);
     const step = { hook, refusedAt: null, answered: Promise.resolve() };
     this.inner = step;
     try {
@@ -207,8 +236,11 @@ export class Session {
     const ordinal = INNER_POINTS[point];
     const backend = this.client.processID;
     step.answered = step.answered.then(async () => {
-      if ((await step.hook(point)) && ordinal) {
-        await this.hooks.query('SELECT pg_advisory_unlock($1, $2)', [backend, HOOK_LOCK_BASE + ordinal]);
+      if ((await step.hook(point)) && ordinal !== undefined) {
+        // The go-ahead first (the lock thm_hook_point checks), then the point's own lock.
+        await this.hooks.query(
+          'SELECT pg_advisory_unlock($1, $2) FROM (SELECT pg_advisory_lock($1, $2 + 10)) go_ahead',
+          [backend, HOOK_LOCK_BASE + ordinal]);
         return;
       }
       step.refusedAt = point;

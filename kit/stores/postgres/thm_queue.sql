@@ -5,8 +5,9 @@
 -- with the schema that should hold thm's tables first on the search_path: the functions
 -- remember that path (SET search_path FROM CURRENT), so they work whatever path their
 -- callers have. Every statement is idempotent, so applying it again (or over schema version
--- 1, which had the tables only, or version 2, which had no thm_check or thm_admit) is safe;
--- thm_schema then holds version 3, and a database at a later version is refused.
+-- 1, which had the tables only, version 2, which had no thm_check or thm_admit, or version
+-- 3, whose thm_enqueue_once had three of the six hook points) is safe; thm_schema then holds
+-- version 4, and a database at a later version is refused.
 -- PostgresQueue::open applies it itself when the database is older.
 -- A change to any function here comes with a new version, or databases keep the old one.
 -- Call thm_enqueue_once in a READ COMMITTED transaction (PostgreSQL's default): under
@@ -15,7 +16,7 @@
 --
 -- Calling it from a host in any language (kit/stores/postgres/README.md has the whole API):
 --   SELECT thm_commit_reply(desk, thread_root, sequence, author, content, hop);  -- the host's writes
---   BEGIN; SELECT * FROM thm_enqueue_once(desk, thread_root, seq, source, target, content, child_hop); COMMIT;
+--   SELECT * FROM thm_enqueue_once(desk, thread_root, seq, source, target, content, child_hop);
 --   SELECT * FROM thm_claim(lease_ms, max_attempts);   -- then thm_renew / thm_complete / thm_fail
 --
 -- Ids, keys and content are BYTEA: kept byte for byte (NUL, invalid UTF-8). Sequences and
@@ -34,8 +35,8 @@ CREATE TABLE IF NOT EXISTS thm_schema (
 
 DO $$
 BEGIN
-  IF (SELECT max(version) FROM thm_schema) > 3 THEN
-    RAISE EXCEPTION 'thm: this database has thm schema version %; thm_queue.sql is version 3',
+  IF (SELECT max(version) FROM thm_schema) > 4 THEN
+    RAISE EXCEPTION 'thm: this database has thm schema version %; thm_queue.sql is version 4',
       (SELECT max(version) FROM thm_schema) USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
 END $$;
@@ -150,12 +151,17 @@ BEGIN
                        'UTF8');
 END $$;
 
--- A test seam for the conformance suite's hook points inside thm_enqueue_once
--- (queue-conformance.md §8). Does nothing unless the session has set thm.hooks to 'on'.
+-- A test seam for the conformance suite's hook points inside thm_enqueue_once, five of the
+-- six (queue-conformance.md §8; the sixth, after the commit, is the caller's). Does nothing
+-- unless the session has set thm.hooks to 'on'.
 -- Then it sends a notice 'thm hook <point>' and waits for a shared hold of the advisory
 -- lock (pg_backend_pid(), 7411270 + ordinal), which the caller's second connection holds
--- exclusively until its hook has run: releasing it lets the step go on; cancelling this
--- backend (pg_cancel_backend) makes the step fail there and roll back.
+-- exclusively until its hook has run. To let the step go on, that connection first takes
+-- the go-ahead lock (pg_backend_pid(), 7411280 + ordinal), then releases the first; to make
+-- the step fail there and roll back, it cancels this backend (pg_cancel_backend). A first
+-- lock released with no go-ahead held means the second connection is gone (its host died
+-- while the hook held the step): the step fails too, so a host killed inside its step never
+-- leaves the step to commit without it.
 CREATE OR REPLACE FUNCTION thm_hook_point(point TEXT, ordinal INTEGER) RETURNS VOID
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
@@ -167,6 +173,13 @@ BEGIN
   PERFORM set_config('lock_timeout', '0', true);
   PERFORM pg_advisory_xact_lock_shared(pg_backend_pid(), 7411270 + ordinal);
   PERFORM set_config('lock_timeout', saved, true);
+  IF NOT EXISTS (SELECT 1 FROM pg_locks l
+                  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+                    AND l.classid = pg_backend_pid()::oid AND l.objid = (7411280 + ordinal)::oid)
+  THEN
+    RAISE EXCEPTION 'thm: the hook at % let the step go without its go-ahead', point
+      USING ERRCODE = 'query_canceled';
+  END IF;
 END $$;
 
 -- ---- the host's writes ---------------------------------------------------------------------
@@ -276,10 +289,11 @@ BEGIN
   outcome := 'admitted';
 END $$;
 
--- SPEC §4's enqueue step for one MentionTurnRequest, inside the caller's transaction (READ
--- COMMITTED): thm_admit, then on 'admitted' the child in thm_child_turn with the record's
--- id. Commit when `outcome` is 'enqueued'; on any other outcome nothing was written and
--- committing or rolling back are the same. One row:
+-- SPEC §4's enqueue step for one MentionTurnRequest: thm_admit, then on 'admitted' the child
+-- in thm_child_turn with the record's id. Call it in autocommit (the statement is the step's
+-- one transaction, READ COMMITTED) or inside a transaction of the caller's, which it commits
+-- when `outcome` is 'enqueued'; on any other outcome nothing was written and committing or
+-- rolling back are the same. One row:
 --   outcome  'enqueued' | 'already' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
 --   reason   as thm_admit's
 --   child_id for 'enqueued': the new child's id; else NULL
@@ -291,6 +305,7 @@ LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   admitted RECORD;
 BEGIN
+  PERFORM thm_hook_point('after_begin', 0);
   SELECT * INTO admitted FROM thm_admit(desk_id, thread_root, trigger_sequence, source_id,
                                          target_id, content, child_hop);
   outcome := admitted.outcome;
@@ -302,6 +317,7 @@ BEGIN
   VALUES (child_id, admitted.turn_key, desk_id, thm_u64_to_column(thread_root),
           thm_u64_to_column(trigger_sequence), source_id, target_id, content, child_hop);
   PERFORM thm_hook_point('after_child_insert', 3);
+  PERFORM thm_hook_point('before_commit', 4);
   outcome := 'enqueued';
 END $$;
 
@@ -390,5 +406,5 @@ BEGIN
 END $$;
 
 -- This file's version; the tables above are version 1's, unchanged.
-DELETE FROM thm_schema WHERE version <> 3;
-INSERT INTO thm_schema (version) SELECT 3 WHERE NOT EXISTS (SELECT 1 FROM thm_schema);
+DELETE FROM thm_schema WHERE version <> 4;
+INSERT INTO thm_schema (version) SELECT 4 WHERE NOT EXISTS (SELECT 1 FROM thm_schema);

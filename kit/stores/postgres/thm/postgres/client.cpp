@@ -223,7 +223,7 @@ QueueError Connection::failure(const Rows& rows, std::string_view what) const {
   const std::string state = rows.sqlstate();
   const bool transient = !alive() || state.starts_with("08") || state.starts_with("57P") ||
                          state.starts_with("53") || state == "40001" || state == "40P01" ||
-                         state == "55P03";
+                         state == "55P03" || state == "57014";
   return error(transient ? QueueErrorKind::Unavailable : QueueErrorKind::Internal,
                "PostgreSQL error while " + std::string(what) +
                    (state.empty() ? "" : " (SQLSTATE " + state + ")") + ": " + last_message());

@@ -28,7 +28,7 @@ using client::Sql;
 using client::Transaction;
 
 // The version thm_queue.sql stamps; version 1 (the tables alone) is upgraded by applying it.
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 // ---- the functions of thm_queue.sql: what a host in any language calls ----------------------
 
@@ -54,14 +54,18 @@ const Sql kNow{"thm_now", "SELECT thm_now()", {}};
 // ---- the hook seam (thm_hook_point), on the second connection -----------------------------
 
 // The advisory locks (backend pid, kHookLockBase + ordinal) thm_hook_point waits for, at
-// ordinals 1, 2 and 3 (the HookPoints AfterValidateReads … AfterChildInsert).
+// ordinals 0 to 4 (the HookPoints AfterBegin … BeforeCommit, each its enumerator's value).
 constexpr int kHookLockBase = 7411270;
-const Sql kHoldHookPoints{"thm_hold_hook_points",
-                          "SELECT pg_advisory_lock($1, $2 + 1), pg_advisory_lock($1, $2 + 2),"
-                          " pg_advisory_lock($1, $2 + 3)",
-                          {kInt4, kInt4}};
-const Sql kReleaseHookPoint{
-    "thm_release_hook_point", "SELECT pg_advisory_unlock($1, $2)", {kInt4, kInt4}};
+const Sql kHoldHookPoints{
+    "thm_hold_hook_points",
+    "SELECT pg_advisory_lock($1, $2 + point) FROM generate_series(0, 4) point",
+    {kInt4, kInt4}};
+// The go-ahead at ordinal `$2` (the lock thm_hook_point checks is taken first), then the
+// point's own lock released.
+const Sql kReleaseHookPoint{"thm_release_hook_point",
+                            "SELECT pg_advisory_unlock($1, $2) FROM"
+                            " (SELECT pg_advisory_lock($1, $2 + 10)) go_ahead",
+                            {kInt4, kInt4}};
 const Sql kReleaseHookPoints{"thm_release_hook_points", "SELECT pg_advisory_unlock_all()", {}};
 const Sql kCancelStep{"thm_cancel_step", "SELECT pg_cancel_backend($1)", {kInt4}};
 
@@ -186,7 +190,8 @@ class PostgresQueue::Impl {
   }
   Result<Committed, QueueError> command(const char* text) { return main_->command(text); }
 
-  // Calls the hook at a point the client sees (after BEGIN, before and after COMMIT).
+  // Calls the hook at `point`: one inside the statement (through the seam), or after its
+  // commit.
   bool pass(HookPoint point, const MentionTurnRequest& request) const {
     if (!options_.hook) return true;
     try {
@@ -379,38 +384,27 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
 
   if (auto lost = db.connected()) return unexpected{*std::move(lost)};
 
-  if (!limits.hook) {
-    // One round trip (issue 23): the call in autocommit is the step's one transaction, and
-    // every answer but `enqueued` wrote nothing. A statement that failed on a live
-    // connection rolled back; on a lost one nobody knows whether it committed.
-    auto step = db.run(kEnqueueOnce, enqueue_params(request), "enqueueing");
-    if (step) return answer_of(*step, request);
+  // One statement in autocommit, with or without the suite's hook: the call is the step's
+  // one transaction, and every answer but `enqueued` wrote nothing. Five of the six hook
+  // points are inside it (the seam); the sixth, after the commit, is here. A statement that
+  // failed on a live connection rolled back; on a lost one nobody knows whether it committed.
+  std::optional<HookPoint> refused_at;
+  auto step = db.enqueue(enqueue_params(request), request, refused_at);
+  if (refused_at) {
+    return unexpected{error(QueueErrorKind::Unavailable,
+                            "the step was rolled back at " + std::string(name(*refused_at)))};
+  }
+  if (!step) {
     QueueError failed = step.error();
     if (!db.alive()) failed.kind = QueueErrorKind::Indeterminate;
     return unexpected{std::move(failed)};
   }
-
-  // With a hook, BEGIN and COMMIT are statements of their own, so that AfterBegin,
-  // BeforeCommit and AfterCommitBeforeReturn fall between them and the call.
-  const auto rolled_back = [](HookPoint point) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "the step was rolled back at " + std::string(name(point)))};
-  };
-  Transaction transaction(db.main());
-  if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
-  if (!db.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
-  std::optional<HookPoint> refused_at;
-  auto step = db.enqueue(enqueue_params(request), request, refused_at);
-  if (refused_at) return rolled_back(*refused_at);
-  if (!step) return unexpected{step.error()};
   auto decided = answer_of(*step, request);
-  if (!decided || !std::holds_alternative<Enqueued>(*decided)) return decided;
-  if (!db.pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
-  if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
-  if (!db.pass(HookPoint::AfterCommitBeforeReturn, request)) {
+  if (decided && std::holds_alternative<Enqueued>(*decided) &&
+      !db.pass(HookPoint::AfterCommitBeforeReturn, request)) {
     return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
   }
-  return Enqueued{};
+  return decided;
 }
 
 // ---- the host's writes -------------------------------------------------------------------------
