@@ -323,11 +323,6 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(
   if (auto invalid = check_limits(request)) return unexpected{*std::move(invalid)};
   const std::string key = idempotency_key(request);
   const std::string stored_at = reply_key(request.conversation, request.key.trigger_sequence);
-  const auto rolled_back = [](HookPoint point) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "the step was rolled back at " + std::string(name(point)))};
-  };
-
   // M12: the reads happen before the step begins, into a snapshot nobody holds, and the
   // reply is only looked up, never compared with the request.
   if (flaw_ == Flaw::RevalidationOutsideTransaction) {
@@ -356,7 +351,8 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(
       key_guard = std::unique_lock(key_mutex(key));
     }
   }
-  if (!pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+  if (!pass(HookPoint::AfterBegin, request))
+    return unexpected{rolled_back_at(HookPoint::AfterBegin)};
 
   std::shared_lock<std::shared_mutex> state_guard;  // held to the commit, except M12 and M15
   if (flaw_ != Flaw::RevalidationOutsideTransaction) {
@@ -378,7 +374,7 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(
     if (flaw_ != Flaw::NoMutex) state_guard = std::move(reads);
   }
   if (!pass(HookPoint::AfterValidateReads, request)) {
-    return rolled_back(HookPoint::AfterValidateReads);
+    return unexpected{rolled_back_at(HookPoint::AfterValidateReads)};
   }
 
   // The idempotency statement.
@@ -403,7 +399,7 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(
     std::this_thread::sleep_for(kRoundTrip);
   }
   if (!pass(HookPoint::AfterIdempotencyStatement, request)) {
-    return rolled_back(HookPoint::AfterIdempotencyStatement);
+    return unexpected{rolled_back_at(HookPoint::AfterIdempotencyStatement)};
   }
 
   ChildTurn child{.id = child_id, .key = key, .request = request, .state = TurnState::Pending};
@@ -412,9 +408,10 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(
     children_.emplace(child_id, child);  // M5: committed on its own
   }
   if (!pass(HookPoint::AfterChildInsert, request)) {
-    return rolled_back(HookPoint::AfterChildInsert);
+    return unexpected{rolled_back_at(HookPoint::AfterChildInsert)};
   }
-  if (!pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
+  if (!pass(HookPoint::BeforeCommit, request))
+    return unexpected{rolled_back_at(HookPoint::BeforeCommit)};
 
   // Commit.
   {

@@ -345,11 +345,6 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
   const std::string reply_key = turn_key(request).encoded();
   std::string key = reply_key;
   if (flaw_ == PgFlaw::TruncatedKey) key.resize(std::min(key.size(), kTruncatedKeyBytes));  // M11
-  const auto rolled_back = [](HookPoint point) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "the step was rolled back at " + std::string(name(point)))};
-  };
-
   // M12 revalidates before its transaction: what it read may change before the step commits.
   const bool outside = flaw_ == PgFlaw::RevalidationOutsideTransaction;
   if (outside) {
@@ -357,12 +352,13 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
   }
   Transaction transaction(*db_);
   if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
-  if (!pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+  if (!pass(HookPoint::AfterBegin, request))
+    return unexpected{rolled_back_at(HookPoint::AfterBegin)};
   if (!outside) {
     if (auto early = revalidate(request, reply_key, true)) return *std::move(early);
   }
   if (!pass(HookPoint::AfterValidateReads, request)) {
-    return rolled_back(HookPoint::AfterValidateReads);
+    return unexpected{rolled_back_at(HookPoint::AfterValidateReads)};
   }
   if (flaw_ == PgFlaw::AutocommitRecord) {  // M4: the reads commit; the record goes alone
     if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
@@ -378,7 +374,7 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
   }
   const std::int64_t id = **decided;
   if (!pass(HookPoint::AfterIdempotencyStatement, request)) {
-    return rolled_back(HookPoint::AfterIdempotencyStatement);
+    return unexpected{rolled_back_at(HookPoint::AfterIdempotencyStatement)};
   }
   if (flaw_ == PgFlaw::AutocommitRecord) {  // M4: the child's own transaction
     if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
@@ -389,9 +385,10 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
     }
   }
   if (!pass(HookPoint::AfterChildInsert, request)) {
-    return rolled_back(HookPoint::AfterChildInsert);
+    return unexpected{rolled_back_at(HookPoint::AfterChildInsert)};
   }
-  if (!pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
+  if (!pass(HookPoint::BeforeCommit, request))
+    return unexpected{rolled_back_at(HookPoint::BeforeCommit)};
   if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
   if (!pass(HookPoint::AfterCommitBeforeReturn, request)) {
     return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};

@@ -331,11 +331,6 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
   const std::string reply_key = turn_key(request).encoded();
   std::string key = reply_key;
   if (flaw_ == SqlFlaw::TruncatedKey) key.resize(std::min(key.size(), kTruncatedKeyBytes));  // M11
-  const auto rolled_back = [](HookPoint point) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "the step was rolled back at " + std::string(name(point)))};
-  };
-
   // M1, M2: a cheap look at the records first, in autocommit, before taking the write lock.
   // Its answer is stale by the time the transaction below inserts.
   bool seen = false;
@@ -349,10 +344,11 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
 
   Transaction transaction(db_);
   if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
-  if (!pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+  if (!pass(HookPoint::AfterBegin, request))
+    return unexpected{rolled_back_at(HookPoint::AfterBegin)};
   if (auto early = revalidate(request, reply_key)) return *std::move(early);
   if (!pass(HookPoint::AfterValidateReads, request)) {
-    return rolled_back(HookPoint::AfterValidateReads);
+    return unexpected{rolled_back_at(HookPoint::AfterValidateReads)};
   }
   if (flaw_ == SqlFlaw::AutocommitRecord) {  // M4: the reads commit; the record goes alone
     if (auto committed = transaction.commit(); !committed) return unexpected{committed.error()};
@@ -363,7 +359,7 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
   if (!decided->has_value()) return Already{};
   const std::int64_t id = **decided;
   if (!pass(HookPoint::AfterIdempotencyStatement, request)) {
-    return rolled_back(HookPoint::AfterIdempotencyStatement);
+    return unexpected{rolled_back_at(HookPoint::AfterIdempotencyStatement)};
   }
   if (flaw_ == SqlFlaw::AutocommitRecord) {  // M4: the child's own transaction
     if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
@@ -374,9 +370,10 @@ Answer BrokenQueue::enqueue(const MentionTurnRequest& request) {
     }
   }
   if (!pass(HookPoint::AfterChildInsert, request)) {
-    return rolled_back(HookPoint::AfterChildInsert);
+    return unexpected{rolled_back_at(HookPoint::AfterChildInsert)};
   }
-  if (!pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
+  if (!pass(HookPoint::BeforeCommit, request))
+    return unexpected{rolled_back_at(HookPoint::BeforeCommit)};
   if (auto committed = transaction.commit(); !committed) {
     QueueError failed = committed.error();
     if (failed.kind != QueueErrorKind::Unavailable) failed.kind = QueueErrorKind::Indeterminate;

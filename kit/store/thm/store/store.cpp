@@ -40,4 +40,8 @@ std::optional<QueueError> trigger_mismatch(const MentionTurnRequest& request,
   return std::nullopt;
 }
 
+QueueError rolled_back_at(HookPoint point) {
+  return {QueueErrorKind::Unavailable, "the step was rolled back at " + std::string(name(point))};
+}
+
 }  // namespace thm

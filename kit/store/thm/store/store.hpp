@@ -191,6 +191,10 @@ inline constexpr std::array kAllHookPoints{HookPoint::AfterBegin,
 /// `noexcept`).
 using TransactionHook = std::function<bool(HookPoint, const MentionTurnRequest&)>;
 
+/// What a step answers when the hook at `point` (before `AfterCommitBeforeReturn`) made it
+/// fail: it rolled back and wrote nothing, so a retry is safe (`Unavailable`).
+[[nodiscard]] QueueError rolled_back_at(HookPoint point);
+
 /// The snake_case token of `point`, e.g. `before_commit`.
 [[nodiscard]] constexpr std::string_view name(HookPoint point) noexcept {
   switch (point) {

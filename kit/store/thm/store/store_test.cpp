@@ -65,5 +65,14 @@ TEST(TriggerMismatchTest, NamesTheFirstFieldThatDiffers) {
             std::string::npos);
 }
 
+// Every store words a step its hook rolled back the same way: a safe retry, at that point.
+TEST(StoreTest, AStepRolledBackAtAHookPointIsUnavailableAndSaysWhere) {
+  for (const HookPoint point : kAllHookPoints) {
+    const QueueError error = rolled_back_at(point);
+    EXPECT_EQ(error.kind, QueueErrorKind::Unavailable);
+    EXPECT_EQ(error.message, "the step was rolled back at " + std::string(name(point)));
+  }
+}
+
 }  // namespace
 }  // namespace thm

@@ -65,22 +65,18 @@ Result<EnqueueOutcome, QueueError> MemoryQueue::enqueue_once(
   }
 
   const std::string key = turn_key(request).encoded();
-  const auto rolled_back = [](HookPoint point) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "the step was rolled back at " + std::string(name(point)))};
-  };
-
   // Begin: calls under one key run one after another from here to the commit. The step runs
   // the hook installed when it began (after waiting for its key) at each of its points.
   const KeyLocks::Guard key_guard = key_locks_.lock(key);
   const auto hook = current_hook();
   const auto pass = [&](HookPoint point) { return !hook || (*hook)(point, request); };
-  if (!pass(HookPoint::AfterBegin)) return rolled_back(HookPoint::AfterBegin);
+  if (!pass(HookPoint::AfterBegin)) return unexpected{rolled_back_at(HookPoint::AfterBegin)};
 
   const std::shared_lock state_guard(state_mutex_);
   if (auto mismatch = state_.verify_trigger(request, key)) return unexpected{*std::move(mismatch)};
   if (auto refusal = state_.revalidate_policy(request)) return Refused{*refusal};
-  if (!pass(HookPoint::AfterValidateReads)) return rolled_back(HookPoint::AfterValidateReads);
+  if (!pass(HookPoint::AfterValidateReads))
+    return unexpected{rolled_back_at(HookPoint::AfterValidateReads)};
 
   // The idempotency decision. No other call under this key can insert until we release the
   // key lock, so what we find here is what the commit below will find.
@@ -91,9 +87,10 @@ Result<EnqueueOutcome, QueueError> MemoryQueue::enqueue_once(
     child_id = table_.reserve_id();
   }
   if (!pass(HookPoint::AfterIdempotencyStatement))
-    return rolled_back(HookPoint::AfterIdempotencyStatement);
-  if (!pass(HookPoint::AfterChildInsert)) return rolled_back(HookPoint::AfterChildInsert);
-  if (!pass(HookPoint::BeforeCommit)) return rolled_back(HookPoint::BeforeCommit);
+    return unexpected{rolled_back_at(HookPoint::AfterIdempotencyStatement)};
+  if (!pass(HookPoint::AfterChildInsert))
+    return unexpected{rolled_back_at(HookPoint::AfterChildInsert)};
+  if (!pass(HookPoint::BeforeCommit)) return unexpected{rolled_back_at(HookPoint::BeforeCommit)};
   {
     const std::scoped_lock table_guard(table_mutex_);
     table_.insert(key, child_id, request);

@@ -391,8 +391,7 @@ Result<EnqueueOutcome, QueueError> PostgresQueue::enqueue_once(
   std::optional<HookPoint> refused_at;
   auto step = db.enqueue(enqueue_params(request), request, refused_at);
   if (refused_at) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "the step was rolled back at " + std::string(name(*refused_at)))};
+    return unexpected{rolled_back_at(*refused_at)};
   }
   if (!step) {
     QueueError failed = step.error();

@@ -146,14 +146,10 @@ Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
   }
 
   const std::string key = turn_key(request).encoded();
-  const auto rolled_back = [](HookPoint point) {
-    return unexpected{error(QueueErrorKind::Unavailable,
-                            "the step was rolled back at " + std::string(name(point)))};
-  };
-
   Transaction transaction(db);
   if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
-  if (!impl.pass(HookPoint::AfterBegin, request)) return rolled_back(HookPoint::AfterBegin);
+  if (!impl.pass(HookPoint::AfterBegin, request))
+    return unexpected{rolled_back_at(HookPoint::AfterBegin)};
 
   {  // the committed reply, read inside the transaction that will insert
     auto reply = db.prepared("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = ?1");
@@ -186,7 +182,7 @@ Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
     if (policy->integer(2) == 0) return Refused{EnqueueRefusal::TargetUnavailable};
   }
   if (!impl.pass(HookPoint::AfterValidateReads, request)) {
-    return rolled_back(HookPoint::AfterValidateReads);
+    return unexpected{rolled_back_at(HookPoint::AfterValidateReads)};
   }
 
   std::int64_t id = 0;
@@ -205,7 +201,7 @@ Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
     }
   }
   if (!impl.pass(HookPoint::AfterIdempotencyStatement, request)) {
-    return rolled_back(HookPoint::AfterIdempotencyStatement);
+    return unexpected{rolled_back_at(HookPoint::AfterIdempotencyStatement)};
   }
   {
     auto child = db.prepared(
@@ -228,8 +224,9 @@ Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
     if (rc != client::kDone) return unexpected{db.failure(rc, "inserting the child turn")};
   }
   if (!impl.pass(HookPoint::AfterChildInsert, request))
-    return rolled_back(HookPoint::AfterChildInsert);
-  if (!impl.pass(HookPoint::BeforeCommit, request)) return rolled_back(HookPoint::BeforeCommit);
+    return unexpected{rolled_back_at(HookPoint::AfterChildInsert)};
+  if (!impl.pass(HookPoint::BeforeCommit, request))
+    return unexpected{rolled_back_at(HookPoint::BeforeCommit)};
   if (auto committed = transaction.commit(); !committed) {
     QueueError failed = committed.error();
     if (failed.kind != QueueErrorKind::Unavailable) failed.kind = QueueErrorKind::Indeterminate;
