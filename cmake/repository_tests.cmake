@@ -34,6 +34,16 @@ foreach(negative IN LISTS layering_negatives)
                        PASS_REGULAR_EXPRESSION "${expected}[^\n]*\n.*1 forbidden edge")
 endforeach()
 
+# No function over 80 lines outside the script's allow-list, and a proof that it finds one
+# (scripts/tests/ holds an 81-line C++ function and Python function, outside the tree scan).
+set(budget ${PROJECT_SOURCE_DIR}/scripts/check_function_length)
+add_test(NAME functions.at_most_80_lines COMMAND ${Python3_EXECUTABLE} ${budget})
+add_test(NAME functions.catches_a_long_function
+         COMMAND ${Python3_EXECUTABLE} ${budget} ${PROJECT_SOURCE_DIR}/scripts/tests/long_function.cpp
+                 ${PROJECT_SOURCE_DIR}/scripts/tests/long_function.py)
+set_tests_properties(functions.catches_a_long_function PROPERTIES PASS_REGULAR_EXPRESSION
+  "long_function.cpp:[0-9]+: eighty_one_lines is 81 lines.*long_function.py:[0-9]+: eighty_one_lines is 81 lines.*2 function[(]s[)] over 80")
+
 get_property(repository_tests DIRECTORY PROPERTY TESTS)
 set_tests_properties(${repository_tests} PROPERTIES LABELS unit)
 

@@ -2,6 +2,7 @@
 // Built and run by CTest (label `example`); README.md, "Five minutes: integrate thm into your
 // project", walks through it.
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,25 +33,10 @@ void expect(bool ok, const std::string& what) {
   if (!ok) ++failures;
 }
 
-}  // namespace
-
-int main() {
-  // The host's snapshots: who exists, who is retired, how desks are staffed.
-  const thm::RosterSnapshot team{
-      .members = {{.id = "orch", .name = "Orchestrator"},
-                  {.id = "alice", .name = "Alice"},
-                  {.id = "bob", .name = "Bob"}},
-      .people = {{.id = "p1", .label = "Pat Doe"}, {.id = "p2", .label = "Sam"}},
-  };
-  const thm::DeskSnapshot desks{
-      .declared = {{.id = "eng",
-                    .name = "Engineering",
-                    .members = {"alice", "bob"},
-                    .responder_mode = thm::ResponderMode::Auto}},
-  };
-  const thm::Roster roster(team);
-  const thm::DeskSet desk_set(desks);
-
+// 1 to 3. Sam's message: its mentions, the plan, and who answers. Nothing when no plan can
+//    be made.
+std::optional<thm::ResponderDecision> answer_message(const thm::Roster& roster,
+                                                     const thm::DeskSet& desk_set) {
   // 1. Sam writes in the Engineering desk. Resolve the mentions in the text.
   const std::string message = "Can someone check `@bob`'s patch? cc @pat_doe";
   const auto mentions =
@@ -64,7 +50,7 @@ int main() {
   auto plan = thm::responder_plan(request, roster, desk_set, {});
   if (!plan) {
     std::cerr << "cannot plan: " << thm::to_string(plan.error()) << "\n";
-    return 1;
+    return std::nullopt;
   }
   const auto* select = std::get_if<thm::Select>(&*plan);
   expect(select != nullptr && select->request.candidates.size() == 2, "the plan asks a selector");
@@ -74,16 +60,26 @@ int main() {
   const thm::ResponderDecision decision = thm::settle_selection(*plan, answer);
   expect(decision.responder_id == "bob" && decision.rung == thm::ResponderRung::AutoSelection,
          "bob answers: " + std::string(thm::to_string(decision.rung)));
+  return decision;
+}
 
-  // 4. Bob is briefed before his turn: the dispatch sentence appears because he may dispatch.
-  const thm::MentionDispatchPolicy policy{.enabled = true, .max_hops = 2};
+// 4. Bob is briefed before his turn: the dispatch sentence appears because he may dispatch.
+//    False when no briefing can be built.
+bool brief_responder(const thm::ResponderDecision& decision,
+                     const thm::MentionDispatchPolicy& policy, const thm::Roster& roster,
+                     const thm::DeskSet& desk_set) {
   auto briefing = thm::TeamBriefing::from_snapshots(
       decision.responder_id, {.desk_id = "eng", .desk_name = "Engineering"}, desk_set, roster);
-  if (!briefing) return 1;
+  if (!briefing) return false;
   const std::string system_text = briefing->system_text_with_dispatch({.policy = policy, .hop = 0});
   expect(system_text.find(thm::kDispatchSentence) != std::string::npos,
          "the briefing offers dispatch");
+  return true;
+}
 
+// 5 to 7. Bob's reply hands a turn to alice, once; alice's reply at the hop limit does not.
+void dispatch_replies(const thm::MentionDispatchPolicy& policy, const thm::Roster& roster,
+                      const thm::DeskSet& desk_set) {
   // 5. Bob's reply is committed (sequence 42) and mentions alice. May it start her turn?
   const std::string reply = "@alice can you double-check the migration?";
   const auto reply_mentions =
@@ -120,6 +116,35 @@ int main() {
   const auto* declined = outcome ? std::get_if<thm::NotDispatched>(&*outcome) : nullptr;
   expect(declined != nullptr && declined->reason == thm::NoDispatchReason::HopLimitReached,
          "declined: " + std::string(declined ? thm::to_string(declined->reason) : "?"));
+}
+
+}  // namespace
+
+int main() {
+  // The host's snapshots: who exists, who is retired, how desks are staffed.
+  const thm::RosterSnapshot team{
+      .members = {{.id = "orch", .name = "Orchestrator"},
+                  {.id = "alice", .name = "Alice"},
+                  {.id = "bob", .name = "Bob"}},
+      .people = {{.id = "p1", .label = "Pat Doe"}, {.id = "p2", .label = "Sam"}},
+  };
+  const thm::DeskSnapshot desks{
+      .declared = {{.id = "eng",
+                    .name = "Engineering",
+                    .members = {"alice", "bob"},
+                    .responder_mode = thm::ResponderMode::Auto}},
+  };
+  const thm::Roster roster(team);
+  const thm::DeskSet desk_set(desks);
+
+  // Steps 1 to 3: who answers Sam's message.
+  const auto decision = answer_message(roster, desk_set);
+  if (!decision) return 1;
+  // Step 4: the responder's briefing, under the host's dispatch policy.
+  const thm::MentionDispatchPolicy policy{.enabled = true, .max_hops = 2};
+  if (!brief_responder(*decision, policy, roster, desk_set)) return 1;
+  // Steps 5 to 7: the replies, and the turns they may start.
+  dispatch_replies(policy, roster, desk_set);
 
   std::cout << (failures == 0 ? "integration example passed\n" : "integration example FAILED\n");
   return failures == 0 ? 0 : 1;

@@ -221,86 +221,97 @@ inline rc::Gen<MentionAuthor> gen_author() {
   });
 }
 
+// The fragments bodies are built from: whitespace of every kind, punctuation, code spans
+// and fences, block markers, an email, and mentions of every kind.
+inline const std::vector<std::string> kBodyFragments{" ",
+                                                     " ",
+                                                     "\n",
+                                                     "\n\n",
+                                                     "\r\n",
+                                                     "\t",
+                                                     "\v",
+                                                     "\f",
+                                                     "\u00A0",
+                                                     "\u2028",
+                                                     "(",
+                                                     "[",
+                                                     "{",
+                                                     ")",
+                                                     ",",
+                                                     ".",
+                                                     ";",
+                                                     ":",
+                                                     "!",
+                                                     "?",
+                                                     "'",
+                                                     "\"",
+                                                     "-",
+                                                     "/",
+                                                     "#",
+                                                     "_",
+                                                     "x",
+                                                     "1",
+                                                     "\u00E9",
+                                                     "\u3000",
+                                                     "`",
+                                                     "``",
+                                                     "```",
+                                                     "```\n",
+                                                     "````\n",
+                                                     "~~~\n",
+                                                     "~~~~\n",
+                                                     "    ",
+                                                     "\\",
+                                                     "\\`",
+                                                     "# ",
+                                                     "---\n",
+                                                     "***\n",
+                                                     "===\n",
+                                                     "- ",
+                                                     "> ",
+                                                     "1. ",
+                                                     "@",
+                                                     "@@",
+                                                     "@#",
+                                                     "x@",
+                                                     "mail a@b.com",
+                                                     "@everyone",
+                                                     "@here",
+                                                     "@channel",
+                                                     "@eng",
+                                                     "@#eng",
+                                                     "@#Engineering",
+                                                     "@ada",
+                                                     "@ada_2",
+                                                     "@ada_2_2",
+                                                     "@pat",
+                                                     "@chief_researcher",
+                                                     "@\u6771\u4EAC",
+                                                     "@i\u0307",
+                                                     "@\u03BF\u03C2",
+                                                     "@\uFF42ob",
+                                                     "@b\u043Eb",
+                                                     "@bob\u0301"};
+
+// A mention in running text: a space, a bracket, a line break or nothing, then `@` or `@#`
+// and an id.
+inline std::string mention_fragment() {
+  std::string fragment =
+      *rc::gen::weightedElement<std::string>({{6, " "}, {1, "("}, {1, ""}, {1, "\n"}});
+  fragment += *rc::gen::weightedElement<std::string>({{5, "@"}, {1, "@#"}}) + *gen_id();
+  return fragment;
+}
+
 // Message bodies built from fragments that exercise the grammar and the code masking.
 inline rc::Gen<std::string> gen_body() {
-  static const std::vector<std::string> fragments{" ",
-                                                  " ",
-                                                  "\n",
-                                                  "\n\n",
-                                                  "\r\n",
-                                                  "\t",
-                                                  "\v",
-                                                  "\f",
-                                                  "\u00A0",
-                                                  "\u2028",
-                                                  "(",
-                                                  "[",
-                                                  "{",
-                                                  ")",
-                                                  ",",
-                                                  ".",
-                                                  ";",
-                                                  ":",
-                                                  "!",
-                                                  "?",
-                                                  "'",
-                                                  "\"",
-                                                  "-",
-                                                  "/",
-                                                  "#",
-                                                  "_",
-                                                  "x",
-                                                  "1",
-                                                  "\u00E9",
-                                                  "\u3000",
-                                                  "`",
-                                                  "``",
-                                                  "```",
-                                                  "```\n",
-                                                  "````\n",
-                                                  "~~~\n",
-                                                  "~~~~\n",
-                                                  "    ",
-                                                  "\\",
-                                                  "\\`",
-                                                  "# ",
-                                                  "---\n",
-                                                  "***\n",
-                                                  "===\n",
-                                                  "- ",
-                                                  "> ",
-                                                  "1. ",
-                                                  "@",
-                                                  "@@",
-                                                  "@#",
-                                                  "x@",
-                                                  "mail a@b.com",
-                                                  "@everyone",
-                                                  "@here",
-                                                  "@channel",
-                                                  "@eng",
-                                                  "@#eng",
-                                                  "@#Engineering",
-                                                  "@ada",
-                                                  "@ada_2",
-                                                  "@ada_2_2",
-                                                  "@pat",
-                                                  "@chief_researcher",
-                                                  "@\u6771\u4EAC",
-                                                  "@i\u0307",
-                                                  "@\u03BF\u03C2",
-                                                  "@\uFF42ob",
-                                                  "@b\u043Eb",
-                                                  "@bob\u0301"};
   return rc::gen::exec([] {
     std::string body;
     const int n = *rc::gen::inRange(0, 40);
     for (int i = 0; i < n; ++i) {
       if (*rc::gen::inRange(0, 3) == 0) {
-        body += *rc::gen::weightedElement<std::string>({{6, " "}, {1, "("}, {1, ""}, {1, "\n"}});
-        body += *rc::gen::weightedElement<std::string>({{5, "@"}, {1, "@#"}}) + *gen_id();
+        body += mention_fragment();
       } else {
-        body += *rc::gen::elementOf(fragments);
+        body += *rc::gen::elementOf(kBodyFragments);
       }
     }
     return body;

@@ -57,6 +57,35 @@ std::string printable(std::string_view text, bool quote = false) {
 
 std::string quoted(std::string_view text) { return "\"" + printable(text, true) + "\""; }
 
+// A `Mention` step's line: the mention, where it is, and whether it was chosen.
+std::string mention_line(const TraceStep& step, const std::string& subject) {
+  std::string line = "mention " + subject + " at byte " +
+                     (step.offset ? std::to_string(*step.offset) : std::string("?"));
+  return step.outcome == TraceOutcome::Applied ? line + ": chosen"
+                                               : line + ": skipped, " + why_words(step);
+}
+
+// A `Desk` step's line: the desk the chat is, or why the chat is none.
+std::string desk_line(const TraceStep& step, const std::string& subject) {
+  if (step.outcome == TraceOutcome::Applied) return "desk: the chat is desk " + subject;
+  if (step.why == TraceWhy::Ambiguous) {
+    return "desk: " + quoted(step.subject) + " names several desks, so the orchestrator answers";
+  }
+  return "desk: " + quoted(step.subject) + " is no desk";
+}
+
+// A `DeskPlan` step's line: how many members the desk has, and who answers.
+std::string desk_plan_line(const TraceStep& step, const std::string& subject,
+                           const std::string& count) {
+  const std::string members =
+      "desk plan: " + count + " active effective member" + (step.count == 1 ? "" : "s");
+  if (step.why == TraceWhy::NoActiveMember) return members + ", so the orchestrator answers";
+  if (step.why == TraceWhy::SelectorAsked) {
+    return members + ", auto mode: a selector is asked, " + subject + " if it cannot answer";
+  }
+  return members + ", " + why_words(step) + ": " + subject + " answers";
+}
+
 std::string operator_line(const TraceStep& step) {
   const std::string subject = printable(step.subject);
   const std::string count = step.count ? std::to_string(*step.count) : std::string("?");
@@ -66,11 +95,8 @@ std::string operator_line(const TraceStep& step) {
     case TraceRule::Validate:
       return passed ? "validate: the snapshots are well formed"
                     : "validate: the snapshots are malformed, " + subject;
-    case TraceRule::Mention: {
-      std::string line = "mention " + subject + " at byte " +
-                         (step.offset ? std::to_string(*step.offset) : std::string("?"));
-      return applied ? line + ": chosen" : line + ": skipped, " + why_words(step);
-    }
+    case TraceRule::Mention:
+      return mention_line(step, subject);
     case TraceRule::ExplicitMention:
       return applied ? "explicit mention: " + subject + " answers"
                      : "explicit mention: no mention names an active agent";
@@ -78,21 +104,9 @@ std::string operator_line(const TraceStep& step) {
       return "chat " + (subject.empty() ? std::string("(none)") : quoted(step.subject)) +
              ": General, so no desk or direct agent is tried";
     case TraceRule::Desk:
-      if (applied) return "desk: the chat is desk " + subject;
-      if (step.why == TraceWhy::Ambiguous) {
-        return "desk: " + quoted(step.subject) +
-               " names several desks, so the orchestrator answers";
-      }
-      return "desk: " + quoted(step.subject) + " is no desk";
-    case TraceRule::DeskPlan: {
-      const std::string members =
-          "desk plan: " + count + " active effective member" + (step.count == 1 ? "" : "s");
-      if (step.why == TraceWhy::NoActiveMember) return members + ", so the orchestrator answers";
-      if (step.why == TraceWhy::SelectorAsked) {
-        return members + ", auto mode: a selector is asked, " + subject + " if it cannot answer";
-      }
-      return members + ", " + why_words(step) + ": " + subject + " answers";
-    }
+      return desk_line(step, subject);
+    case TraceRule::DeskPlan:
+      return desk_plan_line(step, subject, count);
     case TraceRule::SelectorCandidates:
       return applied ? "selector candidates: " + count
                      : "selector candidates: two details name " + subject;

@@ -127,69 +127,89 @@ std::vector<pid_t> pids_in(const std::string& path) {
   return pids;
 }
 
+// An adapter at `base`.sh that fails its first reset at once (EQ-05 finishes) and then hangs
+// in its second (EQ-08), in a `sleep` of its process group; it lists both processes' ids in
+// `pids`. Its queue.
+std::string hanging_adapter(const std::string& base, const std::string& pids) {
+  const std::string script = base + ".sh";
+  std::ofstream(script)
+      << "echo $$ >> '" << pids << "'\n"
+      << "read line\n"
+      << R"(echo '{"id":1,"result":{"protocol":1,"name":"slow","sessions":"processes","capabilities":{"hooks":true}}}')"
+      << "\nresets=0\n"
+      << "while read line; do\n"
+      << R"(  id=$(echo "$line" | sed 's/^.*"id":\([0-9][0-9]*\).*$/\1/'))"
+      << "\n"
+      << R"(  case "$line" in *'"op":"reset"'*) resets=$((resets + 1));; esac)"
+      << "\n"
+      << "  if [ $resets -ge 2 ]; then sleep 300 & echo $! >> '" << pids << "'; wait $!; fi\n"
+      << R"(  echo "{\"id\":$id,\"failure\":\"this adapter fails on purpose\"}")"
+      << "\n"
+      << "done\n";
+  return "exec:sh '" + script + "'";
+}
+
+// The tool started on EQ-05 and EQ-08 of `queue`, with its stdout and stderr in `base`.out
+// and .err, and a JSON and a JUnit report asked for; its pid.
+pid_t start_tool(const std::string& base, const std::string& queue) {
+  const std::string out_path = base + ".out";
+  const std::string err_path = base + ".err";
+  const std::string report = base + ".json";
+  const std::string junit = base + ".xml";
+  const pid_t tool = ::fork();
+  if (tool == 0) {  // only async-signal-safe calls until exec
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::execl(THM_EXE, THM_EXE, "conformance", "--exec-timeout", "300", "--check", "EQ-05", "--check",
+            "EQ-08", "--queue", queue.c_str(), "--report", report.c_str(), "--junit", junit.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return tool;
+}
+
+// How `tool` ended, waiting at most 20 s for it (then it is killed, and the test fails).
+int wait_for_exit(pid_t tool) {
+  int status = 0;
+  pid_t waited = 0;
+  const auto exit_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((waited = ::waitpid(tool, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < exit_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (waited == 0) {
+    ::kill(tool, SIGKILL);
+    ::waitpid(tool, &status, 0);
+    ADD_FAILURE() << "the tool did not end after the signal";
+  }
+  return status;
+}
+
 TEST(ConformanceSignalTest, AnInterruptKillsTheAdapterPrintsThePartialTableAndExits128PlusIt) {
   for (const int signal : {SIGTERM, SIGINT}) {
     SCOPED_TRACE(signal);
     const std::string base = ::testing::TempDir() + "thm_cli_signal_" + std::to_string(signal);
     const std::string pids = base + ".pids";
     std::filesystem::remove(pids);
-    // An adapter that fails its first reset at once (EQ-05 finishes) and then hangs in its
-    // second (EQ-08), in a `sleep` of its process group; it lists both processes' ids.
-    const std::string script = base + ".sh";
-    std::ofstream(script)
-        << "echo $$ >> '" << pids << "'\n"
-        << "read line\n"
-        << R"(echo '{"id":1,"result":{"protocol":1,"name":"slow","sessions":"processes","capabilities":{"hooks":true}}}')"
-        << "\nresets=0\n"
-        << "while read line; do\n"
-        << R"(  id=$(echo "$line" | sed 's/^.*"id":\([0-9][0-9]*\).*$/\1/'))"
-        << "\n"
-        << R"(  case "$line" in *'"op":"reset"'*) resets=$((resets + 1));; esac)"
-        << "\n"
-        << "  if [ $resets -ge 2 ]; then sleep 300 & echo $! >> '" << pids << "'; wait $!; fi\n"
-        << R"(  echo "{\"id\":$id,\"failure\":\"this adapter fails on purpose\"}")"
-        << "\n"
-        << "done\n";
-    const std::string queue = "exec:sh '" + script + "'";
-    const std::string out_path = base + ".out";
-    const std::string err_path = base + ".err";
+    const std::string queue = hanging_adapter(base, pids);
     // A report from an earlier run stays as it was; the JUnit report is never made.
     const std::string report = base + ".json";
     const std::string junit = base + ".xml";
     std::ofstream(report) << "an earlier run's report\n";
     std::filesystem::remove(junit);
-    const pid_t tool = ::fork();
+    const pid_t tool = start_tool(base, queue);
     ASSERT_GE(tool, 0);
-    if (tool == 0) {  // only async-signal-safe calls until exec
-      const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      ::execl(THM_EXE, THM_EXE, "conformance", "--exec-timeout", "300", "--check", "EQ-05",
-              "--check", "EQ-08", "--queue", queue.c_str(), "--report", report.c_str(), "--junit",
-              junit.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
     // Wait until the adapter hangs in EQ-08: both its processes are listed.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (pids_in(pids).size() < 2 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     const std::vector<pid_t> adapter = pids_in(pids);
-    EXPECT_EQ(adapter.size(), 2U) << slurp(err_path);
+    EXPECT_EQ(adapter.size(), 2U) << slurp(base + ".err");
     ::kill(tool, signal);
-    int status = 0;
-    pid_t waited = 0;
-    const auto exit_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while ((waited = ::waitpid(tool, &status, WNOHANG)) == 0 &&
-           std::chrono::steady_clock::now() < exit_deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (waited == 0) {
-      ::kill(tool, SIGKILL);
-      ::waitpid(tool, &status, 0);
-      ADD_FAILURE() << "the tool did not end after the signal";
-    }
+    const int status = wait_for_exit(tool);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the group's reaper
     for (const pid_t pid : adapter) {
       EXPECT_FALSE(running(pid)) << "adapter process " << pid << " still runs";
@@ -197,8 +217,8 @@ TEST(ConformanceSignalTest, AnInterruptKillsTheAdapterPrintsThePartialTableAndEx
     }
     ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
     EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
-    const std::string out = slurp(out_path);
-    const std::string err = slurp(err_path);
+    const std::string out = slurp(base + ".out");
+    const std::string err = slurp(base + ".err");
     const std::string name = signal == SIGTERM ? "SIGTERM" : "SIGINT";
     EXPECT_TRUE(has(out, "EQ-05")) << out;
     // The check the signal cut short is a failed row, so no summary reads as a green run.

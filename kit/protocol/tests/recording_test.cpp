@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -117,71 +121,50 @@ class Spy final : public Harness, public Durability, public NodeFaults, public C
   }
 };
 
+// Each protocol operation made through `recording`, on `session` for a session's (one that
+// `open_session` made); `restart_store` is asked for by an exec harness's
+// `enqueue_then_kill`, after its kill.
+std::map<std::string, std::function<void()>> operations(Recording& recording,
+                                                        std::unique_ptr<Session>& session) {
+  using namespace std::chrono_literals;
+  return {
+      {"reset", [&] { recording.reset(); }},
+      {"open_session", [&] { session = recording.open_session(); }},
+      {"enqueue_once", [&] { (void)session->enqueue_once({}); }},
+      {"claim", [&] { (void)session->claim(1ms); }},
+      {"renew", [&] { (void)session->renew("t", 1ms); }},
+      {"complete", [&] { (void)session->complete("t"); }},
+      {"fail", [&] { (void)session->fail("t"); }},
+      {"commit_reply", [&] { recording.commit_reply({}); }},
+      {"set_policy", [&] { recording.set_policy({}); }},
+      {"set_authorized", [&] { recording.set_authorized("a", "b", true); }},
+      {"set_available", [&] { recording.set_available("b", true); }},
+      {"set_hook", [&] { recording.set_hook([](HookPoint, const auto&) { return true; }); }},
+      {"settle", [&] { recording.settle(1, Settlement::Complete); }},
+      {"run_maintenance", [&] { recording.run_maintenance(); }},
+      {"reopen", [&] { recording.durability()->reopen(); }},
+      {"restart_store",
+       [&] { (void)recording.durability()->enqueue_then_kill({}, KillPoint::AfterAnswer); }},
+      {"node_count", [&] { (void)recording.nodes()->node_count(); }},
+      {"leader", [&] { (void)recording.nodes()->leader(); }},
+      {"kill_node", [&] { recording.nodes()->kill_node(0); }},
+      {"restart_node", [&] { recording.nodes()->restart_node(0); }},
+      {"pause_node", [&] { recording.nodes()->pause_node(0); }},
+      {"resume_node", [&] { recording.nodes()->resume_node(0); }},
+      {"recover", [&] { recording.nodes()->recover(); }},
+      {"store_now", [&] { (void)recording.clocks()->store_now(); }},
+      {"advance_store_clock", [&] { recording.clocks()->advance_store_clock(1s); }},
+      {"records", [&] { (void)recording.records(); }},
+      {"children", [&] { (void)recording.children(); }},
+      {"unique_key_index", [&] { (void)recording.unique_key_index(); }},
+  };
+}
+
 TEST(RecordingTest, ForwardsEveryOperationOfTheProtocol) {
   Spy spy;
   Recording recording(spy);
   std::unique_ptr<Session> session;
-  const auto through = [&](const std::string& op) -> bool {
-    if (op == "reset")
-      recording.reset();
-    else if (op == "open_session")
-      session = recording.open_session();
-    else if (op == "enqueue_once")
-      (void)session->enqueue_once({});
-    else if (op == "claim")
-      (void)session->claim(std::chrono::milliseconds(1));
-    else if (op == "renew")
-      (void)session->renew("t", std::chrono::milliseconds(1));
-    else if (op == "complete")
-      (void)session->complete("t");
-    else if (op == "fail")
-      (void)session->fail("t");
-    else if (op == "commit_reply")
-      recording.commit_reply({});
-    else if (op == "set_policy")
-      recording.set_policy({});
-    else if (op == "set_authorized")
-      recording.set_authorized("a", "b", true);
-    else if (op == "set_available")
-      recording.set_available("b", true);
-    else if (op == "set_hook")
-      recording.set_hook([](HookPoint, const auto&) { return true; });
-    else if (op == "settle")
-      recording.settle(1, Settlement::Complete);
-    else if (op == "run_maintenance")
-      recording.run_maintenance();
-    else if (op == "reopen")
-      recording.durability()->reopen();
-    else if (op == "restart_store")
-      (void)recording.durability()->enqueue_then_kill({}, KillPoint::AfterAnswer);
-    else if (op == "node_count")
-      (void)recording.nodes()->node_count();
-    else if (op == "leader")
-      (void)recording.nodes()->leader();
-    else if (op == "kill_node")
-      recording.nodes()->kill_node(0);
-    else if (op == "restart_node")
-      recording.nodes()->restart_node(0);
-    else if (op == "pause_node")
-      recording.nodes()->pause_node(0);
-    else if (op == "resume_node")
-      recording.nodes()->resume_node(0);
-    else if (op == "recover")
-      recording.nodes()->recover();
-    else if (op == "store_now")
-      (void)recording.clocks()->store_now();
-    else if (op == "advance_store_clock")
-      recording.clocks()->advance_store_clock(std::chrono::seconds(1));
-    else if (op == "records")
-      (void)recording.records();
-    else if (op == "children")
-      (void)recording.children();
-    else if (op == "unique_key_index")
-      (void)recording.unique_key_index();
-    else
-      return false;
-    return true;
-  };
+  const auto through = operations(recording, session);
   // Protocol only: the handshake and closing a session have no harness member.
   const std::set<std::string> no_member{"hello", "close_session"};
   const auto schema = nlohmann::json::parse(protocol::schema_text());
@@ -195,7 +178,9 @@ TEST(RecordingTest, ForwardsEveryOperationOfTheProtocol) {
   ASSERT_GT(ops.size(), 20U);
   for (const std::string& op : ops) {
     if (no_member.contains(op)) continue;
-    ASSERT_TRUE(through(op)) << "no call through the recording for protocol operation " << op;
+    const auto call = through.find(op);
+    ASSERT_NE(call, through.end()) << "no call through the recording for protocol operation " << op;
+    call->second();
     // `restart_store` is asked for by an exec harness's `enqueue_then_kill`, after its kill.
     EXPECT_TRUE(spy.seen.contains(op == "restart_store" ? "enqueue_then_kill" : op))
         << "the recording did not forward " << op;

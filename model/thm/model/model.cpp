@@ -218,30 +218,28 @@ DispatchConversation dispatch_conversation(const Conversation& conversation) {
   return {general ? "General" : conversation.desk_id, conversation.thread_root};
 }
 
-// §2.2 and §2.3, rung by rung.
-Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roster,
-                            const Desks& desks, const std::vector<Candidate>& details,
-                            Trace trace) {
-  std::optional<Error> invalid = validate_roster(roster);
-  if (!invalid) invalid = validate_desks(desks);
-  note(trace, "validate", invalid ? "stopped" : "passed", "", invalid ? invalid->variant : "");
-  if (invalid) return {std::nullopt, invalid};
-  const auto decided = [](std::string id, std::string rung,
-                          std::string disposition = "not_applicable") {
-    Plan plan;
-    plan.decision = {std::move(id), std::move(rung), std::move(disposition)};
-    return Answer<Plan>{plan, std::nullopt};
-  };
-  const auto orchestrator = [&]() -> Answer<Plan> {
-    if (!is_active(roster, request.orchestrator_id)) {
-      note(trace, "orchestrator", "stopped", "inactive", request.orchestrator_id);
-      return {std::nullopt, error("NoActiveResponder", {{"agent_id", request.orchestrator_id}})};
-    }
-    note(trace, "orchestrator", "applied", "", request.orchestrator_id);
-    return decided(request.orchestrator_id, "orchestrator");
-  };
+namespace {
 
-  // Rung 1: an explicit mention.
+// A plan that names its responder without asking a selector.
+Answer<Plan> decided(std::string id, std::string rung, std::string disposition = "not_applicable") {
+  Plan plan;
+  plan.decision = {std::move(id), std::move(rung), std::move(disposition)};
+  return Answer<Plan>{plan, std::nullopt};
+}
+
+// §2.2 step 3: the orchestrator answers when it is active; else no one does.
+Answer<Plan> orchestrator_rung(const ResponderRequest& request, const Roster& roster, Trace trace) {
+  if (!is_active(roster, request.orchestrator_id)) {
+    note(trace, "orchestrator", "stopped", "inactive", request.orchestrator_id);
+    return {std::nullopt, error("NoActiveResponder", {{"agent_id", request.orchestrator_id}})};
+  }
+  note(trace, "orchestrator", "applied", "", request.orchestrator_id);
+  return decided(request.orchestrator_id, "orchestrator");
+}
+
+// §2.2 step 1: the first direct mention of an active agent answers, if there is one.
+std::optional<Answer<Plan>> explicit_mention_rung(const ResponderRequest& request,
+                                                  const Roster& roster, Trace trace) {
   note_mentions(trace, request.mentions, [&](const Mention& mention) {
     const std::string shape = mention_shape(mention);
     if (!shape.empty()) return shape;
@@ -252,6 +250,107 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
     return decided(*mentioned, "explicit_mention");
   }
   note(trace, "explicit_mention", "skipped");
+  return std::nullopt;
+}
+
+// §2.3 the select plan: each candidate with its one detail, or a teammate by default.
+Answer<Plan> selector_plan(const ResponderRequest& request, const std::string& desk_id,
+                           const std::vector<std::string>& candidates,
+                           const std::vector<Candidate>& details, Trace trace) {
+  Plan plan;
+  plan.select = true;
+  plan.decision = {candidates[0], "desk_default", "unavailable"};
+  plan.message = request.message;
+  plan.desk_id = desk_id;
+  for (const std::string& agent_id : candidates) {
+    std::vector<Candidate> found;
+    for (const Candidate& detail : details) {
+      if (detail.id == agent_id) found.push_back(detail);
+    }
+    if (found.size() > 1) {
+      note(trace, "selector_candidates", "stopped", "duplicate_detail", agent_id);
+      return {std::nullopt, error("DuplicateSelectorCandidate", {{"agent_id", agent_id}})};
+    }
+    plan.candidates.push_back(
+        found.empty() ? Candidate{agent_id, agent_id, "Teammate", std::nullopt} : found[0]);
+  }
+  note(trace, "selector_candidates", "applied", "", plan.desk_id, plan.candidates.size());
+  return {plan, std::nullopt};
+}
+
+// §2.3 the desk plan: the desk's active effective members, then its mode.
+Answer<Plan> desk_plan(const ResponderRequest& request, const Roster& roster, const Desks& desks,
+                       const std::string& desk_id, const std::vector<Candidate>& details,
+                       Trace trace) {
+  const Answer<std::vector<std::string>> members = desk_members(desks, desk_id);
+  std::vector<std::string> candidates;
+  for (const std::string& agent_id : *members.value) {
+    if (is_active(roster, agent_id)) candidates.push_back(agent_id);
+  }
+  const std::string first = candidates.empty() ? "" : candidates[0];
+  const auto plan_step = [&](const char* outcome, const char* why) {
+    note(trace, "desk_plan", outcome, why, first, candidates.size());
+  };
+  if (candidates.empty()) {
+    plan_step("skipped", "no_active_member");
+    return orchestrator_rung(request, roster, trace);
+  }
+  bool auto_mode = false;
+  for (const Desk& desk : all_desks(desks)) {
+    if (desk.id == desk_id) auto_mode = desk.auto_mode;
+  }
+  if (!auto_mode) {
+    plan_step("applied", "lead");
+    return decided(first, "desk_default");
+  }
+  if (candidates.size() == 1) {
+    plan_step("applied", "one_member");
+    return decided(first, "desk_default");
+  }
+  if (!request.selection_allowed) {
+    plan_step("applied", "selection_disabled");
+    return decided(first, "desk_default", "disabled");
+  }
+  plan_step("passed", "selector_asked");
+  return selector_plan(request, desk_id, candidates, details, trace);
+}
+
+// §2.2 step 2.2: the chat less `dm:` is an active member's id, or exactly one active
+// member's name.
+std::optional<Answer<Plan>> direct_agent_rung(const std::string& chat, const Roster& roster,
+                                              Trace trace) {
+  std::string name = chat;
+  if (name.rfind("dm:", 0) == 0) name = name.substr(3);
+  if (is_active(roster, name)) {
+    note(trace, "direct_agent", "applied", "id", name);
+    return decided(name, "direct_agent");
+  }
+  std::vector<std::string> named;
+  for (const Member& member : roster.members) {
+    if (member.name && *member.name == name && is_active(roster, member.id))
+      named.push_back(member.id);
+  }
+  if (named.size() == 1) {
+    note(trace, "direct_agent", "applied", "name", named[0]);
+    return decided(named[0], "direct_agent");
+  }
+  note(trace, "direct_agent", "skipped", "no_match", name);
+  return std::nullopt;
+}
+
+}  // namespace
+
+// §2.2 and §2.3, rung by rung.
+Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roster,
+                            const Desks& desks, const std::vector<Candidate>& details,
+                            Trace trace) {
+  std::optional<Error> invalid = validate_roster(roster);
+  if (!invalid) invalid = validate_desks(desks);
+  note(trace, "validate", invalid ? "stopped" : "passed", "", invalid ? invalid->variant : "");
+  if (invalid) return {std::nullopt, invalid};
+
+  // Rung 1: an explicit mention.
+  if (auto mentioned = explicit_mention_rung(request, roster, trace)) return *mentioned;
   // Rung 2: a named chat.
   if (is_general_chat(request.chat)) {
     note(trace, "chat", "skipped", "general", request.chat.value_or(""));
@@ -259,81 +358,17 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
     const Answer<std::string> desk_id = resolve_desk(desks, *request.chat);
     if (desk_id.value) {
       note(trace, "desk", "applied", "", *desk_id.value);
-      // §2.3 the desk plan.
-      const Answer<std::vector<std::string>> members = desk_members(desks, *desk_id.value);
-      std::vector<std::string> candidates;
-      for (const std::string& agent_id : *members.value) {
-        if (is_active(roster, agent_id)) candidates.push_back(agent_id);
-      }
-      const std::string first = candidates.empty() ? "" : candidates[0];
-      const auto plan_step = [&](const char* outcome, const char* why) {
-        note(trace, "desk_plan", outcome, why, first, candidates.size());
-      };
-      if (candidates.empty()) {
-        plan_step("skipped", "no_active_member");
-        return orchestrator();
-      }
-      bool auto_mode = false;
-      for (const Desk& desk : all_desks(desks)) {
-        if (desk.id == *desk_id.value) auto_mode = desk.auto_mode;
-      }
-      if (!auto_mode) {
-        plan_step("applied", "lead");
-        return decided(first, "desk_default");
-      }
-      if (candidates.size() == 1) {
-        plan_step("applied", "one_member");
-        return decided(first, "desk_default");
-      }
-      if (!request.selection_allowed) {
-        plan_step("applied", "selection_disabled");
-        return decided(first, "desk_default", "disabled");
-      }
-      plan_step("passed", "selector_asked");
-      Plan plan;
-      plan.select = true;
-      plan.decision = {first, "desk_default", "unavailable"};
-      plan.message = request.message;
-      plan.desk_id = *desk_id.value;
-      for (const std::string& agent_id : candidates) {
-        std::vector<Candidate> found;
-        for (const Candidate& detail : details) {
-          if (detail.id == agent_id) found.push_back(detail);
-        }
-        if (found.size() > 1) {
-          note(trace, "selector_candidates", "stopped", "duplicate_detail", agent_id);
-          return {std::nullopt, error("DuplicateSelectorCandidate", {{"agent_id", agent_id}})};
-        }
-        plan.candidates.push_back(
-            found.empty() ? Candidate{agent_id, agent_id, "Teammate", std::nullopt} : found[0]);
-      }
-      note(trace, "selector_candidates", "applied", "", plan.desk_id, plan.candidates.size());
-      return {plan, std::nullopt};
+      return desk_plan(request, roster, desks, *desk_id.value, details, trace);
     }
     if (desk_id.error->variant == "AmbiguousDesk") {
       note(trace, "desk", "skipped", "ambiguous", *request.chat);
-      return orchestrator();
+      return orchestrator_rung(request, roster, trace);
     }
     note(trace, "desk", "skipped", "unknown", *request.chat);
-    std::string name = *request.chat;
-    if (name.rfind("dm:", 0) == 0) name = name.substr(3);
-    if (is_active(roster, name)) {
-      note(trace, "direct_agent", "applied", "id", name);
-      return decided(name, "direct_agent");
-    }
-    std::vector<std::string> named;
-    for (const Member& member : roster.members) {
-      if (member.name && *member.name == name && is_active(roster, member.id))
-        named.push_back(member.id);
-    }
-    if (named.size() == 1) {
-      note(trace, "direct_agent", "applied", "name", named[0]);
-      return decided(named[0], "direct_agent");
-    }
-    note(trace, "direct_agent", "skipped", "no_match", name);
+    if (auto direct = direct_agent_rung(*request.chat, roster, trace)) return *direct;
   }
   // Rung 3: the orchestrator.
-  return orchestrator();
+  return orchestrator_rung(request, roster, trace);
 }
 
 // What judging a selector's answer found: the accepted id, or why not (a §8.2 token) and

@@ -805,76 +805,118 @@ PropertyRun run_property(const std::string& name, std::uint64_t seed, int max_su
   return {};
 }
 
-}  // namespace
+// EQ-25 against one harness: the trials it runs, and the first harness error they met. A
+// harness that throws ends the check as a harness error, neither judged nor shrunk as a
+// disagreement: the trials after it pass without running.
+class ModelRun {
+ public:
+  ModelRun(Harness& harness, const Options& options, ModelCheckOutcome& outcome)
+      : harness_(harness),
+        options_(options),
+        outcome_(outcome),
+        caps_(harness.capabilities()),
+        ops_(op_gen(caps_)),
+        real_clock_(!caps_.injected_store_clock) {}
 
-ModelCheckOutcome check_against_model(Harness& harness, const Options& options) {
-  ModelCheckOutcome outcome;
-  const Capabilities caps = harness.capabilities();
+  // Sequential: one session, every command.
+  PropertyRun sequential() {
+    return run_property(
+        "EQ-25 sequential", options_.seed, (options_.short_mode ? 2 : 4) * options_.repeat,
+        options_.short_mode ? 15 : 40, [&] {
+          const auto commands =
+              *rc::gen::container<std::vector<Command>>(command_gen(ops_, real_clock_));
+          guarded([&] {
+            Trial trial(harness_, caps_, outcome_.counts);
+            trial.run(commands);
+          });
+        });
+  }
 
-  // A harness that throws ends the check as a harness error, neither judged nor shrunk as a
-  // disagreement: the trials after it pass without running.
-  std::optional<std::string> harness_error;
-  const auto guarded = [&harness_error](auto&& body) {
-    if (harness_error) return;
+  // Parallel: a sequential prefix, then 2–4 branches of enqueues racing on the same keys.
+  PropertyRun parallel() {
+    const bool real_clock = real_clock_;
+    return run_property(
+        "EQ-25 parallel", options_.seed,
+        std::max(1, options_.repeat / (options_.short_mode ? 4 : 1)), options_.short_mode ? 6 : 12,
+        [&] {
+          const auto prefix =
+              *rc::gen::container<std::vector<Command>>(command_gen(ops_, real_clock_));
+          const auto branches = *rc::gen::mapcat(rc::gen::inRange(2, 5), [real_clock](int n) {
+            return rc::gen::container<std::vector<std::vector<Command>>>(
+                static_cast<std::size_t>(n),
+                rc::gen::mapcat(rc::gen::inRange(1, 4), [real_clock](int length) {
+                  return rc::gen::container<std::vector<Command>>(
+                      static_cast<std::size_t>(length),
+                      command_gen(rc::gen::just(Op::Enqueue), real_clock));
+                }));
+          });
+          guarded([&] {
+            Trial trial(harness_, caps_, outcome_.counts);
+            trial.run(prefix);
+            trial.run_parallel(branches);
+          });
+        });
+  }
+
+  // True, with the outcome failed, when `run` ended in a harness error or a disagreement.
+  bool ended(const PropertyRun& run, const std::string& which) {
+    if (harness_error_) {
+      outcome_.failed = "harness error: " + *harness_error_;
+      return true;
+    }
+    if (run.ending != PropertyRun::Ending::Failed) return false;
+    outcome_.failed = which + ", " + run.description;
+    return true;
+  }
+
+  // What the sequences could not contain with these capabilities.
+  [[nodiscard]] std::string notes() const {
+    std::vector<std::string> notes;
+    if (!caps_.leases) notes.emplace_back("no claims in the sequences: no `leases`");
+    if (caps_.leases && !caps_.injected_store_clock) {
+      notes.emplace_back(
+          "leases never expire within a sequence: the store clock is real (no "
+          "`injected_store_clock`)");
+    }
+    if (!caps_.persistent) notes.emplace_back("no restarts in the sequences: not `persistent`");
+    std::string out;
+    for (const auto& note : notes) out += (out.empty() ? "" : "; ") + note;
+    return out;
+  }
+
+ private:
+  template <class Body>
+  void guarded(Body&& body) {
+    if (harness_error_) return;
     try {
       body();
     } catch (const Disagreement& disagreement) {
       RC_FAIL(disagreement.what);
     } catch (const std::exception& e) {
-      harness_error = e.what();
+      harness_error_ = e.what();
     } catch (...) {
-      harness_error = "an exception that is not a std::exception";
+      harness_error_ = "an exception that is not a std::exception";
     }
-  };
-
-  // Sequential: one session, every command.
-  const auto ops = op_gen(caps);
-  const bool real_clock = !caps.injected_store_clock;
-  const PropertyRun sequential =
-      run_property("EQ-25 sequential", options.seed, (options.short_mode ? 2 : 4) * options.repeat,
-                   options.short_mode ? 15 : 40, [&] {
-                     const auto commands =
-                         *rc::gen::container<std::vector<Command>>(command_gen(ops, real_clock));
-                     guarded([&] {
-                       Trial trial(harness, caps, outcome.counts);
-                       trial.run(commands);
-                     });
-                   });
-  const auto harness_failed = [&] {
-    if (harness_error) outcome.failed = "harness error: " + *harness_error;
-    return harness_error.has_value();
-  };
-  if (harness_failed()) return outcome;
-  if (sequential.ending == PropertyRun::Ending::Failed) {
-    outcome.failed = "sequential, " + sequential.description;
-    return outcome;
   }
 
-  // Parallel: a sequential prefix, then 2–4 branches of enqueues racing on the same keys.
-  const PropertyRun parallel = run_property(
-      "EQ-25 parallel", options.seed, std::max(1, options.repeat / (options.short_mode ? 4 : 1)),
-      options.short_mode ? 6 : 12, [&] {
-        const auto prefix = *rc::gen::container<std::vector<Command>>(command_gen(ops, real_clock));
-        const auto branches = *rc::gen::mapcat(rc::gen::inRange(2, 5), [real_clock](int n) {
-          return rc::gen::container<std::vector<std::vector<Command>>>(
-              static_cast<std::size_t>(n),
-              rc::gen::mapcat(rc::gen::inRange(1, 4), [real_clock](int length) {
-                return rc::gen::container<std::vector<Command>>(
-                    static_cast<std::size_t>(length),
-                    command_gen(rc::gen::just(Op::Enqueue), real_clock));
-              }));
-        });
-        guarded([&] {
-          Trial trial(harness, caps, outcome.counts);
-          trial.run(prefix);
-          trial.run_parallel(branches);
-        });
-      });
-  if (harness_failed()) return outcome;
-  if (parallel.ending == PropertyRun::Ending::Failed) {
-    outcome.failed = "parallel, " + parallel.description;
-    return outcome;
-  }
+  Harness& harness_;
+  const Options& options_;
+  ModelCheckOutcome& outcome_;
+  const Capabilities caps_;
+  const rc::Gen<Op> ops_;
+  const bool real_clock_;
+  std::optional<std::string> harness_error_;
+};
+
+}  // namespace
+
+ModelCheckOutcome check_against_model(Harness& harness, const Options& options) {
+  ModelCheckOutcome outcome;
+  ModelRun model(harness, options, outcome);
+  const PropertyRun sequential = model.sequential();
+  if (model.ended(sequential, "sequential")) return outcome;
+  const PropertyRun parallel = model.parallel();
+  if (model.ended(parallel, "parallel")) return outcome;
   // The first run that gave up, overridden by the first that failed inside RapidCheck.
   for (const auto& [ending, prefix] :
        {std::pair{PropertyRun::Ending::GaveUp, "RapidCheck gave up: "},
@@ -886,15 +928,7 @@ ModelCheckOutcome check_against_model(Harness& harness, const Options& options) 
       }
     }
   }
-  std::vector<std::string> notes;
-  if (!caps.leases) notes.emplace_back("no claims in the sequences: no `leases`");
-  if (caps.leases && !caps.injected_store_clock) {
-    notes.emplace_back(
-        "leases never expire within a sequence: the store clock is real (no "
-        "`injected_store_clock`)");
-  }
-  if (!caps.persistent) notes.emplace_back("no restarts in the sequences: not `persistent`");
-  for (const auto& note : notes) outcome.note += (outcome.note.empty() ? "" : "; ") + note;
+  outcome.note = model.notes();
   return outcome;
 }
 

@@ -93,132 +93,158 @@ std::string lane_name(const HistoryEvent& e) {
 // repetition) keeps its last ones, and the table under it lists every event.
 constexpr std::size_t kMostRows = 40;
 
-// The timeline of `history` as an inline SVG: a row for the host's writes, one per session
-// that has an event (the last `kMostRows`), and one for pauses whose session is unknown;
-// time runs left to right, labelled in time since the check last reset the store. Returns
-// how many sessions it left out (the earliest ones).
-std::size_t timeline(std::ostream& out, const std::vector<HistoryEvent>& history) {
-  constexpr double kWidth = 1000;
-  constexpr double kGutter = 170;
-  constexpr double kRight = 16;
-  constexpr double kAxis = 30;
-  constexpr double kLane = 22;
-  constexpr double kBar = 14;
-  constexpr double kPlot = kWidth - kGutter - kRight;
+// Where a timeline puts things: its size, and what it draws from a history.
+constexpr double kWidth = 1000;
+constexpr double kGutter = 170;
+constexpr double kRight = 16;
+constexpr double kAxis = 30;
+constexpr double kLane = 22;
+constexpr double kBar = 14;
+constexpr double kPlot = kWidth - kGutter - kRight;
 
-  // The sessions drawn, by number: the last kMostRows of those with an event.
+// The layout of one timeline: the sessions drawn, by number (the last `kMostRows` of those
+// with an event), the events drawn, which rows there are and the time they span.
+struct Lanes {
   std::vector<std::uint32_t> sessions;
-  for (const HistoryEvent& e : history) {
-    if (e.lane) sessions.push_back(*e.lane);
-  }
-  std::ranges::sort(sessions);
-  sessions.erase(std::unique(sessions.begin(), sessions.end()), sessions.end());
-  const std::size_t left_out = sessions.size() > kMostRows ? sessions.size() - kMostRows : 0;
-  sessions.erase(sessions.begin(), sessions.begin() + static_cast<std::ptrdiff_t>(left_out));
-  const auto session_row = [&](std::uint32_t lane) -> std::optional<std::size_t> {
+  std::size_t left_out = 0;  // the earliest sessions, not drawn
+  std::vector<const HistoryEvent*> drawn;
+  bool host = false;     // a row for the host's writes
+  bool unknown = false;  // a row for pauses whose session is unknown
+  std::uint64_t first = UINT64_MAX;
+  std::uint64_t last = 0;
+
+  [[nodiscard]] std::optional<std::size_t> session_row(std::uint32_t lane) const {
     const auto at = std::ranges::lower_bound(sessions, lane);
     if (at == sessions.end() || *at != lane) return std::nullopt;
     return static_cast<std::size_t>(at - sessions.begin());
-  };
-  // What is drawn: the sessions' events and, from the first of them on, the others.
-  std::uint64_t first = UINT64_MAX;
-  for (const HistoryEvent& e : history) {
-    if (left_out == 0 || (e.lane && session_row(*e.lane))) first = std::min(first, e.start_us);
   }
-  std::vector<const HistoryEvent*> drawn;
-  bool host = false;
-  bool unknown = false;
-  std::uint64_t last = first;
-  for (const HistoryEvent& e : history) {
-    if (e.lane ? !session_row(*e.lane) : e.start_us < first) continue;
-    drawn.push_back(&e);
-    host = host || e.kind == HistoryEvent::Kind::Harness;
-    unknown = unknown || (e.kind == HistoryEvent::Kind::Pause && !e.lane);
-    last = std::max({last, e.end_us, e.start_us});
+  [[nodiscard]] double host_rows() const { return host ? 1 : 0; }
+  [[nodiscard]] double rows() const {
+    return host_rows() + static_cast<double>(sessions.size()) + (unknown ? 1 : 0);
   }
-  const double host_rows = host ? 1 : 0;
-  const auto row_of = [&](const HistoryEvent& e) -> double {
+  [[nodiscard]] double height() const { return kAxis + rows() * kLane + 8; }
+  [[nodiscard]] double span() const {
+    return static_cast<double>(std::max<std::uint64_t>(last - first, 1));
+  }
+  [[nodiscard]] double x(double us) const {
+    return kGutter + (us - static_cast<double>(first)) / span() * kPlot;
+  }
+  [[nodiscard]] double row_of(const HistoryEvent& e) const {
     if (e.kind == HistoryEvent::Kind::Harness) return 0;
-    if (!e.lane) return host_rows + static_cast<double>(sessions.size());
-    return host_rows + static_cast<double>(*session_row(*e.lane));
-  };
-  const double rows = host_rows + static_cast<double>(sessions.size()) + (unknown ? 1 : 0);
-  const double height = kAxis + rows * kLane + 8;
-  const double span = static_cast<double>(std::max<std::uint64_t>(last - first, 1));
-  const auto x = [&](double us) {
-    return kGutter + (us - static_cast<double>(first)) / span * kPlot;
-  };
+    if (!e.lane) return host_rows() + static_cast<double>(sessions.size());
+    return host_rows() + static_cast<double>(*session_row(*e.lane));
+  }
+};
 
-  out << "<svg class=\"timeline\" width=\"" << kWidth << "\" height=\"" << height
-      << "\" viewBox=\"0 0 " << kWidth << ' ' << height
-      << "\" role=\"img\" aria-label=\"timeline of " << drawn.size() << " events\">\n";
+// What a timeline of `history` draws: the sessions' events and, from the first of them on,
+// the others.
+Lanes lanes_of(const std::vector<HistoryEvent>& history) {
+  Lanes lanes;
+  for (const HistoryEvent& e : history) {
+    if (e.lane) lanes.sessions.push_back(*e.lane);
+  }
+  std::ranges::sort(lanes.sessions);
+  lanes.sessions.erase(std::unique(lanes.sessions.begin(), lanes.sessions.end()),
+                       lanes.sessions.end());
+  lanes.left_out = lanes.sessions.size() > kMostRows ? lanes.sessions.size() - kMostRows : 0;
+  lanes.sessions.erase(lanes.sessions.begin(),
+                       lanes.sessions.begin() + static_cast<std::ptrdiff_t>(lanes.left_out));
+  for (const HistoryEvent& e : history) {
+    if (lanes.left_out == 0 || (e.lane && lanes.session_row(*e.lane))) {
+      lanes.first = std::min(lanes.first, e.start_us);
+    }
+  }
+  lanes.last = lanes.first;
+  for (const HistoryEvent& e : history) {
+    if (e.lane ? !lanes.session_row(*e.lane) : e.start_us < lanes.first) continue;
+    lanes.drawn.push_back(&e);
+    lanes.host = lanes.host || e.kind == HistoryEvent::Kind::Harness;
+    lanes.unknown = lanes.unknown || (e.kind == HistoryEvent::Kind::Pause && !e.lane);
+    lanes.last = std::max({lanes.last, e.end_us, e.start_us});
+  }
+  return lanes;
+}
 
-  // The time axis: about eight ticks at 1, 2 or 5 times a power of ten.
-  const double rough = span / 8;
+// The time axis: about eight ticks at 1, 2 or 5 times a power of ten, and the rows' labels.
+void axis_and_labels(std::ostream& out, const Lanes& lanes) {
+  const double rough = lanes.span() / 8;
   const double power = std::pow(10.0, std::floor(std::log10(rough)));
   double step = power;
   for (const double m : {1.0, 2.0, 5.0, 10.0}) {
     step = m * power;
     if (step >= rough) break;
   }
-  for (double t = std::ceil(static_cast<double>(first) / step) * step;
-       t <= static_cast<double>(last) + step / 1000; t += step) {
-    out << "<line class=\"grid\" x1=\"" << x(t) << "\" y1=\"" << kAxis - 6 << "\" x2=\"" << x(t)
-        << "\" y2=\"" << height - 4 << "\"/><text class=\"tick\" x=\"" << x(t) << "\" y=\""
-        << kAxis - 10 << "\" text-anchor=\"middle\">" << xml(duration_label(t)) << "</text>\n";
+  for (double t = std::ceil(static_cast<double>(lanes.first) / step) * step;
+       t <= static_cast<double>(lanes.last) + step / 1000; t += step) {
+    out << "<line class=\"grid\" x1=\"" << lanes.x(t) << "\" y1=\"" << kAxis - 6 << "\" x2=\""
+        << lanes.x(t) << "\" y2=\"" << lanes.height() - 4 << "\"/><text class=\"tick\" x=\""
+        << lanes.x(t) << "\" y=\"" << kAxis - 10 << "\" text-anchor=\"middle\">"
+        << xml(duration_label(t)) << "</text>\n";
   }
-
-  // Row labels.
   const auto label = [&](double row, const std::string& text) {
     out << "<text class=\"lane-label\" x=\"" << kGutter - 8 << "\" y=\""
         << kAxis + row * kLane + kLane / 2 + 4 << "\" text-anchor=\"end\">" << xml(text)
         << "</text>\n";
   };
-  if (host) label(0, "host's writes");
-  for (std::size_t s = 0; s < sessions.size(); ++s) {
-    label(host_rows + static_cast<double>(s), "session " + std::to_string(sessions[s]));
+  if (lanes.host) label(0, "host's writes");
+  for (std::size_t s = 0; s < lanes.sessions.size(); ++s) {
+    label(lanes.host_rows() + static_cast<double>(s),
+          "session " + std::to_string(lanes.sessions[s]));
   }
-  if (unknown) label(rows - 1, "hook, session unknown");
+  if (lanes.unknown) label(lanes.rows() - 1, "hook, session unknown");
+}
 
-  // A second Enqueued answer for one request is what most races that fail have done: it is
-  // outlined, and its title names the first.
-  std::map<std::string, const HistoryEvent*> first_enqueued;
-  for (const HistoryEvent* event : drawn) {
-    const HistoryEvent& e = *event;
-    const double left = x(static_cast<double>(e.start_us));
-    const double width =
-        std::max(3.0, x(static_cast<double>(std::max(e.end_us, e.start_us))) - left);
-    const bool pause = e.kind == HistoryEvent::Kind::Pause;
-    // A pause is drawn inside the call it holds up, so the call shows around it.
-    const double bar = pause ? kBar - 6 : kBar;
-    const double top = kAxis + row_of(e) * kLane + (kLane - bar) / 2;
-    const std::string_view cls = pause && e.answer != "continued" ? "hook-failed" : bar_class(e);
-    std::string title = lane_name(e) + ": " + (pause ? "hook at " : "") + e.what +
-                        (e.subject.empty() ? "" : " (" + e.subject + ")") +
-                        (e.answer.empty() ? "" : " \xE2\x86\x92 " + e.answer) + ", " +
-                        duration_label(static_cast<double>(e.start_us)) + " to " +
-                        duration_label(static_cast<double>(e.end_us));
-    bool repeat = false;
-    if (cls == "enqueued") {
-      const auto [earlier, is_first] = first_enqueued.try_emplace(e.subject, &e);
-      if (!is_first) {
-        repeat = true;
-        title += "; a second Enqueued for this request (the first: " + lane_name(*earlier->second) +
-                 ", from " + duration_label(static_cast<double>(earlier->second->start_us)) + ")";
-      }
+// One event's bar, with its title. A second Enqueued answer for one request is what most
+// races that fail have done: it is outlined, and its title names the first.
+void bar(std::ostream& out, const Lanes& lanes, const HistoryEvent& e,
+         std::map<std::string, const HistoryEvent*>& first_enqueued) {
+  const double left = lanes.x(static_cast<double>(e.start_us));
+  const double width =
+      std::max(3.0, lanes.x(static_cast<double>(std::max(e.end_us, e.start_us))) - left);
+  const bool pause = e.kind == HistoryEvent::Kind::Pause;
+  // A pause is drawn inside the call it holds up, so the call shows around it.
+  const double height = pause ? kBar - 6 : kBar;
+  const double top = kAxis + lanes.row_of(e) * kLane + (kLane - height) / 2;
+  const std::string_view cls = pause && e.answer != "continued" ? "hook-failed" : bar_class(e);
+  std::string title = lane_name(e) + ": " + (pause ? "hook at " : "") + e.what +
+                      (e.subject.empty() ? "" : " (" + e.subject + ")") +
+                      (e.answer.empty() ? "" : " \xE2\x86\x92 " + e.answer) + ", " +
+                      duration_label(static_cast<double>(e.start_us)) + " to " +
+                      duration_label(static_cast<double>(e.end_us));
+  bool repeat = false;
+  if (cls == "enqueued") {
+    const auto [earlier, is_first] = first_enqueued.try_emplace(e.subject, &e);
+    if (!is_first) {
+      repeat = true;
+      title += "; a second Enqueued for this request (the first: " + lane_name(*earlier->second) +
+               ", from " + duration_label(static_cast<double>(earlier->second->start_us)) + ")";
     }
-    out << "<g class=\"event " << name(e.kind) << "\"><title>" << xml(title)
-        << "</title><rect class=\"" << cls << (repeat ? " repeat" : "") << "\" x=\"" << left
-        << "\" y=\"" << top << "\" width=\"" << width << "\" height=\"" << bar << "\" rx=\"2\"/>";
-    // A call's answer is written on its bar when it fits (a pause's point is in its title).
-    if (e.kind == HistoryEvent::Kind::Call && width > 7.0 * static_cast<double>(e.answer.size())) {
-      out << "<text class=\"bar-label\" x=\"" << left + 4 << "\" y=\"" << top + kBar - 3 << "\">"
-          << xml(e.answer) << "</text>";
-    }
-    out << "</g>\n";
   }
+  out << "<g class=\"event " << name(e.kind) << "\"><title>" << xml(title)
+      << "</title><rect class=\"" << cls << (repeat ? " repeat" : "") << "\" x=\"" << left
+      << "\" y=\"" << top << "\" width=\"" << width << "\" height=\"" << height << "\" rx=\"2\"/>";
+  // A call's answer is written on its bar when it fits (a pause's point is in its title).
+  if (e.kind == HistoryEvent::Kind::Call && width > 7.0 * static_cast<double>(e.answer.size())) {
+    out << "<text class=\"bar-label\" x=\"" << left + 4 << "\" y=\"" << top + kBar - 3 << "\">"
+        << xml(e.answer) << "</text>";
+  }
+  out << "</g>\n";
+}
+
+// The timeline of `history` as an inline SVG: a row for the host's writes, one per session
+// that has an event (the last `kMostRows`), and one for pauses whose session is unknown;
+// time runs left to right, labelled in time since the check last reset the store. Returns
+// how many sessions it left out (the earliest ones).
+std::size_t timeline(std::ostream& out, const std::vector<HistoryEvent>& history) {
+  const Lanes lanes = lanes_of(history);
+  out << "<svg class=\"timeline\" width=\"" << kWidth << "\" height=\"" << lanes.height()
+      << "\" viewBox=\"0 0 " << kWidth << ' ' << lanes.height()
+      << "\" role=\"img\" aria-label=\"timeline of " << lanes.drawn.size() << " events\">\n";
+  axis_and_labels(out, lanes);
+  std::map<std::string, const HistoryEvent*> first_enqueued;
+  for (const HistoryEvent* event : lanes.drawn) bar(out, lanes, *event, first_enqueued);
   out << "</svg>\n";
-  return left_out;
+  return lanes.left_out;
 }
 
 void legend(std::ostream& out) {
@@ -313,24 +339,35 @@ void failure(std::ostream& out, const RunDescription& run, const CheckResult& re
   out << "</section>\n";
 }
 
-}  // namespace
-
-std::string to_html(const RunDescription& run, std::span<const CheckResult> records) {
+// How a report's checks came out.
+struct Tally {
+  std::size_t passed = 0;
   std::size_t failed = 0;
   std::size_t skipped = 0;
   std::size_t passed_in_part = 0;
+};
+
+Tally tally_of(std::span<const CheckResult> records) {
+  Tally tally;
   for (const CheckResult& record : records) {
-    failed += record.total.verdict == Verdict::Fail ? 1 : 0;
-    skipped += record.total.verdict == Verdict::Skip ? 1 : 0;
-    passed_in_part += record.total.verdict == Verdict::Pass && left_unproven(record.total) ? 1 : 0;
+    tally.failed += record.total.verdict == Verdict::Fail ? 1 : 0;
+    tally.skipped += record.total.verdict == Verdict::Skip ? 1 : 0;
+    tally.passed_in_part +=
+        record.total.verdict == Verdict::Pass && left_unproven(record.total) ? 1 : 0;
   }
-  const std::size_t passed = records.size() - failed - skipped;
-  std::ostringstream out;
-  const std::string headline = failed > 0 ? std::to_string(failed) + " of " +
-                                                std::to_string(records.size()) + " checks failed"
-                                          : std::string("No check failed");
-  const std::string tally = std::to_string(passed) + " passed, " + std::to_string(failed) +
-                            " failed, " + std::to_string(skipped) + " skipped";
+  tally.passed = records.size() - tally.failed - tally.skipped;
+  return tally;
+}
+
+// The page's head, style and header: the verdict in a line.
+void page_head(std::ostream& out, const RunDescription& run, const Tally& tally,
+               std::size_t checks) {
+  const std::string headline = tally.failed > 0 ? std::to_string(tally.failed) + " of " +
+                                                      std::to_string(checks) + " checks failed"
+                                                : std::string("No check failed");
+  const std::string counted = std::to_string(tally.passed) + " passed, " +
+                              std::to_string(tally.failed) + " failed, " +
+                              std::to_string(tally.skipped) + " skipped";
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<title>" << xml("thm conformance: " + run.harness + ": " + headline) << "</title>\n"
@@ -343,10 +380,12 @@ std::string to_html(const RunDescription& run, std::span<const CheckResult> reco
          "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b08900\" stroke-width=\"3\"/>"
          "</pattern></defs></svg>\n"
       << "<header>\n<h1>Conformance report: " << xml(run.harness) << "</h1>\n<p class=\"verdict "
-      << (failed > 0 ? "fail" : "pass") << "\">" << xml(headline) << " (" << tally
+      << (tally.failed > 0 ? "fail" : "pass") << "\">" << xml(headline) << " (" << counted
       << ")</p>\n</header>\n";
+}
 
-  // What the run was.
+// What the run was.
+void run_section(std::ostream& out, const RunDescription& run) {
   const std::string declared = detail::joined(detail::declared_names(run.capabilities), ", ");
   out << "<section id=\"run\">\n<dl class=\"run\">\n";
   const auto row = [&](std::string_view key, const std::string& value, bool mono = false) {
@@ -363,10 +402,12 @@ std::string to_html(const RunDescription& run, std::span<const CheckResult> reco
   row("declared capabilities", declared.empty() ? std::string("none") : declared);
   row("took", detail::seconds(run.duration_ms) + " s");
   out << "</dl>\n</section>\n";
+}
 
-  // What it did not prove, in words.
+// What it did not prove, in words.
+void unproven_section(std::ostream& out, std::span<const CheckResult> records, const Tally& tally) {
   out << "<section id=\"unproven\">\n<h2>What this run did not prove</h2>\n";
-  if (skipped + passed_in_part == 0) {
+  if (tally.skipped + tally.passed_in_part == 0) {
     out << "<p>Nothing: every check ran in full.</p>\n";
   } else {
     out << "<p>A skipped check proved nothing of what its title promises; a check passed in "
@@ -384,8 +425,10 @@ std::string to_html(const RunDescription& run, std::span<const CheckResult> reco
     out << "</ul>\n";
   }
   out << "</section>\n";
+}
 
-  // Every check.
+// Every check, with its counts, runs and time.
+void checks_section(std::ostream& out, std::span<const CheckResult> records) {
   out << "<section id=\"checks\">\n<h2>Every check</h2>\n<table>\n<thead><tr><th>check</th>"
       << "<th>title</th><th>result</th><th title=\"enqueue calls\">calls</th>"
       << "<th title=\"answered Enqueued\">enq.</th><th title=\"answered Already\">alr.</th>"
@@ -411,8 +454,18 @@ std::string to_html(const RunDescription& run, std::span<const CheckResult> reco
         << xml(duration_label(static_cast<double>(total_ms(record)) * 1000.0)) << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n</section>\n";
+}
 
-  if (failed > 0) out << "<h2 id=\"failures\">Failures</h2>\n";
+}  // namespace
+
+std::string to_html(const RunDescription& run, std::span<const CheckResult> records) {
+  const Tally tally = tally_of(records);
+  std::ostringstream out;
+  page_head(out, run, tally, records.size());
+  run_section(out, run);
+  unproven_section(out, records, tally);
+  checks_section(out, records);
+  if (tally.failed > 0) out << "<h2 id=\"failures\">Failures</h2>\n";
   for (const CheckResult& record : records) {
     if (record.total.verdict == Verdict::Fail) failure(out, run, record);
   }

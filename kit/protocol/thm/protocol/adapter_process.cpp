@@ -125,44 +125,59 @@ std::string describe(int status) {
   return "the adapter stopped";
 }
 
-}  // namespace
+// The three pipes of a child's stdin, stdout and stderr, made close-on-exec.
+struct Pipes {
+  int in[2]{-1, -1};
+  int out[2]{-1, -1};
+  int err[2]{-1, -1};
+};
 
-AdapterProcess::AdapterProcess(const std::string& command, std::shared_ptr<ExchangeClock> clock,
-                               HookHandler on_hook, std::vector<std::string> extra_environment)
-    : clock_(std::move(clock)), on_hook_(std::move(on_hook)) {
-  int in[2];
-  int out[2];
-  int err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    ::close(in[0]);
-    ::close(in[1]);
+Pipes open_pipes() {
+  Pipes pipes;
+  if (::pipe2(pipes.in, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
+  if (::pipe2(pipes.out, O_CLOEXEC) != 0) {
+    ::close(pipes.in[0]);
+    ::close(pipes.in[1]);
     throw std::runtime_error(errno_text("pipe"));
   }
-  if (::pipe2(err, O_CLOEXEC) != 0) {
-    for (const int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+  if (::pipe2(pipes.err, O_CLOEXEC) != 0) {
+    for (const int fd : {pipes.in[0], pipes.in[1], pipes.out[0], pipes.out[1]}) ::close(fd);
     throw std::runtime_error(errno_text("pipe"));
   }
+  return pipes;
+}
 
-  // The suite's variables win over inherited ones of the same name (a shell and the
-  // dynamic loader each take one of two copies); an inherited LD_PRELOAD is kept after ours.
-  extra_environment.push_back("THM_PROTOCOL=" + std::to_string(protocol::kVersion));
+// The adapter's environment: this process's, with `extra` (and THM_PROTOCOL) winning over
+// inherited variables of the same name (a shell and the dynamic loader each take one of two
+// copies); an inherited LD_PRELOAD is kept after ours.
+std::vector<std::string> child_environment(std::vector<std::string> extra) {
+  extra.push_back("THM_PROTOCOL=" + std::to_string(protocol::kVersion));
   const auto name_of = [](std::string_view variable) {
     return variable.substr(0, variable.find('='));
   };
   std::vector<std::string> environment;
   for (char** inherited = environ; *inherited != nullptr; ++inherited) {
     const std::string_view variable(*inherited);
-    const auto ours =
-        std::find_if(extra_environment.begin(), extra_environment.end(),
-                     [&](const std::string& e) { return name_of(e) == name_of(variable); });
-    if (ours == extra_environment.end()) {
+    const auto ours = std::find_if(extra.begin(), extra.end(), [&](const std::string& e) {
+      return name_of(e) == name_of(variable);
+    });
+    if (ours == extra.end()) {
       environment.emplace_back(variable);
     } else if (name_of(variable) == "LD_PRELOAD") {
       *ours += ":" + std::string(variable.substr(variable.find('=') + 1));
     }
   }
-  for (std::string& variable : extra_environment) environment.push_back(std::move(variable));
+  for (std::string& variable : extra) environment.push_back(std::move(variable));
+  return environment;
+}
+
+// `/bin/sh -c command` on the pipes, in a process group of its own (a kill reaches the
+// shell's children) and with no signal blocked (what the suite blocks, SIGINT and SIGTERM
+// while a run watches them, is its own). Started and listed in one step, so that an
+// interrupt either sees the group or stops the start: the pid, or the spawn's error, or
+// nothing when the run was interrupted.
+std::optional<pid_t> spawn(const std::string& command, std::vector<std::string> environment,
+                           const Pipes& pipes, int& error) {
   std::vector<char*> envp;
   for (std::string& variable : environment) envp.push_back(variable.data());
   envp.push_back(nullptr);
@@ -170,54 +185,64 @@ AdapterProcess::AdapterProcess(const std::string& command, std::shared_ptr<Excha
   std::string dash_c = "-c";
   std::string script = command;
   char* argv[] = {shell.data(), dash_c.data(), script.data(), nullptr};
-
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  posix_spawn_file_actions_adddup2(&actions, pipes.in[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, pipes.out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, pipes.err[1], 2);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setflags(&attributes,
                            static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK));
-  posix_spawnattr_setpgroup(&attributes, 0);  // its own group: a kill reaches the shell's children
-  // Nothing blocked: what the suite blocks (SIGINT, SIGTERM while a run watches them) is its
-  // own, and a spawned program inherits the mask.
+  posix_spawnattr_setpgroup(&attributes, 0);
   sigset_t no_signals;
   sigemptyset(&no_signals);
   posix_spawnattr_setsigmask(&attributes, &no_signals);
-  int spawned = 0;
-  bool interrupted = false;
+  std::optional<pid_t> started;
   {
-    // Started and listed in one step: an interrupt either sees the group or stops the start.
     LiveGroups& live = live_groups();
     const std::lock_guard lock(live.mutex);
-    interrupted = live.interrupted;
-    if (!interrupted) {
-      spawned = ::posix_spawn(&pid_, shell.c_str(), &actions, &attributes, argv, envp.data());
-      if (spawned == 0) live.groups.insert(pid_);
+    if (!live.interrupted) {
+      pid_t pid = -1;
+      error = ::posix_spawn(&pid, shell.c_str(), &actions, &attributes, argv, envp.data());
+      if (error == 0) {
+        live.groups.insert(pid);
+        started = pid;
+      }
     }
   }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  stdin_fd_ = in[1];
-  stdout_fd_ = out[0];
-  stderr_fd_ = err[0];
-  if (spawned != 0 || interrupted) {
+  return started;
+}
+
+}  // namespace
+
+AdapterProcess::AdapterProcess(const std::string& command, std::shared_ptr<ExchangeClock> clock,
+                               HookHandler on_hook, std::vector<std::string> extra_environment)
+    : clock_(std::move(clock)), on_hook_(std::move(on_hook)) {
+  const Pipes pipes = open_pipes();
+  int error = 0;
+  const auto started =
+      spawn(command, child_environment(std::move(extra_environment)), pipes, error);
+  ::close(pipes.in[0]);
+  ::close(pipes.out[1]);
+  ::close(pipes.err[1]);
+  stdin_fd_ = pipes.in[1];
+  stdout_fd_ = pipes.out[0];
+  stderr_fd_ = pipes.err[0];
+  if (!started) {
     pid_ = -1;
     ::close(stdin_fd_);
     ::close(stdout_fd_);
     ::close(stderr_fd_);
-    if (interrupted) {
+    if (error == 0) {
       throw std::runtime_error("the run was interrupted: the adapter '" + command +
                                "' is not started again");
     }
-    throw std::runtime_error("cannot start the adapter '" + command +
-                             "': " + std::strerror(spawned));
+    throw std::runtime_error("cannot start the adapter '" + command + "': " + std::strerror(error));
   }
+  pid_ = *started;
   group_ = pid_;
   for (const int fd : {stdin_fd_, stdout_fd_, stderr_fd_}) {
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -271,17 +296,28 @@ bool AdapterProcess::reap(bool wait) {
 protocol::Json AdapterProcess::call(const std::string& op, protocol::Json arguments) {
   std::unique_lock<std::mutex> one_at_a_time;
   if (sequential_) one_at_a_time = std::unique_lock(call_mutex_);
-
   std::optional<std::uint64_t> session;
   if (const auto found = arguments.find("session"); found != arguments.end()) {
     session = found->get<std::uint64_t>();
   }
+  const std::uint64_t id = send(op, std::move(arguments), session);
+  return result_of(op, await(id, op, session));
+}
+
+// Lock held: the request `id` is no longer awaited.
+void AdapterProcess::forget(std::uint64_t id, const std::string& op,
+                            std::optional<std::uint64_t> session) {
+  pending_.erase(id);
+  if (op == "enqueue_once") enqueueing_.erase(session);
+}
+
+std::uint64_t AdapterProcess::send(const std::string& op, protocol::Json arguments,
+                                   std::optional<std::uint64_t> session) {
   arguments["op"] = op;
   arguments["id"] = 0;
   protocol::validate(arguments, "request." + op);  // the suite's own side of the contract
   std::optional<MentionTurnRequest> enqueueing;
   if (op == "enqueue_once") enqueueing = protocol::request_from_json(arguments.at("request"));
-
   std::uint64_t id = 0;
   {
     const std::lock_guard lock(mutex_);
@@ -291,16 +327,12 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
     if (enqueueing) enqueueing_.insert_or_assign(session, Enqueueing{*std::move(enqueueing), {}});
   }
   arguments["id"] = id;
-  const auto forget = [&] {
-    pending_.erase(id);
-    if (op == "enqueue_once") enqueueing_.erase(session);
-  };
   try {
     write_line(arguments.dump());
   } catch (const std::exception& error) {
     {
       std::unique_lock lock(mutex_);
-      forget();
+      forget(id, op, session);
       // A program that exited says more by its status than by its closed pipe.
       changed_.wait_for(lock, std::chrono::seconds(1), [&] { return broken_.has_value(); });
     }
@@ -309,7 +341,11 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
     kill();
     throw std::runtime_error(*broken_reason());
   }
+  return id;
+}
 
+protocol::Json AdapterProcess::await(std::uint64_t id, const std::string& op,
+                                     std::optional<std::uint64_t> session) {
   std::unique_lock lock(mutex_);
   std::int64_t waited_from = now_ns();
   for (;;) {
@@ -324,7 +360,7 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
     if (!hook_running && waited > clock_->timeout && !pending_.at(id).response) {
       const std::string why = "the adapter did not answer '" + op + "' within " +
                               std::to_string(clock_->timeout.count()) + " ms";
-      forget();
+      forget(id, op, session);
       lock.unlock();
       fail(why);
       kill();
@@ -333,18 +369,21 @@ protocol::Json AdapterProcess::call(const std::string& op, protocol::Json argume
   }
   std::optional<protocol::Json> response = std::move(pending_.at(id).response);
   const std::optional<std::string> broken_reason = broken_;
-  forget();
+  forget(id, op, session);
   lock.unlock();
   if (!response) throw std::runtime_error(*broken_reason);
+  return *std::move(response);
+}
 
-  if (const auto unsupported = response->find("unsupported"); unsupported != response->end()) {
+protocol::Json AdapterProcess::result_of(const std::string& op, protocol::Json response) {
+  if (const auto unsupported = response.find("unsupported"); unsupported != response.end()) {
     throw Unsupported(op + ": " + words(unsupported->get<std::string>()));
   }
-  if (const auto failure = response->find("failure"); failure != response->end()) {
+  if (const auto failure = response.find("failure"); failure != response.end()) {
     throw std::runtime_error(
         with_stderr("the adapter failed '" + op + "': " + words(failure->get<std::string>())));
   }
-  protocol::Json result = std::move(response->at("result"));
+  protocol::Json result = std::move(response.at("result"));
   try {
     protocol::validate(result, "result." + op);
   } catch (const protocol::ProtocolError& error) {

@@ -84,6 +84,14 @@ class AdapterProcess {
   // With mutex_ held: reaps the program if it has exited (or waits for it), recording how
   // it ended; true once it is gone.
   bool reap(bool wait);
+  // `call`'s steps: the request written (its id), its response awaited, and that response
+  // turned into the result or what it means (`Unsupported`, a failure).
+  std::uint64_t send(const std::string& op, protocol::Json arguments,
+                     std::optional<std::uint64_t> session);
+  protocol::Json await(std::uint64_t id, const std::string& op,
+                       std::optional<std::uint64_t> session);
+  protocol::Json result_of(const std::string& op, protocol::Json response);
+  void forget(std::uint64_t id, const std::string& op, std::optional<std::uint64_t> session);
   [[nodiscard]] bool exited();
   [[nodiscard]] std::optional<std::string> broken_reason() const;
   void read_stdout();

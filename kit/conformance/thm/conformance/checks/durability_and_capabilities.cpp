@@ -88,11 +88,11 @@ void require_unsupported(Run& run, const std::string& operation, const std::stri
                          "` is not declared: declare it, or make it throw Unsupported");
 }
 
-}  // namespace
+// EQ-24's parts, one per capability: each declared capability does what it says; each
+// undeclared one reports `Unsupported` rather than silently doing nothing.
 
-// Each declared capability does what it says; each undeclared one reports `Unsupported`
-// rather than silently doing nothing (Dapr's two-way rule).
-void eq24_capabilities_match_behaviour(Run& run) {
+// Declarations that make no sense together.
+void declarations_agree(Run& run) {
   const Capabilities& caps = run.capabilities;
   // Capabilities that qualify leases prove nothing without them: EQ-14, 15 and 27 would be
   // skipped for want of `leases`, and the declaration would read as proven.
@@ -109,9 +109,11 @@ void eq24_capabilities_match_behaviour(Run& run) {
                     ": a queue is called from many threads at once, and the suite needs two "
                     "sessions at a time at the least");
   }
+}
 
-  run.fresh();
-  const auto request = run.trigger(1);
+// `hooks`: the hook is called at the six points, in order; or set_hook refuses.
+void hooks_match(Run& run, const MentionTurnRequest& request) {
+  const Capabilities& caps = run.capabilities;
   if (caps.hooks) {
     auto seen = std::make_shared<std::vector<HookPoint>>();
     auto mutex = std::make_shared<std::mutex>();
@@ -132,7 +134,11 @@ void eq24_capabilities_match_behaviour(Run& run) {
                         [&] { run.harness.set_hook([](HookPoint, const auto&) { return true; }); });
     run.require(is_enqueued(run.enqueue(request)), "the enqueue after set_hook failed");
   }
+}
 
+// `leases`: a claim takes the child just enqueued; or every lease operation refuses.
+void leases_match(Run& run) {
+  const Capabilities& caps = run.capabilities;
   if (caps.leases) {
     (void)run.clocks().store_now();
     const auto claimed = run.session().claim(30s);
@@ -144,7 +150,11 @@ void eq24_capabilities_match_behaviour(Run& run) {
     require_unsupported(run, "complete", "leases", [&] { (void)run.session().complete("1.1"); });
     require_unsupported(run, "fail", "leases", [&] { (void)run.session().fail("1.1"); });
   }
+}
 
+// `hold_child`: a child can be held; or hold_child refuses.
+void hold_child_matches(Run& run) {
+  const Capabilities& caps = run.capabilities;
   if (caps.hold_child) {
     run.fresh();
     run.require(is_enqueued(run.enqueue(run.trigger(1))), "setting up a child to hold failed");
@@ -152,7 +162,11 @@ void eq24_capabilities_match_behaviour(Run& run) {
   } else {
     require_unsupported(run, "hold_child", "hold_child", [&] { (void)run.harness.hold_child(1); });
   }
+}
 
+// `nodes`: the cluster has two nodes or more and a leader; or every node operation refuses.
+void nodes_match(Run& run) {
+  const Capabilities& caps = run.capabilities;
   if (caps.nodes) {
     const std::size_t count = run.nodes().node_count();
     run.require(count >= 2, "with `nodes` declared, node_count() is " + std::to_string(count) +
@@ -172,7 +186,11 @@ void eq24_capabilities_match_behaviour(Run& run) {
     require_unsupported(run, "resume_node", "nodes", [&] { run.nodes().resume_node(0); });
     require_unsupported(run, "recover", "nodes", [&] { run.nodes().recover(); });
   }
+}
 
+// `injected_store_clock`: moving the store clock moves store_now exactly; or it refuses.
+void store_clock_matches(Run& run) {
+  const Capabilities& caps = run.capabilities;
   if (caps.injected_store_clock) {
     run.require(caps.leases,
                 "`injected_store_clock` is declared without `leases`, whose "
@@ -186,7 +204,11 @@ void eq24_capabilities_match_behaviour(Run& run) {
     require_unsupported(run, "advance_store_clock", "injected_store_clock",
                         [&] { run.clocks().advance_store_clock(90s); });
   }
+}
 
+// `persistent`: a child survives reopening the store; or reopen and the kill refuse.
+void persistence_matches(Run& run, const MentionTurnRequest& request) {
+  const Capabilities& caps = run.capabilities;
   if (caps.persistent) {
     run.forget_session();
     run.durability().reopen();
@@ -199,7 +221,11 @@ void eq24_capabilities_match_behaviour(Run& run) {
       (void)run.durability().enqueue_then_kill(request, KillPoint::AfterAnswer);
     });
   }
+}
 
+// `sql_schema`: the unique index can be read; or no index is reported.
+void sql_schema_matches(Run& run) {
+  const Capabilities& caps = run.capabilities;
   if (caps.sql_schema) {
     // Declared, the inspection must work; what it finds (even no index) is EQ-04's to judge.
     try {
@@ -216,6 +242,23 @@ void eq24_capabilities_match_behaviour(Run& run) {
     run.require(!index.has_value(),
                 "unique_key_index reports an index although `sql_schema` is not declared");
   }
+}
+
+}  // namespace
+
+// Each declared capability does what it says; each undeclared one reports `Unsupported`
+// rather than silently doing nothing (Dapr's two-way rule).
+void eq24_capabilities_match_behaviour(Run& run) {
+  declarations_agree(run);
+  run.fresh();
+  const auto request = run.trigger(1);
+  hooks_match(run, request);
+  leases_match(run);
+  hold_child_matches(run);
+  nodes_match(run);
+  store_clock_matches(run);
+  persistence_matches(run, request);
+  sql_schema_matches(run);
 }
 
 void eq25_model_based(Run& run) {

@@ -94,99 +94,143 @@ void eq20_canonical_keys(Run& run) {
   }
 }
 
-void eq21_large_and_adversarial_inputs(Run& run) {
-  run.fresh();
-  // A declared limit past what a check can sensibly send is tested at the cap instead, and
-  // its "one byte over" row is left out (the report says so).
-  constexpr std::size_t kContentCap = std::size_t{16} << 20;
-  constexpr std::size_t kIdCap = std::size_t{64} << 10;
-  const std::size_t content_max =
-      std::min(run.capabilities.max_content_bytes.value_or(std::size_t{1} << 20), kContentCap);
-  const std::size_t id_max = std::min(run.capabilities.max_id_bytes.value_or(1024), kIdCap);
-  const bool content_limit_tested = run.capabilities.max_content_bytes == content_max;
-  const bool id_limit_tested = run.capabilities.max_id_bytes == id_max;
-  if (run.capabilities.max_content_bytes && !content_limit_tested) {
-    run.note(
-        "the declared content limit is over 16 MiB; content was sent at 16 MiB and the "
-        "limit itself was not probed");
+namespace {
+
+// EQ-21's inputs against one store: the limits it declares (a declared limit past what a
+// check can sensibly send is tested at the cap instead, and its "one byte over" row is left
+// out, the report says so), the replies it commits, and what each request must come to.
+class Inputs {
+ public:
+  static constexpr std::size_t kContentCap = std::size_t{16} << 20;
+  static constexpr std::size_t kIdCap = std::size_t{64} << 10;
+
+  explicit Inputs(Run& run)
+      : run_(run),
+        content_max_(std::min(run.capabilities.max_content_bytes.value_or(std::size_t{1} << 20),
+                              kContentCap)),
+        id_max_(std::min(run.capabilities.max_id_bytes.value_or(1024), kIdCap)),
+        content_limit_tested_(run.capabilities.max_content_bytes == content_max_),
+        id_limit_tested_(run.capabilities.max_id_bytes == id_max_) {
+    if (run.capabilities.max_content_bytes && !content_limit_tested_) {
+      run.note(
+          "the declared content limit is over 16 MiB; content was sent at 16 MiB and the "
+          "limit itself was not probed");
+    }
+    if (run.capabilities.max_id_bytes && !id_limit_tested_) {
+      run.note(
+          "the declared id limit is over 64 KiB; ids were sent at 64 KiB and the limit "
+          "itself was not probed");
+    }
+    if (id_max_ < 2 || content_max_ < 1) {
+      throw Failed{"the declared limits are too small to store a request"};
+    }
   }
-  if (run.capabilities.max_id_bytes && !id_limit_tested) {
-    run.note(
-        "the declared id limit is over 64 KiB; ids were sent at 64 KiB and the limit "
-        "itself was not probed");
+
+  // Content, ids and desks at the limits, each kept byte for byte; two desks at the limit
+  // under one sequence, which a key cut short would collide.
+  void at_the_limits() {
+    const std::string long_id(id_max_, 'x');
+    run_.harness.set_available(long_id, true);
+    // Content at the limit twice: one byte repeated, and bytes from the seeded generator
+    // that no store can compress (an index or page that fits the first may not fit the
+    // second).
+    round_trips("content at the limit",
+                request_for(reply_with("eng", kSource, std::string(content_max_, 'c'))));
+    std::string noise(content_max_, '\0');
+    for (char& byte : noise) byte = static_cast<char>(run_.random() & 0xff);
+    round_trips("incompressible content at the limit",
+                request_for(reply_with("eng", kSource, noise)));
+    round_trips("source id at the limit", request_for(reply_with("eng", long_id, "@bob hi")));
+    round_trips("target id at the limit",
+                request_for(reply_with("eng", kSource, "@x hi"), long_id));
+    const Sequence shared = sequence_ + 1;
+    round_trips("desk id at the limit",
+                request_for(reply_with(long_id, kSource, "@bob hi", shared)));
+    round_trips(
+        "a second desk id at the limit",
+        request_for(reply_with(std::string(id_max_ - 1, 'x') + "y", kSource, "@bob hi", shared)));
+    sequence_ = shared;
   }
-  Sequence sequence = 0;
-  const auto reply_with = [&](std::string desk, std::string author, std::string content,
-                              std::optional<Sequence> at = std::nullopt) {
+
+  // Bytes a store might mangle: NUL, invalid UTF-8, SQL's metacharacters.
+  void adversarial_bytes() {
+    const std::string nul("a\0b", 3);
+    const std::string invalid_utf8 = "\xff\xfe\xc3(";
+    const std::string sql = "'); DROP TABLE child_turns; --";
+    run_.harness.set_available(nul, true);
+    run_.harness.set_available(sql, true);
+    round_trips("NUL bytes",
+                request_for(reply_with("eng" + nul, kSource + nul, "x" + nul + "y"), nul));
+    round_trips("invalid UTF-8",
+                request_for(reply_with("eng" + invalid_utf8, kSource, invalid_utf8)));
+    round_trips("SQL metacharacters", request_for(reply_with(sql, sql, sql), sql));
+  }
+
+  // One byte over each declared limit: invalid_request, and the store unchanged.
+  void over_the_limits() {
+    if (!run_.capabilities.max_content_bytes || !run_.capabilities.max_id_bytes) {
+      run_.note(
+          "no input one byte over a limit: the harness declares no `max_content_bytes` or "
+          "`max_id_bytes` for the one it lacks");
+    }
+    if (content_limit_tested_) {
+      rejected("content one byte over the limit",
+               request_for(reply_with("eng", kSource, std::string(content_max_ + 1, 'c'))));
+    }
+    if (id_limit_tested_) {
+      const std::string over(id_max_ + 1, 'x');
+      run_.harness.set_available(over, true);
+      rejected("source id one byte over the limit",
+               request_for(reply_with("eng", over, "@bob hi")));
+      rejected("target id one byte over the limit",
+               request_for(reply_with("eng", kSource, "@x hi"), over));
+      rejected("desk id one byte over the limit",
+               request_for(reply_with(over, kSource, "@bob hi")));
+    }
+  }
+
+ private:
+  CommittedReply reply_with(std::string desk, std::string author, std::string content,
+                            std::optional<Sequence> at = std::nullopt) {
     const CommittedReply reply{.conversation = {.desk_id = std::move(desk)},
-                               .sequence = at ? *at : ++sequence,
+                               .sequence = at ? *at : ++sequence_,
                                .author_id = std::move(author),
                                .content = std::move(content),
                                .hop = 0};
-    run.harness.commit_reply(reply);
+    run_.harness.commit_reply(reply);
     return reply;
-  };
-  const auto round_trips = [&](const std::string& what, const MentionTurnRequest& request) {
-    const auto answer = run.enqueue(request);
-    run.require(is_enqueued(answer), what + ": got " + describe(answer));
-    const auto children = run.children_of(request);
-    run.require(children.size() == 1 && children[0].request == request,
-                what + ": the child is not byte-exact");
-  };
-  const auto rejected = [&](const std::string& what, const MentionTurnRequest& request) {
-    const auto before = run.harness.records().size();
-    const auto answer = run.enqueue(request);
-    run.require(!answer && answer.error().kind == QueueErrorKind::InvalidRequest,
-                what + ": got " + describe(answer) + ", not invalid_request");
-    run.require(run.harness.records().size() == before, what + ": the store changed");
-  };
-  if (id_max < 2 || content_max < 1)
-    throw Failed{"the declared limits are too small to store a request"};
-  const std::string long_id(id_max, 'x');
-  run.harness.set_available(long_id, true);
-  // Content at the limit twice: one byte repeated, and bytes from the seeded generator that
-  // no store can compress (an index or page that fits the first may not fit the second).
-  round_trips("content at the limit",
-              request_for(reply_with("eng", kSource, std::string(content_max, 'c'))));
-  std::string noise(content_max, '\0');
-  for (char& byte : noise) byte = static_cast<char>(run.random() & 0xff);
-  round_trips("incompressible content at the limit",
-              request_for(reply_with("eng", kSource, noise)));
-  round_trips("source id at the limit", request_for(reply_with("eng", long_id, "@bob hi")));
-  round_trips("target id at the limit", request_for(reply_with("eng", kSource, "@x hi"), long_id));
-  const Sequence shared = sequence + 1;  // both long desks under one sequence: a cut key collides
-  round_trips("desk id at the limit", request_for(reply_with(long_id, kSource, "@bob hi", shared)));
-  round_trips(
-      "a second desk id at the limit",
-      request_for(reply_with(std::string(id_max - 1, 'x') + "y", kSource, "@bob hi", shared)));
-  sequence = shared;
-  const std::string nul("a\0b", 3);
-  const std::string invalid_utf8 = "\xff\xfe\xc3(";
-  const std::string sql = "'); DROP TABLE child_turns; --";
-  run.harness.set_available(nul, true);
-  run.harness.set_available(sql, true);
-  round_trips("NUL bytes",
-              request_for(reply_with("eng" + nul, kSource + nul, "x" + nul + "y"), nul));
-  round_trips("invalid UTF-8",
-              request_for(reply_with("eng" + invalid_utf8, kSource, invalid_utf8)));
-  round_trips("SQL metacharacters", request_for(reply_with(sql, sql, sql), sql));
-  if (!run.capabilities.max_content_bytes || !run.capabilities.max_id_bytes) {
-    run.note(
-        "no input one byte over a limit: the harness declares no `max_content_bytes` or "
-        "`max_id_bytes` for the one it lacks");
   }
-  if (content_limit_tested) {
-    rejected("content one byte over the limit",
-             request_for(reply_with("eng", kSource, std::string(content_max + 1, 'c'))));
+  void round_trips(const std::string& what, const MentionTurnRequest& request) {
+    const auto answer = run_.enqueue(request);
+    run_.require(is_enqueued(answer), what + ": got " + describe(answer));
+    const auto children = run_.children_of(request);
+    run_.require(children.size() == 1 && children[0].request == request,
+                 what + ": the child is not byte-exact");
   }
-  if (id_limit_tested) {
-    const std::string over(id_max + 1, 'x');
-    run.harness.set_available(over, true);
-    rejected("source id one byte over the limit", request_for(reply_with("eng", over, "@bob hi")));
-    rejected("target id one byte over the limit",
-             request_for(reply_with("eng", kSource, "@x hi"), over));
-    rejected("desk id one byte over the limit", request_for(reply_with(over, kSource, "@bob hi")));
+  void rejected(const std::string& what, const MentionTurnRequest& request) {
+    const auto before = run_.harness.records().size();
+    const auto answer = run_.enqueue(request);
+    run_.require(!answer && answer.error().kind == QueueErrorKind::InvalidRequest,
+                 what + ": got " + describe(answer) + ", not invalid_request");
+    run_.require(run_.harness.records().size() == before, what + ": the store changed");
   }
+
+  Run& run_;
+  std::size_t content_max_;
+  std::size_t id_max_;
+  bool content_limit_tested_;
+  bool id_limit_tested_;
+  Sequence sequence_ = 0;
+};
+
+}  // namespace
+
+void eq21_large_and_adversarial_inputs(Run& run) {
+  run.fresh();
+  Inputs inputs(run);
+  inputs.at_the_limits();
+  inputs.adversarial_bytes();
+  inputs.over_the_limits();
 }
 
 void eq22_record_outlives_child(Run& run) {

@@ -135,6 +135,89 @@ Result<std::unique_ptr<SqliteQueue>, QueueError> SqliteQueue::open(const std::st
 
 // ---- enqueue -----------------------------------------------------------------------------------
 
+namespace {
+
+// The steps of the enqueue transaction, each on the step's connection; each answers what
+// ends the step early (an error, or an outcome), or nothing to go on.
+
+// The committed reply, read inside the transaction that will insert, must match the request.
+std::optional<QueueError> verify_reply(client::Connection& db, const MentionTurnRequest& request,
+                                       const std::string& key) {
+  auto reply = db.prepared("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = ?1");
+  if (!reply) return reply.error();
+  reply->bind(1, key);
+  const int rc = reply->step();
+  if (rc == client::kDone) {
+    return error(QueueErrorKind::TriggerMissing, "no committed reply under key " + key);
+  }
+  if (rc != client::kRow) return db.failure(rc, "reading the committed reply");
+  return trigger_mismatch(request, reply->bytes(0), reply->bytes(1), reply->integer(2), key);
+}
+
+// The live policy, the pair's authorization, the target's availability.
+std::optional<Result<EnqueueOutcome, QueueError>> revalidate(client::Connection& db,
+                                                             const MentionTurnRequest& request) {
+  auto policy = db.prepared(
+      "SELECT (SELECT enabled AND ?1 <= max_hops FROM thm_policy WHERE id = 1),"
+      " EXISTS (SELECT 1 FROM thm_forbidden_pair WHERE source_id = ?2 AND target_id = ?3),"
+      " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = ?3)");
+  if (!policy) return unexpected{policy.error()};
+  policy->bind(1, std::int64_t{request.child_hop})
+      .bind(2, request.source_id)
+      .bind(3, request.target_id);
+  const int rc = policy->step();
+  if (rc != client::kRow) return unexpected{db.failure(rc, "reading the policy")};
+  if (policy->null(0) || policy->integer(0) == 0) return Refused{EnqueueRefusal::FeatureDisabled};
+  if (policy->integer(1) != 0) return Refused{EnqueueRefusal::Unauthorized};
+  if (policy->integer(2) == 0) return Refused{EnqueueRefusal::TargetUnavailable};
+  return std::nullopt;
+}
+
+// The decision: one conditional insert on the unique key. The new record's id, or nothing
+// when the key had one (`Already`).
+Result<std::optional<std::int64_t>, QueueError> insert_record(client::Connection& db,
+                                                              const std::string& key) {
+  auto record = db.prepared(
+      "INSERT INTO thm_idempotency (turn_key) VALUES (?1)"
+      " ON CONFLICT (turn_key) DO NOTHING RETURNING id");
+  if (!record) return unexpected{record.error()};
+  record->bind(1, key);
+  const int rc = record->step();
+  if (rc == client::kDone) return std::optional<std::int64_t>{};
+  if (rc != client::kRow) return unexpected{db.failure(rc, "inserting the idempotency record")};
+  const std::int64_t id = record->integer(0);
+  if (record->step() != client::kDone) {
+    return unexpected{db.failure(client::kError, "finishing the idempotency insert")};
+  }
+  return std::optional<std::int64_t>{id};
+}
+
+// The child, under the record's id.
+std::optional<QueueError> insert_child(client::Connection& db, const MentionTurnRequest& request,
+                                       const std::string& key, std::int64_t id) {
+  auto child = db.prepared(
+      "INSERT INTO thm_child_turn (id, turn_key, desk_id, thread_root, trigger_sequence,"
+      " source_id, target_id, content, child_hop) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  if (!child) return child.error();
+  Statement& insert = *child;
+  insert.bind(1, id).bind(2, key).bind(3, request.conversation.desk_id);
+  if (request.conversation.thread_root) {
+    insert.bind(4, to_column(*request.conversation.thread_root));
+  } else {
+    insert.bind_null(4);
+  }
+  insert.bind(5, to_column(request.key.trigger_sequence))
+      .bind(6, request.source_id)
+      .bind(7, request.target_id)
+      .bind(8, request.content)
+      .bind(9, std::int64_t{request.child_hop});
+  const int rc = insert.step();
+  if (rc != client::kDone) return db.failure(rc, "inserting the child turn");
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
     const MentionTurnRequest& request) noexcept {
   const std::scoped_lock guard(mutex_);
@@ -144,95 +227,34 @@ Result<EnqueueOutcome, QueueError> SqliteQueue::enqueue_once(
   if (auto over = exceeds_limits(request, limits.max_content_bytes, limits.max_id_bytes)) {
     return unexpected{*std::move(over)};
   }
-
+  // The steps in order, each until the hook at the point after it; the transaction rolls
+  // back when it is left uncommitted.
+  const auto stopped_at = [&](HookPoint point) { return !impl.pass(point, request); };
   const std::string key = turn_key(request).encoded();
   Transaction transaction(db);
   if (auto begun = transaction.begin(); !begun) return unexpected{begun.error()};
-  if (!impl.pass(HookPoint::AfterBegin, request))
-    return unexpected{rolled_back_at(HookPoint::AfterBegin)};
-
-  {  // the committed reply, read inside the transaction that will insert
-    auto reply = db.prepared("SELECT author_id, content, hop FROM thm_reply WHERE turn_key = ?1");
-    if (!reply) return unexpected{reply.error()};
-    reply->bind(1, key);
-    const int rc = reply->step();
-    if (rc == client::kDone) {
-      return unexpected{
-          error(QueueErrorKind::TriggerMissing, "no committed reply under key " + key)};
-    }
-    if (rc != client::kRow) return unexpected{db.failure(rc, "reading the committed reply")};
-    if (auto differs =
-            trigger_mismatch(request, reply->bytes(0), reply->bytes(1), reply->integer(2), key)) {
-      return unexpected{*std::move(differs)};
-    }
-  }
-  {  // live policy, the pair's authorization, the target's availability
-    auto policy = db.prepared(
-        "SELECT (SELECT enabled AND ?1 <= max_hops FROM thm_policy WHERE id = 1),"
-        " EXISTS (SELECT 1 FROM thm_forbidden_pair WHERE source_id = ?2 AND target_id = ?3),"
-        " EXISTS (SELECT 1 FROM thm_available_agent WHERE agent_id = ?3)");
-    if (!policy) return unexpected{policy.error()};
-    policy->bind(1, std::int64_t{request.child_hop})
-        .bind(2, request.source_id)
-        .bind(3, request.target_id);
-    const int rc = policy->step();
-    if (rc != client::kRow) return unexpected{db.failure(rc, "reading the policy")};
-    if (policy->null(0) || policy->integer(0) == 0) return Refused{EnqueueRefusal::FeatureDisabled};
-    if (policy->integer(1) != 0) return Refused{EnqueueRefusal::Unauthorized};
-    if (policy->integer(2) == 0) return Refused{EnqueueRefusal::TargetUnavailable};
-  }
-  if (!impl.pass(HookPoint::AfterValidateReads, request)) {
+  if (stopped_at(HookPoint::AfterBegin)) return unexpected{rolled_back_at(HookPoint::AfterBegin)};
+  if (auto failed = verify_reply(db, request, key)) return unexpected{*std::move(failed)};
+  if (auto ended = revalidate(db, request)) return *std::move(ended);
+  if (stopped_at(HookPoint::AfterValidateReads)) {
     return unexpected{rolled_back_at(HookPoint::AfterValidateReads)};
   }
-
-  std::int64_t id = 0;
-  {  // the decision: one conditional insert on the unique key
-    auto record = db.prepared(
-        "INSERT INTO thm_idempotency (turn_key) VALUES (?1)"
-        " ON CONFLICT (turn_key) DO NOTHING RETURNING id");
-    if (!record) return unexpected{record.error()};
-    record->bind(1, key);
-    const int rc = record->step();
-    if (rc == client::kDone) return Already{};
-    if (rc != client::kRow) return unexpected{db.failure(rc, "inserting the idempotency record")};
-    id = record->integer(0);
-    if (record->step() != client::kDone) {
-      return unexpected{db.failure(client::kError, "finishing the idempotency insert")};
-    }
-  }
-  if (!impl.pass(HookPoint::AfterIdempotencyStatement, request)) {
+  const auto id = insert_record(db, key);
+  if (!id) return unexpected{id.error()};
+  if (!*id) return Already{};
+  if (stopped_at(HookPoint::AfterIdempotencyStatement)) {
     return unexpected{rolled_back_at(HookPoint::AfterIdempotencyStatement)};
   }
-  {
-    auto child = db.prepared(
-        "INSERT INTO thm_child_turn (id, turn_key, desk_id, thread_root, trigger_sequence,"
-        " source_id, target_id, content, child_hop) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-    if (!child) return unexpected{child.error()};
-    Statement& insert = *child;
-    insert.bind(1, id).bind(2, key).bind(3, request.conversation.desk_id);
-    if (request.conversation.thread_root) {
-      insert.bind(4, to_column(*request.conversation.thread_root));
-    } else {
-      insert.bind_null(4);
-    }
-    insert.bind(5, to_column(request.key.trigger_sequence))
-        .bind(6, request.source_id)
-        .bind(7, request.target_id)
-        .bind(8, request.content)
-        .bind(9, std::int64_t{request.child_hop});
-    const int rc = insert.step();
-    if (rc != client::kDone) return unexpected{db.failure(rc, "inserting the child turn")};
+  if (auto failed = insert_child(db, request, key, **id)) return unexpected{*std::move(failed)};
+  for (const HookPoint point : {HookPoint::AfterChildInsert, HookPoint::BeforeCommit}) {
+    if (stopped_at(point)) return unexpected{rolled_back_at(point)};
   }
-  if (!impl.pass(HookPoint::AfterChildInsert, request))
-    return unexpected{rolled_back_at(HookPoint::AfterChildInsert)};
-  if (!impl.pass(HookPoint::BeforeCommit, request))
-    return unexpected{rolled_back_at(HookPoint::BeforeCommit)};
   if (auto committed = transaction.commit(); !committed) {
     QueueError failed = committed.error();
     if (failed.kind != QueueErrorKind::Unavailable) failed.kind = QueueErrorKind::Indeterminate;
     return unexpected{std::move(failed)};
   }
-  if (!impl.pass(HookPoint::AfterCommitBeforeReturn, request)) {
+  if (stopped_at(HookPoint::AfterCommitBeforeReturn)) {
     return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
   }
   return Enqueued{};
