@@ -3,7 +3,7 @@
 /// Heap allocations counted per benchmark iteration. Linking `alloc_count.cpp` into a bench
 /// replaces the global `operator new` with one that counts every call on the calling thread
 /// (and then allocates with `malloc`), so a bench can report how many blocks one call of the
-/// code under test allocates (issue 9: a refusal allocates nothing). `time_calls` is the
+/// code under test allocates (a refusal allocates nothing). `time_calls` is the
 /// timed loop the benches share around it.
 
 #include <benchmark/benchmark.h>

@@ -1,4 +1,4 @@
-// The Node.js package's per-call cost, as ratios in one run (issue 21, bench/README.md).
+// The Node.js package's per-call cost, as ratios in one run (bench/README.md).
 //
 // Times resolveMentions (a 256-byte message, 14 agents) and mentionDispatch (a reply that
 // dispatches) on the inputs of bindings_fixture.json, as bindings_bench.py does for Python:

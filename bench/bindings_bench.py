@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python package's per-call cost, as ratios in one run (issue 21, bench/README.md).
+"""The Python package's per-call cost, as ratios in one run (bench/README.md).
 
 Times `resolve_mentions` (a 256-byte message, 14 agents) and `mention_dispatch` (a reply
 that dispatches) on the same inputs (bindings_fixture.json) three ways:

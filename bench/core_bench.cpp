@@ -179,8 +179,8 @@ std::size_t arg(const benchmark::State& state, std::size_t index) {
   return static_cast<std::size_t>(state.range(index));
 }
 
-// Issue 9's grid: bodies of 256 B, 4 KiB and 64 KiB with 0, 10 and 100 mentions, rosters
-// of 10, 100, 1 000 and (issue 23) 10 000 agents, up to `largest_roster`; a body too
+// The grid: bodies of 256 B, 4 KiB and 64 KiB with 0, 10 and 100 mentions, rosters
+// of 10, 100, 1 000 and 10 000 agents, up to `largest_roster`; a body too
 // short for its mentions is left out.
 void resolve_mentions_grid(benchmark::internal::Benchmark* bench, std::int64_t largest_roster) {
   for (const std::int64_t body : {256, 4096, 65536}) {
@@ -726,7 +726,7 @@ void BM_AcceptEvaluationModel(benchmark::State& state) {
   thm::bench::time_calls(state, accept);
 }
 
-// Issue 9's candidate counts: 2, 8 and 64.
+// The candidate counts: 2, 8 and 64.
 void candidate_counts(benchmark::internal::Benchmark* bench) {
   bench->Arg(2)->Arg(8)->Arg(64)->ArgName("candidates");
 }

@@ -2,7 +2,7 @@
 //
 // Decode: `thm::json::decode<T>(text)` against `nlohmann::json::parse(text)`, the floor of any
 // decoder that builds a DOM first (ours does: a strict SAX tree builder, then `from_value`).
-// Issue 9's goal is decode within 1.5x of that floor. Encode: `thm::json::encode(value)`
+// The goal is decode within 1.5x of that floor. Encode: `thm::json::encode(value)`
 // against `dump()` of a DOM of the same document, built before the timed loop.
 //
 // Names are `<operation>.<case>/<impl>/size:<size>`: operation json_decode or json_encode,

@@ -1,4 +1,4 @@
-// Enqueues per second on thm's etcd store (kit/stores/etcd/queue.mjs, issue 24) against its
+// Enqueues per second on thm's etcd store (kit/stores/etcd/queue.mjs) against its
 // floor, as ratios in one run (bench/README.md):
 // - store_enqueue.etcd/thm/clients:N/real_time: N sessions at once (an `EtcdQueue` each,
 //   each with its own etcd client), each enqueueing one request after another. Every

@@ -3,7 +3,7 @@
 // the same kind of database, in the same run (bench/README.md reports the ratios).
 //
 // Each enqueue gets a fresh key whose committed reply is written outside the timed region.
-// PostgreSQL runs when THM_POSTGRES names a server (CTest's fixture sets it). Issue 24 adds
+// PostgreSQL runs when THM_POSTGRES names a server (CTest's fixture sets it). It adds
 // baselines of that single server, each run once by one client and once by 8 concurrent
 // clients (`clients:8`, one connection per client and server):
 // - `standby_sync`: the same queue on a primary with a synchronous standby, when
@@ -146,7 +146,7 @@ std::string postgres_conninfo() {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-// ---- sharding by conversation (issue 24) -------------------------------------------------------
+// ---- sharding by conversation ---------------------------------------------------------------
 
 // The conversations the PostgreSQL rows spread their enqueues over: threads 1..64 of #eng.
 constexpr thm::Sequence kConversations = 64;

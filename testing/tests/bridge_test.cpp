@@ -1,4 +1,4 @@
-// The bridge's direct error conversion is the JSON round trip it replaced (issue 20): for
+// The bridge's direct error conversion is the JSON round trip it replaced: for
 // every error variant of the roster, the desks and the responder ladder, `to_model_error`
 // gives the model error that rendering the core error with `json::error_value` and reading
 // the wire fields back gives. Only this test sees thm::json; the bridge does not link it.
@@ -38,8 +38,8 @@ std::string shown(const json::Value& value) {
   return value.dump(-1, ' ', false, json::Value::error_handler_t::replace);
 }
 
-// The path the bridge took before issue 20: the case-file form of the error, every field
-// but "variant" and "message", in the order the wire writes them.
+// The path the bridge took before it converted directly: the case-file form of the error, every
+// field but "variant" and "message", in the order the wire writes them.
 model::Error through_json(const json::Value& value) {
   model::Error out{value["variant"].get<std::string>(), {}};
   for (const auto& [key, field] : value.items()) {

@@ -1,5 +1,5 @@
 // @ts-check
-// Every function, called right and then with each argument wrong (issue 21: a malformed-input
+// Every function, called right and then with each argument wrong (a malformed-input
 // test per operation): the right call answers; each wrong one throws a TypeError naming the
 // function and the argument, or, for a wire argument, a thm.DecodeError whose path starts at
 // the argument's name. The table must name every function the package exports.

@@ -1,5 +1,5 @@
 // @ts-check
-// Ways a host's process could be hurt by the addon, each shown not to (issue 21; found by a
+// Ways a host's process could be hurt by the addon, each shown not to (found by a
 // fresh pair of eyes): workers terminated inside a call, arrays that claim a huge length,
 // objects from another realm, two copies of the addon in one process, a process that may
 // not compile code from strings, and calls missing their arguments.

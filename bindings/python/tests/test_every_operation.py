@@ -1,5 +1,5 @@
 """Every operation, called right and then with each argument wrong: the right call answers,
-and each wrong one is a TypeError naming the operation and the argument (issue 21: a
+and each wrong one is a TypeError naming the operation and the argument (a
 malformed-input test per operation). The table must name every function of the module."""
 
 from __future__ import annotations

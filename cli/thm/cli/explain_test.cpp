@@ -1,4 +1,4 @@
-// `thm explain` on every case of the shared case files (issue 25): the core, the core on a
+// `thm explain` on every case of the shared case files: the core, the core on a
 // prepared team and the reference model give the same trace, the traced call decides as the
 // untraced one does, and the trace ends where the decision says it does.
 #include "thm/cli/explain.hpp"
@@ -81,7 +81,7 @@ TEST(ExplainTest, EveryCaseIsExplainedAlikeByTheCoreAPreparedTeamAndTheModel) {
       }
     }
   }
-  // No false green: as many cases as the files held when traces came (issue 25), or more.
+  // No false green: as many cases as the files held when traces came, or more.
   EXPECT_GE(explained["responder_plan"], 16);
   EXPECT_GE(explained["settle_selection"], 4);
   EXPECT_GE(explained["mention_dispatch"], 22);

@@ -36,7 +36,7 @@ using TeamError = std::variant<RosterError, DeskError>;
 /// The inner error's message (lower case, naming the offending id).
 [[nodiscard]] std::string to_string(const TeamError& error);
 
-/// A chat's roster and desks, validated and indexed once per change (issue 23, adr/0016).
+/// A chat's roster and desks, validated and indexed once per change (adr/0016).
 ///
 /// A host prepares a team when its roster or desks change and passes it to every decision
 /// until the next change. It owns its snapshots (moved in, or copied when the host passes

@@ -81,7 +81,7 @@ constexpr std::uint32_t kMaxAttempts = 3;
 // across the step, not in unsynchronised access.
 //
 // M15 proper (a queue with no mutex at all) is undefined behaviour outside ThreadSanitizer;
-// it belongs to the TSan preset (issue 7). `Flaw::NoMutex` is its well-defined shadow.
+// it belongs to the TSan preset. `Flaw::NoMutex` is its well-defined shadow.
 //
 // It has a `ReferenceStore`'s operations, each answering a `Result` and none throwing, so
 // `StoreHarness` drives it as it drives `MemoryQueue`. It owns a fake store clock (moved by

@@ -126,7 +126,7 @@ class ReplaysAsEnqueued final : public Harness {
   memory::MemoryHarness inner_;
 };
 
-// Issue 19: a failure printed `"pass" Which is: 0x…`. It must print the check's report.
+// A failure once printed `"pass" Which is: 0x…`: it must print the check's report.
 TEST(TypedSuiteTest, FailedCheckPrintsItsReport) {
   const auto results = run_typed<ReplaysAsEnqueued>("EQ-05");
   ASSERT_EQ(results.size(), 1U);

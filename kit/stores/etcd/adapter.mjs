@@ -10,7 +10,7 @@
 //               `restart_store` restarts the whole cluster (EQ-23); without it `restart_store`
 //               does nothing (the cluster outlives the adapter), and the suite's `reopen`
 //               after it reconnects
-// --mutant ack-early   a broken queue for the node-loss checks (issue 24): it answers
+// --mutant ack-early   a broken queue for the node-loss checks: it answers
 //               `enqueued` before the cluster has the write, sends it 500 ms later, and
 //               drops it if it fails
 //
@@ -74,7 +74,7 @@ const CAPABILITIES = {
 const log = (...parts) => console.error('etcd-adapter:', ...parts);
 
 /**
- * The mutant "ack-early" (issue 24): the correct queue's step, but its decision is answered
+ * The mutant "ack-early": the correct queue's step, but its decision is answered
  * `enqueued` as soon as it is made, and its transaction is sent ACK_AHEAD_MS later, as a
  * write-behind buffer would, and dropped if it fails. The key's lock is held until the write
  * settles, the session's next step waits for it, and the inspector waits for every write in

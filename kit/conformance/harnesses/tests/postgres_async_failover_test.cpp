@@ -1,4 +1,4 @@
-// The negative control of issue 24: on a primary whose standby replicates asynchronously
+// The node-loss checks' negative control: on a primary whose standby replicates asynchronously
 // (and lags, as it may), a failover loses acknowledged enqueues, and EQ-28 must say so with
 // lost > 0. On the pair CTest starts (fixture `postgres_pair_async`).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The PostgreSQL queue on a primary and a synchronous standby (issue 24) against the whole
+// The PostgreSQL queue on a primary and a synchronous standby against the whole
 // conformance suite, the node-loss checks EQ-28…EQ-30 included, through the typed GoogleTest
 // suite, on the pair CTest starts (fixture `postgres_pair_sync`).
 #include <iostream>

@@ -1,4 +1,4 @@
-// The HTML report in a real browser (issue 25, adr/0020): runs the suite against a broken
+// The HTML report in a real browser (adr/0020): runs the suite against a broken
 // queue (mutant M1, served over the adapter protocol), opens the page in Debian's headless
 // Chromium through playwright-core, and checks what a host engineer must be able to see:
 // the failure, the timeline of the calls that produced it, the replay command (which is then

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// `thm::postgres::ReplicatedPostgresHarness`: the PostgreSQL queue on a primary and a
-/// streaming-replication standby (issue 24), two throwaway clusters that
+/// streaming-replication standby, two throwaway clusters that
 /// `kit/scripts/pg_replicated_cluster` starts, with the node faults of EQ-28…EQ-30. The queue
 /// and its SQL functions are the single-server ones; sessions reach whichever node takes
 /// writes through libpq's multi-host conninfo (`target_session_attrs=read-write`), and the

@@ -195,7 +195,7 @@ std::unique_ptr<PostgresQueue> logged_queue(const std::string& application, Opti
   return queue ? *std::move(queue) : nullptr;
 }
 
-// Issue 23: without a hook, an enqueue is one round trip (the call in autocommit, its own
+// An enqueue is one round trip (the call in autocommit, its own
 // transaction), whatever it answers.
 TEST_F(PostgresQueueTest, WithoutAHookAnEnqueueIsOneStatement) {
   const auto queue = logged_queue("thm_one_trip");
