@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -16,8 +15,12 @@
 #include <variant>
 #include <vector>
 
+#include "thm/conformance/temporary_directory.hpp"
+
 namespace thm::protocol {
 namespace {
+
+using conformance::TemporaryDirectory;
 
 using namespace std::chrono_literals;
 
@@ -143,7 +146,8 @@ for line in sys.stdin:
         r = {}
     print(json.dumps({"id": m["id"], "result": r}), flush=True)
 )";
-  const std::string path = ::testing::TempDir() + "thm_hook_loop_adapter.py";
+  const TemporaryDirectory directory("thm_hook_loop_adapter");
+  const std::string path = directory.path() + "/adapter.py";
   std::ofstream(path) << adapter;
   ExecHarness harness("python3 " + path, 10s);
   harness.set_hook([](HookPoint, const MentionTurnRequest&) { return true; });
@@ -161,7 +165,6 @@ for line in sys.stdin:
   }
   EXPECT_NE(why.find("a hook call at after_begin after after_begin"), std::string::npos) << why;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
-  std::remove(path.c_str());
 }
 
 // A fake adapter on a cluster of three nodes (multiplexed): it records each node operation
@@ -211,22 +214,17 @@ for line in sys.stdin:
         send({"id": i, "result": {}})
 )";
 
-// Runs kClusterAdapter in `mode`; what it recorded is read with `recorded()`.
+// Runs kClusterAdapter in `mode` from a directory of its own; what it recorded is read with
+// `recorded()`.
 class ClusterAdapter {
  public:
   explicit ClusterAdapter(const std::string& mode)
-      : script_(::testing::TempDir() + "thm_cluster_adapter_" + mode + ".py"),
-        log_(::testing::TempDir() + "thm_cluster_adapter_" + mode + ".log") {
+      : directory_("thm_cluster_adapter"),
+        script_(directory_.path() + "/adapter.py"),
+        log_(directory_.path() + "/recorded.log") {
     std::ofstream(script_) << kClusterAdapter;
-    std::remove(log_.c_str());
     command_ = "python3 " + script_ + " " + mode + " " + log_;
   }
-  ~ClusterAdapter() {
-    std::remove(script_.c_str());
-    std::remove(log_.c_str());
-  }
-  ClusterAdapter(const ClusterAdapter&) = delete;
-  ClusterAdapter& operator=(const ClusterAdapter&) = delete;
 
   [[nodiscard]] const std::string& command() const { return command_; }
   // Every line the adapter recorded so far.
@@ -238,6 +236,7 @@ class ClusterAdapter {
   }
 
  private:
+  TemporaryDirectory directory_;
   std::string script_;
   std::string log_;
   std::string command_;
@@ -252,6 +251,20 @@ std::string thrown(Call call) {
     return error.what();
   }
   return "";
+}
+
+// CTest runs these tests as processes of their own, several at a time: two adapters of one
+// mode alive at once must keep their own script and log.
+TEST(ExecHarnessTest, AdaptersOfOneModeAliveAtOnceKeepTheirOwnFiles) {
+  const ClusterAdapter first("nodes");
+  {
+    const ClusterAdapter second("nodes");
+    ExecHarness harness(second.command(), 10s);
+    EXPECT_EQ(harness.node_count(), 3U);
+  }
+  ExecHarness harness(first.command(), 10s);
+  EXPECT_EQ(harness.node_count(), 3U);
+  EXPECT_EQ(first.recorded(), (std::vector<std::string>{"node_count -"}));
 }
 
 TEST(ExecHarnessTest, TheNodeCapabilitiesComeFromHello) {
