@@ -1,4 +1,4 @@
 "use strict";
-// The compiled addon, where both builds put it: `npm install` (node-gyp, binding.gyp) and
-// the checkout's CMake build, which lays the package out in its build tree.
+// The compiled addon, where the one build puts it: `npm install` (build.cjs, which runs CMake)
+// copies it here, and the checkout's CMake build lays the package out in its build tree.
 module.exports = require("../build/Release/thm.node");

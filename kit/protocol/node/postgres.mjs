@@ -107,9 +107,9 @@ const passes = async (hook, point) => {
 /**
  * One session's connection, with the hook seam of kit/stores/postgres/README.md: with hooks
  * installed the connection has thm.hooks = 'on', and a second connection holds the advisory
- * locks (backend pid, 7411271…7411273) during a call. Each `thm hook <point>` notice becomes
- * a hook call; on proceed that point's lock is released, otherwise the backend is cancelled
- * and the step fails there, rolled back.
+ * locks (backend pid, 7411270…7411274) during a call. Each `thm hook <point>` notice becomes
+ * a hook call; on proceed the point's go-ahead lock (7411280 + n) is taken and its lock
+ * released, otherwise the backend is cancelled and the step fails there, rolled back.
  */
 export class Session {
   /** A session on `connection` (a connection string, or undefined for the PG* variables). */
