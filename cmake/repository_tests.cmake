@@ -44,6 +44,15 @@ add_test(NAME functions.catches_a_long_function
 set_tests_properties(functions.catches_a_long_function PROPERTIES PASS_REGULAR_EXPRESSION
   "long_function.cpp:[0-9]+: eighty_one_lines is 81 lines.*long_function.py:[0-9]+: eighty_one_lines is 81 lines.*2 function[(]s[)] over 80")
 
+# Every planted bug of scripts/mutate still applies to core, and the check finds one that does
+# not (a tree without core/, where none applies).
+set(mutate ${PROJECT_SOURCE_DIR}/scripts/mutate)
+add_test(NAME mutate.mutants_apply COMMAND ${Python3_EXECUTABLE} ${mutate} --check)
+add_test(NAME mutate.catches_a_stale_mutant
+         COMMAND ${Python3_EXECUTABLE} ${mutate} --check --source ${PROJECT_SOURCE_DIR}/scripts/tests)
+set_tests_properties(mutate.catches_a_stale_mutant PROPERTIES PASS_REGULAR_EXPRESSION
+  "M01: its text occurs 0 times in core/thm/dispatch/dispatch.cpp.*mutate: 0 of [0-9]+ mutants apply")
+
 get_property(repository_tests DIRECTORY PROPERTY TESTS)
 set_tests_properties(${repository_tests} PROPERTIES LABELS unit)
 
