@@ -3,6 +3,7 @@
 // agent's reply may start exactly one more agent turn. The operations are the core's own,
 // called through Node-API; values are the SPEC §6 wire forms as plain frozen objects.
 const addon = require("./addon.cjs");
+const { dispatchMentionAsync } = require("./async.cjs");
 const errors = require("./errors.cjs");
 const make = require("./make.cjs");
 
@@ -33,6 +34,7 @@ module.exports = Object.freeze({
   // dispatch (SPEC §3, §4)
   mentionDispatch: addon.mentionDispatch,
   dispatchMention: addon.dispatchMention,
+  dispatchMentionAsync,
   mayDispatch: addon.mayDispatch,
   // the team briefing (SPEC §7)
   teamBriefing: addon.teamBriefing,

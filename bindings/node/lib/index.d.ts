@@ -115,7 +115,7 @@ export type DispatchArgs = {
 /** Whether a committed reply starts exactly one child turn (SPEC §3); throws RosterError. */
 export declare function mentionDispatch(args: DispatchArgs & Traced): MentionDispatchDecision;
 /** A host's turn queue (SPEC §4): `enqueueOnce` enqueues the child turn of `request` at most
- * once and returns what happened, synchronously. To report a host failure it throws a
+ * once and returns what happened, synchronously (an async one is `AsyncMentionTurnQueue`). To report a host failure it throws a
  * QueueError; anything else it throws or returns becomes a QueueError of kind `internal`.
  * In a class, declare the method's return type (`: thm.EnqueueOutcome`), so that a literal
  * like `{ status: "already" }` is read as one. */
@@ -129,6 +129,18 @@ export interface MentionTurnQueue {
  * if their queues let it through. */
 export declare function dispatchMention(queue: MentionTurnQueue, args: DispatchArgs):
   MentionDispatchOutcome;
+/** A host's turn queue whose `enqueueOnce` returns a promise (pg, Prisma, any async store),
+ * with the contract of `MentionTurnQueue`. */
+export interface AsyncMentionTurnQueue {
+  enqueueOnce(request: MentionTurnRequest): PromiseLike<In<EnqueueOutcome>> | In<EnqueueOutcome>;
+}
+/** `dispatchMention` for an async queue: `mentionDispatch`, then, for a `one` decision only,
+ * `await queue.enqueueOnce(request)` exactly once. Resolves to what `dispatchMention` answers
+ * for the same outcome, and rejects with what it throws for the same throw or rejection (the
+ * queue's own QueueError as it was, anything else an internal QueueError with it as
+ * `cause`), bad arguments included. */
+export declare function dispatchMentionAsync(queue: AsyncMentionTurnQueue, args: DispatchArgs):
+  Promise<MentionDispatchOutcome>;
 /** Whether a reply in this turn may start one more (SPEC §3.4). */
 export declare function mayDispatch(context: In<MentionDispatchContext>): boolean;
 

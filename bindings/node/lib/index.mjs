@@ -22,6 +22,7 @@ export const {
   settleSelection,
   mentionDispatch,
   dispatchMention,
+  dispatchMentionAsync,
   mayDispatch,
   teamBriefing,
   briefingText,

@@ -1,8 +1,9 @@
 // `dispatchMention` with a queue written in JavaScript (adr/0014): any object whose
 // `enqueueOnce(request)` returns an EnqueueOutcome wire form (`{ status: "enqueued" }`,
-// `{ status: "already" }`, `{ status: "refused", reason }`), synchronously. Nothing the queue
-// does unwinds through the core (built without exceptions): what it throws is caught at the
-// port, kept, and thrown again once the core returns.
+// `{ status: "already" }`, `{ status: "refused", reason }`), synchronously (an async queue
+// goes through `dispatchMentionAsync`, lib/async.cjs, which replays its answer through here).
+// Nothing the queue does unwinds through the core (built without exceptions): what it throws is
+// caught at the port, kept, and thrown again once the core returns.
 #include <napi.h>
 
 #include <optional>
@@ -44,7 +45,7 @@ class JsQueue final : public MentionTurnQueue {
         return unexpected{QueueError{
             QueueErrorKind::Internal,
             "enqueueOnce returned a promise: dispatchMention needs the outcome synchronously "
-            "(an asynchronous host calls mentionDispatch and awaits its own enqueue)"}};
+            "(an async queue is served by dispatchMentionAsync)"}};
       }
       return outcome_of(answer);
     } catch (const Napi::Error& thrown) {

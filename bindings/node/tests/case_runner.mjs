@@ -50,12 +50,13 @@ class Args {
    * @param {Json} value
    * @param {string} root
    */
-  constructor(value, root = "/input", prepared = false) {
+  constructor(value, root = "/input", prepared = false, awaited = false) {
     if (!isObject(value)) throw new Refused(decodeError(root, "expected an object"));
     /** @type {Record<string, Json>} */
     this.value = value;
     this.root = root;
     this.prepared = prepared;
+    this.awaited = awaited;
   }
 
   /**
@@ -313,21 +314,18 @@ export const OPERATIONS = {
       if (refused instanceof Refused) return { error: refused.error, queue_calls: 0 };
       throw refused;
     }
-    /** @type {Record<string, Json>} */
-    let result;
-    try {
-      result = { outcome: thm.dispatchMention(queue, args) };
-    } catch (error) {
-      if (error instanceof thm.RosterError) {
-        result = { error: { variant: "Core", core: error.toJSON() } };
-      } else if (error instanceof thm.QueueError) {
-        result = { error: { variant: "Enqueue", ...error.toJSON() } };
-      } else {
-        throw error;
-      }
+    const counted = (/** @type {Record<string, Json>} */ result) => ({ ...result, queue_calls: queue.calls });
+    if (a.awaited) {
+      return thm.dispatchMentionAsync(queue.awaited(), args).then(
+        (outcome) => counted({ outcome }),
+        (error) => counted(dispatchError(error)),
+      );
     }
-    result.queue_calls = queue.calls;
-    return result;
+    try {
+      return counted({ outcome: thm.dispatchMention(queue, args) });
+    } catch (error) {
+      return counted(dispatchError(error));
+    }
   },
 
   may_dispatch: (a) => ({ result: thm.mayDispatch(a.wire("context", "MentionDispatchContext")) }),
@@ -380,6 +378,29 @@ class ScriptedQueue {
     if (this.answer instanceof thm.QueueError) throw this.answer;
     return this.answer;
   }
+
+  /** The same queue with an async `enqueueOnce`, for `dispatchMentionAsync`. */
+  awaited() {
+    return {
+      /** @param {thm.MentionTurnRequest} request */
+      enqueueOnce: async (request) => {
+        await Promise.resolve();
+        return this.enqueueOnce(request);
+      },
+    };
+  }
+}
+
+/**
+ * The result object of what `dispatchMention` threw, or the error again if the cases have no
+ * form for it.
+ * @param {unknown} error
+ * @returns {Record<string, Json>}
+ */
+function dispatchError(error) {
+  if (error instanceof thm.RosterError) return { error: { variant: "Core", core: error.toJSON() } };
+  if (error instanceof thm.QueueError) return { error: { variant: "Enqueue", ...error.toJSON() } };
+  throw error;
 }
 
 /** @param {Args} a @returns {thm.EnqueueOutcome | thm.QueueError} */
@@ -419,16 +440,18 @@ function rendering(a) {
 
 /**
  * The result object of `op` on `input`; with `prepared`, the operations that take snapshots
- * run on a team made of them.
+ * run on a team made of them; with `awaited`, `dispatch_mention` is `dispatchMentionAsync`
+ * with an async queue, and its result a promise.
  * @param {string} op
  * @param {Json} input
  * @param {boolean} [prepared]
+ * @param {boolean} [awaited]
  */
-export function runOp(op, input, prepared = false) {
+export function runOp(op, input, prepared = false, awaited = false) {
   const operation = OPERATIONS[op];
   if (operation === undefined) throw new Error(`unknown op ${op}`);
   try {
-    return operation(new Args(input, "/input", prepared));
+    return operation(new Args(input, "/input", prepared, awaited));
   } catch (refusal) {
     if (!(refusal instanceof Refused)) throw refusal;
     return op === "dispatch_mention" ? { error: refusal.error, queue_calls: 0 } : { error: refusal.error };

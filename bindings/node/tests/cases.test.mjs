@@ -33,6 +33,24 @@ for (const prepared of [false, true]) {
   }
 }
 
+const dispatches = cases.filter((c) => c.op === "dispatch_mention");
+
+test("the async port has cases", () => {
+  assert.ok(dispatches.length >= 5, `only ${dispatches.length} dispatch_mention cases`);
+});
+
+for (const prepared of [false, true]) {
+  for (const c of dispatches) {
+    test(`${c.name} [${prepared ? "team" : "snapshots"}, dispatchMentionAsync]`, async () => {
+      const actual = await runOp(c.op, c.input, prepared, true);
+      assert.ok(
+        matches(c.expected, actual),
+        `${c.name}\n  expected: ${show(c.expected)}\n  actual: ${show(actual)}`,
+      );
+    });
+  }
+}
+
 /** @param {unknown} value */
 function show(value) {
   return JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v));

@@ -2,7 +2,7 @@
 // Every function, called right and then with each argument wrong (a malformed-input
 // test per operation): the right call answers; each wrong one throws a TypeError naming the
 // function and the argument, or, for a wire argument, a thm.DecodeError whose path starts at
-// the argument's name. The table must name every function the package exports.
+// the argument's name (an async function rejects with it). The table must name every function the package exports.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as thm from "thm";
@@ -104,6 +104,7 @@ const CALLS = {
     wire: ["policy", "input", "roster"],
   },
   dispatchMention: { args: [queue], named: { policy, input, roster }, wire: ["policy", "input", "roster"] },
+  dispatchMentionAsync: { args: [queue], named: { policy, input, roster }, wire: ["policy", "input", "roster"] },
   mayDispatch: { args: [context], wire: ["context"] },
   display: { args: ["NoDispatchReason", "disabled"], wire: [] },
   agentSentences: { args: [[step]], wire: ["trace"] },
@@ -133,6 +134,7 @@ const POSITIONAL = {
   settleSelection: ["plan"],
   mentionDispatch: [],
   dispatchMention: ["queue"],
+  dispatchMentionAsync: ["queue"],
   mayDispatch: ["context"],
   display: ["type", "token"],
   agentSentences: ["trace"],
@@ -143,7 +145,7 @@ const POSITIONAL = {
 };
 // Arguments that take any value: what fromJSON decodes, and a queue (any object with the
 // method; dispatch.test.mjs tries the others).
-const UNTYPED = new Set(["fromJSON(value)", "dispatchMention(queue)"]);
+const UNTYPED = new Set(["fromJSON(value)", "dispatchMention(queue)", "dispatchMentionAsync(queue)"]);
 
 /** @param {string} name */
 function fn(name) {
@@ -166,8 +168,8 @@ test("the table has every function, and names its arguments", () => {
 });
 
 for (const [name, call] of Object.entries(CALLS)) {
-  test(`${name}: the right call answers`, () => {
-    fn(name)(...argsOf(call));
+  test(`${name}: the right call answers`, async () => {
+    await fn(name)(...argsOf(call));
   });
 }
 
@@ -185,7 +187,9 @@ function refusal(name, argument, wire, error) {
   if (wire && error instanceof thm.DecodeError) {
     return error.path.startsWith(argument === "value" ? "" : `/${argument}`);
   }
-  return error instanceof TypeError && error.message.includes(name) && error.message.includes(argument);
+  // An async call rejects with its sync call's own error, which names the sync call.
+  const named = name.replace(/Async$/, "");
+  return error instanceof TypeError && error.message.includes(named) && error.message.includes(argument);
 }
 
 for (const [name, call] of Object.entries(CALLS)) {
@@ -194,28 +198,28 @@ for (const [name, call] of Object.entries(CALLS)) {
     if (UNTYPED.has(`${name}(${argument})`)) return;
     const wire = call.wire.includes(argument) || name === "stringify" && argument === "value";
     for (const wrong of WRONG) {
-      test(`${name}(${argument} = ${describe(wrong)}) is refused`, () => {
+      test(`${name}(${argument} = ${describe(wrong)}) is refused`, async () => {
         const args = argsOf(call).slice();
         args[index] = wrong;
-        assert.throws(() => fn(name)(...args), (error) => refusal(name, argument, wire, error));
+        await assert.rejects(async () => fn(name)(...args), (error) => refusal(name, argument, wire, error));
       });
     }
   });
   for (const key of Object.keys(call.named ?? {})) {
     for (const wrong of [...WRONG, undefined]) {
       if (wrong === undefined && ["supplied", "addressed_desk", "responder", "trace"].includes(key)) continue;
-      test(`${name}({ ${key}: ${describe(wrong)} }) is refused`, () => {
+      test(`${name}({ ${key}: ${describe(wrong)} }) is refused`, async () => {
         const args = [...call.args, { ...call.named, [key]: wrong }];
-        assert.throws(
-          () => fn(name)(...args),
+        await assert.rejects(
+          async () => fn(name)(...args),
           (error) => refusal(name, key, call.wire.includes(key), error),
         );
       });
     }
   }
   if (call.named !== undefined) {
-    test(`${name} without its named arguments is refused`, () => {
-      assert.throws(() => fn(name)(...call.args), TypeError);
+    test(`${name} without its named arguments is refused`, async () => {
+      await assert.rejects(async () => fn(name)(...call.args), TypeError);
     });
   }
 }

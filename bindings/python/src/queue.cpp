@@ -31,6 +31,7 @@ class PythonQueue final : public MentionTurnQueue {
       const MentionTurnRequest& request) noexcept override {
     try {
       const py::object answer = enqueue_once_(request);
+      if (py::hasattr(answer, "__await__")) return awaitable(answer);
       if (py::isinstance<Enqueued>(answer)) return held<Enqueued>(answer, "enqueue_once");
       if (py::isinstance<Already>(answer)) return held<Already>(answer, "enqueue_once");
       if (py::isinstance<Refused>(answer)) return held<Refused>(answer, "enqueue_once");
@@ -44,6 +45,16 @@ class PythonQueue final : public MentionTurnQueue {
     } catch (...) {
       return unexpected{QueueError{QueueErrorKind::Internal, "an unknown C++ exception"}};
     }
+  }
+
+  // An async queue's answer: closed unawaited (no "never awaited" warning follows), and an
+  // error that names the call an async queue needs.
+  static unexpected<QueueError> awaitable(const py::object& answer) {
+    if (py::hasattr(answer, "close")) answer.attr("close")();
+    return unexpected{
+        QueueError{QueueErrorKind::Internal, "enqueue_once returned " + type_name(answer) +
+                                                 ", an awaitable: an async queue is served by "
+                                                 "thm.dispatch_mention_async"}};
   }
 
   // What the queue raised, if it raised.

@@ -11,6 +11,7 @@ within one object of the input refuses the whole input (SPEC §0.5).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -37,12 +38,14 @@ def decode_error(path: str, reason: str) -> dict[str, Json]:
 class Args:
     """The keys of an operation's ``input``, read as the C++ runner reads them."""
 
-    def __init__(self, value: Json, root: str = "/input", prepared: bool = False) -> None:
+    def __init__(self, value: Json, root: str = "/input", prepared: bool = False,
+                 awaited: bool = False) -> None:
         if not isinstance(value, dict):
             raise _Refused(decode_error(root, "expected an object"))
         self.value: dict[str, Json] = value
         self.root = root
         self.prepared = prepared
+        self.awaited = awaited
 
     def team(self, roster: thm.RosterSnapshot,
              desks: thm.DeskSnapshot | None = None) -> thm.Team | None:
@@ -257,6 +260,14 @@ class ScriptedQueue:
         return self.answer
 
 
+class AsyncScriptedQueue(ScriptedQueue):
+    """The same queue with a coroutine ``enqueue_once``, for ``dispatch_mention_async``."""
+
+    async def enqueue_once(self, request: thm.MentionTurnRequest) -> Any:
+        await asyncio.sleep(0)
+        return super().enqueue_once(request)
+
+
 def _scripted_answer(a: Args) -> Any:
     script = a.field("queue")
     if not isinstance(script, dict) or "fail" not in script:
@@ -277,15 +288,17 @@ def op_dispatch_mention(a: Args) -> Json:
         policy = a.wire("policy", "MentionDispatchPolicy")
         reply = a.wire("input", "MentionDispatchInput")
         roster = a.wire("roster", "RosterSnapshot")
-        queue = ScriptedQueue(_scripted_answer(a))
+        queue = (AsyncScriptedQueue if a.awaited else ScriptedQueue)(_scripted_answer(a))
     except _Refused as refused:
         return {"error": refused.error, "queue_calls": 0}
     team = a.team(roster)
+    snapshots: dict[str, Any] = {"roster": roster} if team is None else {"team": team}
     try:
-        if team is not None:
-            outcome = thm.dispatch_mention(queue, policy=policy, input=reply, team=team)
+        if a.awaited:
+            outcome = asyncio.run(
+                thm.dispatch_mention_async(queue, policy=policy, input=reply, **snapshots))
         else:
-            outcome = thm.dispatch_mention(queue, policy=policy, input=reply, roster=roster)
+            outcome = thm.dispatch_mention(queue, policy=policy, input=reply, **snapshots)
         result: dict[str, Json] = {"outcome": outcome.to_json()}
     except thm.RosterError as error:
         result = {"error": {"variant": "Core", "core": error.to_json()}}
@@ -347,17 +360,18 @@ OPERATIONS: dict[str, Callable[[Args], Json]] = {
 
 
 def run_op(op: str, input_value: Json, refused: dict[str, Json] | None = None,
-           prepared: bool = False) -> Json:
+           prepared: bool = False, awaited: bool = False) -> Json:
     """The result object of ``op`` on ``input_value``; ``refused`` is a decode error already
     found in it (a repeated key), which the operation answers without reading it. With
-    ``prepared``, the operations that take snapshots run on a ``thm.Team`` of them."""
+    ``prepared``, the operations that take snapshots run on a ``thm.Team`` of them; with
+    ``awaited``, ``dispatch_mention`` is ``dispatch_mention_async`` with an async queue."""
     if op not in OPERATIONS:
         raise KeyError(f"unknown op {op!r}")
     if refused is not None:
         error: dict[str, Json] = {"error": refused}
         return {**error, "queue_calls": 0} if op == "dispatch_mention" else error
     try:
-        return OPERATIONS[op](Args(input_value, prepared=prepared))
+        return OPERATIONS[op](Args(input_value, prepared=prepared, awaited=awaited))
     except _Refused as refusal:
         if op == "dispatch_mention":
             return {"error": refusal.error, "queue_calls": 0}

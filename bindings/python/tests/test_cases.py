@@ -26,6 +26,23 @@ def test_every_operation_of_the_cases_is_answered_here() -> None:
     assert ops <= set(OPERATIONS), ops - set(OPERATIONS)
 
 
+DISPATCHES = [case for case in ALL if case[1]["op"] == "dispatch_mention"]
+
+
+def test_the_async_port_has_cases() -> None:
+    assert len(DISPATCHES) >= 5
+
+
+@pytest.mark.parametrize("prepared", [False, True], ids=["snapshots", "team"])
+@pytest.mark.parametrize(("name", "case", "refused"), DISPATCHES,
+                         ids=[name for name, _, _ in DISPATCHES])
+def test_dispatch_case_awaited(name: str, case: dict[str, Any], refused: dict[str, Any] | None,
+                               prepared: bool) -> None:
+    actual = run_op(case["op"], case["input"], refused, prepared=prepared, awaited=True)
+    assert matches(case["expected"], actual), (
+        f"{name} (dispatch_mention_async)\n  expected: {case['expected']}\n  actual: {actual}")
+
+
 @pytest.mark.parametrize("prepared", [False, True], ids=["snapshots", "team"])
 @pytest.mark.parametrize(("name", "case", "refused"), ALL, ids=[name for name, _, _ in ALL])
 def test_case(name: str, case: dict[str, Any], refused: dict[str, Any] | None,

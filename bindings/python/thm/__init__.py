@@ -14,7 +14,9 @@ from thm._errors import Error as Error
 from thm._errors import QueueError as QueueError
 from thm._errors import ResponderError as ResponderError
 from thm._errors import RosterError as RosterError
+from thm._port import AsyncMentionTurnQueue as AsyncMentionTurnQueue
 from thm._port import MentionTurnQueue as MentionTurnQueue
+from thm._port import dispatch_mention_async as dispatch_mention_async
 from thm._thm import *  # noqa: F401,F403  (the values, the variants' unions, the operations)
 from thm._thm import __version__ as __version__
 
