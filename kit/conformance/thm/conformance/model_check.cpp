@@ -775,6 +775,14 @@ class Silent final : public rc::detail::TestListener {
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
 
+// What an `RC_FAIL(message)` said: RapidCheck describes it as "FILE:LINE:\nRC_FAIL(EXPR)\n\n"
+// followed by the message, and a report speaks in the suite's words, not the source's.
+std::string failure_message(const std::string& description) {
+  const auto blank = description.find("\n\n");
+  if (blank == std::string::npos || description.find("RC_FAIL(") > blank) return description;
+  return description.substr(blank + 2);
+}
+
 // Runs `property` (a callable that draws with `*gen` and fails with `RC_FAIL`) up to
 // `max_success` times at sizes up to `max_size`, from `seed`, shrinking a failure.
 template <class Property>
@@ -793,7 +801,8 @@ PropertyRun run_property(const std::string& name, std::uint64_t seed, int max_su
   rc::detail::FailureResult failure;
   if (result.match(failure)) {
     std::string out = "after " + std::to_string(failure.numSuccess) +
-                      " passing trials: " + failure.description + "; shrunk counterexample:";
+                      " passing trials: " + failure_message(failure.description) +
+                      "; shrunk counterexample:";
     for (const auto& [type, value] : failure.counterExample) out += " " + value;
     std::replace(out.begin(), out.end(), '\n', ' ');
     return {PropertyRun::Ending::Failed, out};
