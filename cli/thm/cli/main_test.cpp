@@ -79,6 +79,16 @@ TEST(UsageErrorTest, NoOrAnUnknownCommandNamesTheCommands) {
   const Outcome unknown = thm("frobnicate");
   expect_usage_error(unknown, "thm: unknown command 'frobnicate'");
   EXPECT_TRUE(has(unknown.err, "check, eval or explain")) << unknown.err;
+  EXPECT_FALSE(has(unknown.err, "queue kit")) << unknown.err;
+}
+
+// The library's tool has no kit commands: asking for one says where they come from.
+TEST(UsageErrorTest, AKitCommandSaysItComesWithTheKit) {
+  for (const char* command : {"conformance --short", "adapter"}) {
+    const Outcome kit = thm(command);
+    expect_usage_error(kit, "thm: unknown command '");
+    EXPECT_TRUE(has(kit.err, "comes with the queue kit's build of thm (kit/README.md)")) << kit.err;
+  }
 }
 
 TEST(UsageErrorTest, ParseErrorsNameTheCommandAndPointAtItsHelp) {

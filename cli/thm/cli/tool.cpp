@@ -47,9 +47,13 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
     }
     const std::vector<std::string> extras = app->remaining();
     if (!extras.empty()) {
-      return std::string("thm: unknown ") +
-             (extras.front().starts_with("-") ? "option '" : "command '") + extras.front() +
-             "'; name one of " + list + ", or see 'thm --help'\n";
+      const std::string& extra = extras.front();
+      // A kit command asked of the library's own build: say where it comes from.
+      const bool kit = extra == "conformance" || extra == "adapter";
+      return std::string("thm: unknown ") + (extra.starts_with("-") ? "option '" : "command '") +
+             extra + "'; " +
+             (kit ? "it comes with the queue kit's build of thm (kit/README.md); " : "") +
+             "name one of " + list + ", or see 'thm --help'\n";
     }
     if (error.get_name() == "RequiredError") {
       return "thm: name a command: " + list + ", or see 'thm --help'\n";
