@@ -1,6 +1,5 @@
 // Integrating thm: one message through the whole core, the way a host would run it.
-// Built and run by CTest (label `example`); README.md, "Five minutes: integrate thm into your
-// project", walks through it.
+// Built and run by CTest (label `example`); docs/cpp.md walks through it.
 #include <iostream>
 #include <optional>
 #include <string>

@@ -40,8 +40,9 @@ std::string conformance_footer() {
       "that replays it. A check that makes no progress for 2 minutes (a stuck store) ends the\n"
       "run with the table so far and exit code 1.\n"
       "SIGINT (Ctrl-C) or SIGTERM stops the run: an exec: adapter's process group is killed,\n"
-      "the table of the checks that finished is printed, no report is written, and the exit\n"
-      "code is 130 or 143 (128 + the signal); a second signal ends the tool at once.\n\n"
+      "the table shows the checks that finished and the one in progress as failed\n"
+      "(interrupted), no report is written, and the exit code is 130 or 143 (128 + the\n"
+      "signal); a second signal ends the tool at once.\n\n"
       "Checks (for --check):\n";
   for (const auto& check : thm::conformance::checks()) {
     out += "  " + std::string(check.id) + "  " + std::string(check.title) + "\n";
