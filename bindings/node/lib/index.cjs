@@ -36,6 +36,7 @@ module.exports = Object.freeze({
   dispatchMention: addon.dispatchMention,
   dispatchMentionAsync,
   mayDispatch: addon.mayDispatch,
+  turnKey: addon.turnKey,
   // the team briefing (SPEC §7)
   teamBriefing: addon.teamBriefing,
   briefingText: addon.briefingText,

@@ -143,6 +143,10 @@ export declare function dispatchMentionAsync(queue: AsyncMentionTurnQueue, args:
   Promise<MentionDispatchOutcome>;
 /** Whether a reply in this turn may start one more (SPEC §3.4). */
 export declare function mayDispatch(context: In<MentionDispatchContext>): boolean;
+/** The canonical idempotency key of the child turn `request` would start (SPEC §3.3), the one
+ * column or map key a queue keeps per child turn: `v1/<desk id's UTF-8 byte length>:<desk
+ * id>/<c | t<root>>/<sequence>`, every General spelling folded to `General`. */
+export declare function turnKey(request: In<MentionTurnRequest>): string;
 
 // ---- the team briefing (SPEC §7) ----
 

@@ -24,6 +24,7 @@ export const {
   dispatchMention,
   dispatchMentionAsync,
   mayDispatch,
+  turnKey,
   teamBriefing,
   briefingText,
   offersDispatch,

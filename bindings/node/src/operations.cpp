@@ -399,6 +399,13 @@ Napi::Value op_may_dispatch(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), context->may_dispatch());
 }
 
+// The canonical idempotency key of the child turn `request` would start (SPEC §3.3).
+Napi::Value op_turn_key(const Napi::CallbackInfo& info) {
+  const Arg<MentionTurnRequest> request(info.Env(), given(info, 0, "turnKey", "request"),
+                                        "/request");
+  return Napi::String::New(info.Env(), turn_key(*request).encoded());
+}
+
 // ---- wording (SPEC §5) --------------------------------------------------------------------
 
 template <class E>
@@ -507,6 +514,7 @@ void add_operations(Napi::Env env, Napi::Object exports) {
   add("mentionDispatch", guarded<op_mention_dispatch>);
   add("prepareTeam", guarded<op_prepare_team>);
   add("mayDispatch", guarded<op_may_dispatch>);
+  add("turnKey", guarded<op_turn_key>);
   add("display", guarded<op_display>);
   add("agentSentences", guarded<op_agent_sentences>);
   add("operatorLine", guarded<op_operator_line>);

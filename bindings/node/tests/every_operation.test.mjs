@@ -45,6 +45,14 @@ const request = {
   orchestrator_id: "ada",
   selection_policy: "allowed",
 };
+const turnRequest = {
+  key: { trigger_sequence: 1 },
+  source_id: "ada",
+  target_id: "bob",
+  content: "@bob",
+  conversation: { desk_id: "eng", thread_root: null },
+  child_hop: 1,
+};
 const decided = {
   kind: "decided",
   decision: { responder_id: "ada", rung: "orchestrator", disposition: "not_applicable" },
@@ -106,6 +114,7 @@ const CALLS = {
   dispatchMention: { args: [queue], named: { policy, input, roster }, wire: ["policy", "input", "roster"] },
   dispatchMentionAsync: { args: [queue], named: { policy, input, roster }, wire: ["policy", "input", "roster"] },
   mayDispatch: { args: [context], wire: ["context"] },
+  turnKey: { args: [turnRequest], wire: ["request"] },
   display: { args: ["NoDispatchReason", "disabled"], wire: [] },
   agentSentences: { args: [[step]], wire: ["trace"] },
   operatorLine: { args: [step], wire: ["step"] },
@@ -136,6 +145,7 @@ const POSITIONAL = {
   dispatchMention: ["queue"],
   dispatchMentionAsync: ["queue"],
   mayDispatch: ["context"],
+  turnKey: ["request"],
   display: ["type", "token"],
   agentSentences: ["trace"],
   operatorLine: ["step"],

@@ -239,6 +239,10 @@ bool op_may_dispatch(py::handle context) {
   return held<MentionDispatchContext>(context, "may_dispatch(context)").may_dispatch();
 }
 
+std::string op_turn_key(py::handle request) {
+  return turn_key(held<MentionTurnRequest>(request, "turn_key(request)")).encoded();
+}
+
 // The sentence a host shows for `value`, a member of one of the four enums with wording.
 std::string op_display(py::handle value) {
   const char* where = "display(value)";
@@ -452,6 +456,10 @@ void bind_operations(py::module_& m) {
       "operator's line (SPEC §8.3).");
   m.def("may_dispatch", &op_may_dispatch, "context"_a,
         "Whether a reply in this turn may start one more (SPEC §3.4).");
+  m.def("turn_key", &op_turn_key, "request"_a,
+        "The canonical idempotency key of the child turn request would start (SPEC §3.3): "
+        "v1/<desk id's UTF-8 byte length>:<desk id>/<c | t<root>>/<sequence>, every General "
+        "spelling folded to General; the one column or map key a queue keeps per child turn.");
   m.def("display", &op_display, "value"_a,
         "The sentence for a NoDispatchReason, EnqueueRefusal, ResponderRung or "
         "SelectionDisposition (SPEC §5).");

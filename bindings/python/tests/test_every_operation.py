@@ -69,6 +69,10 @@ CALLS: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "dispatch_mention": (thm.dispatch_mention, (Queue(),), {
         "policy": POLICY, "input": REPLY, "roster": ROSTER}),
     "may_dispatch": (thm.may_dispatch, (CONTEXT,), {}),
+    "turn_key": (thm.turn_key, (thm.MentionTurnRequest(
+        key=thm.DispatchKey(trigger_sequence=1), source_id="ada", target_id="bob",
+        content="@bob", conversation=thm.DispatchConversation(desk_id="eng", thread_root=None),
+        child_hop=1),), {}),
     "display": (thm.display, (thm.NoDispatchReason.DISABLED,), {}),
     "agent_sentences": (thm.agent_sentences, ([thm.TraceStep(
         rule="enabled", outcome="stopped", why=None, subject="", offset=None, count=None)],), {}),
