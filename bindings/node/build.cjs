@@ -1,5 +1,5 @@
 "use strict";
-// `npm install`'s build of the addon: CMake, as the checkout builds every other artifact,
+// `npm install`'s build of the addon, unless the tarball's prebuilt one loads: CMake, as the checkout builds every other artifact,
 // configured for the addon alone (the core, its wire forms and thm.node) against the headers
 // of the Node.js running this script and the node-addon-api npm installed. Nothing is
 // downloaded. The result is copied to build/Release/thm.node, where lib/addon.cjs loads it.
@@ -8,6 +8,17 @@
 const { spawnSync } = require("node:child_process");
 const { copyFileSync, existsSync, mkdirSync } = require("node:fs");
 const { dirname, join, resolve } = require("node:path");
+
+// The tarball's prebuilt addon, when there is one for this platform and it loads: no build.
+const prebuilt = join(__dirname, "prebuilds", `${process.platform}-${process.arch}`, "thm.node");
+if (existsSync(prebuilt)) {
+  try {
+    require(prebuilt);
+    process.exit(0);
+  } catch (error) {
+    console.error(`thm: the prebuilt addon does not load here (${error.message}); building it`);
+  }
+}
 
 const nodedir = process.env.npm_config_nodedir || resolve(process.execPath, "..", "..");
 const headers = join(nodedir, "include", "node");
@@ -19,9 +30,11 @@ if (!existsSync(join(headers, "node_api.h"))) {
   );
   process.exit(1);
 }
-const root = resolve(__dirname, "..", "..");
+// The tarball's sources (repository/), or the checkout this folder is in.
+const packed = join(__dirname, "repository");
+const root = existsSync(packed) ? packed : resolve(__dirname, "..", "..");
 if (!existsSync(join(root, "core", "CMakeLists.txt"))) {
-  console.error(`thm: the checkout this package builds from is not at ${root} (no core/).`);
+  console.error(`thm: the sources this package builds from are not at ${root} (no core/).`);
   process.exit(1);
 }
 const run = (command, args) => {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the package the way README.md says, offline, into a new project, and runs every
-# shared case and the package's own tests through the installed copy:
+# Builds the npm tarball as scripts/package does (package.mjs) and installs it the way a host
+# would: offline, into a new project, with only node, npm and sh on PATH (no compiler, CMake
+# or make). Checks with ldd that the addon loads nothing from outside the package but the C
+# runtime, and runs the package's tests (every shared case among them) on the installed copy.
+# Then removes the prebuilt addon and builds it from the tarball's own sources (build.cjs),
+# as a platform without a prebuilt would, and runs the cases again:
 #     install_test.sh WORK_DIR
-# README's commands build the addon in the checkout (bindings/node/build); to leave this
-# checkout as it is, they run on a copy of the parts of it the package needs, in WORK_DIR
-# (emptied first): under the build tree, so that a compiler cache keyed on paths relative to
-# the checkout finds the build again.
+# Everything is made under WORK_DIR (emptied first), the fallback's build included, so that
+# a compiler cache keyed on paths relative to it finds that build again.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
@@ -16,25 +18,27 @@ if [ -e "$scratch" ] && [ ! -f "$scratch/.thm-install-test" ]; then
   exit 2
 fi
 rm -rf "$scratch"
-mkdir -p "$scratch"
+mkdir -p "$scratch/bin" "$scratch/host"
 touch "$scratch/.thm-install-test"
 
-checkout="$scratch/thm"
-mkdir -p "$checkout/bindings/node" "$checkout/model"
-cp -r "$root/CMakeLists.txt" "$root/cmake" "$root/core" "$root/json" "$checkout/"
-cp -r "$root/model/cases" "$checkout/model/cases"
-(cd "$root/bindings/node" && cp -r package.json package-lock.json build.cjs CMakeLists.txt lib src \
-  tests "$checkout/bindings/node/")
+node "$here/../package.mjs" "$scratch/dist"
+tarball=("$scratch"/dist/thm-*.tgz)
+for tool in node npm sh; do ln -s "$(command -v "$tool")" "$scratch/bin/$tool"; done
+bare=(env PATH="$scratch/bin")
 
-# README.md, "Five minutes in TypeScript": the package's dependencies and its build, then
-# the package into the host's project. --prefer-offline: from npm's cache, which
-# scripts/setup filled.
-cd "$checkout"
-npm ci --prefix bindings/node --prefer-offline --no-audit --no-fund --loglevel=error
-mkdir "$scratch/host"
 cd "$scratch/host"
 echo '{ "name": "host", "private": true, "type": "module" }' >package.json
-npm install "$checkout/bindings/node" --prefer-offline --no-audit --no-fund --loglevel=error
+"${bare[@]}" npm install --offline --no-audit --no-fund --loglevel=error "${tarball[0]}"
+installed="$scratch/host/node_modules/thm"
+[ ! -L "$installed" ] || { echo "install_test: $installed is a link, not a copy" >&2; exit 1; }
+[ ! -e "$installed/build" ] || { echo "install_test: the install built the addon" >&2; exit 1; }
+
+# Nothing from outside the package but the C runtime.
+ldd "$installed/prebuilds/linux-x64/thm.node" | tee "$scratch/ldd.txt"
+if grep -v -E "^\s*(linux-vdso|/lib64/ld-linux|lib(c|m)\.so\.6 => /lib)|=> $installed/prebuilds/" "$scratch/ldd.txt"; then
+  echo "install_test: the addon loads the libraries above from outside the package" >&2
+  exit 1
+fi
 
 cat >esm.mjs <<'JS'
 import thm, { mentionDispatch, version } from "thm";
@@ -48,11 +52,16 @@ assert.equal(thm.mentionDispatch, mentionDispatch);
 assert.equal(require("thm").QueueError, thm.QueueError);  // one module for both ways in
 console.log("thm", version, "for node", process.version, "at", where);
 JS
-node esm.mjs "$checkout/bindings/node"
-node -e 'const thm = require("thm"); if (typeof thm.resolveMentions !== "function") process.exit(1)'
+"${bare[@]}" node esm.mjs "$installed"
 
-# Every test of the package, on the installed copy (which is the checkout's copy, linked).
-cd "$checkout/bindings/node"
-THM_CASES="$checkout/model/cases" npm test --silent
+# The package's tests, beside the installed copy; lossless-json is the tests' own.
+cp -r "$here" "$installed/tests"
+ln -s "$here/../node_modules/lossless-json" node_modules/lossless-json
+THM_CASES="$root/model/cases" "${bare[@]}" node --test "$installed/tests/"
+
+# No prebuilt for this platform: npm's install script builds from the tarball's sources.
+rm -rf "$installed/prebuilds"
+(cd "$installed" && node build.cjs >/dev/null)
+THM_CASES="$root/model/cases" "${bare[@]}" node --test "$installed/tests/cases.test.mjs" | tail -8
 rm -rf "$scratch"
-echo "install_test: installed and tested for node $(node --version)"
+echo "install_test: $(basename "${tarball[0]}") installed without a compiler, built from its sources, and tested for node $(node --version)"

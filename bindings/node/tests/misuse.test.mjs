@@ -5,10 +5,10 @@
 // not compile code from strings, and calls missing their arguments.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { runInNewContext } from "node:vm";
 import * as thm from "thm";
@@ -76,12 +76,19 @@ test("plain objects from another realm (a vm context, a test runner's) are plain
 test("a second copy of the addon reads the first's held values as the plain objects they are", () => {
   const folder = mkdtempSync(join(tmpdir(), "thm-copy-"));
   try {
+    // The addon lib/addon.cjs loads: the one built here, or the tarball's prebuilt one, with
+    // the libraries it carries beside it.
+    const lib = join(require.resolve("thm"), "..");
+    const built = join(lib, "..", "build", "Release", "thm.node");
+    const original = existsSync(built) ? built : join(lib, "..", "prebuilds", `${process.platform}-${process.arch}`, "thm.node");
+    for (const file of readdirSync(dirname(original))) {
+      if (/\.so(\.|$)/.test(file)) copyFileSync(join(dirname(original), file), join(folder, file));
+    }
     const copy = join(folder, "thm.node");
-    copyFileSync(require.resolve("../build/Release/thm.node"), copy);
+    copyFileSync(original, copy);
     const other = /** @type {any} */ ({ exports: {} });
     process.dlopen(other, copy);
     // The package's own parts, as lib/index.cjs hands them to the addon it loads.
-    const lib = join(require.resolve("thm"), "..");
     const errors = require(join(lib, "errors.cjs"));
     const make = require(join(lib, "make.cjs"));
     other.exports.setup(errors.fromCase, errors.QueueError, make.compileObjectMaker, make.freezeArray);
