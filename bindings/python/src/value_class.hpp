@@ -109,7 +109,9 @@ class ValueClass {
   }
 
   /// Adds the read-only field `member` as `name`; `given` says whether making a value needs
-  /// it (`Optional`: the wire form may leave it out, and it keeps the C++ default).
+  /// it (`Optional`: it may be left out, and keeps the C++ default, as a designated
+  /// initializer would: a snapshot's lists empty, a request's policy `allowed`). The wire
+  /// form's own rule (SPEC §6) is the decoder's, and does not change.
   template <class F>
   ValueClass& field(const char* name, F T::*member, const char* doc,
                     Given given = Given::Required) {

@@ -63,10 +63,11 @@ void bind_snapshots(py::module_& m) {
       .field("id", &Person::id, "The person's id.")
       .field("label", &Person::label, "How the person is shown.");
   ValueClass<RosterSnapshot>(m, "RosterSnapshot", "Who is on the team (SPEC §1.1).")
-      .field("members", &RosterSnapshot::members, "The registered agents.")
-      .field("people", &RosterSnapshot::people, "The people.")
-      .field("retired", &RosterSnapshot::retired, "Ids of agents that no longer answer.")
-      .field("tombstoned", &RosterSnapshot::tombstoned, "Ids of deleted agents.");
+      .field("members", &RosterSnapshot::members, "The registered agents.", Given::Optional)
+      .field("people", &RosterSnapshot::people, "The people.", Given::Optional)
+      .field("retired", &RosterSnapshot::retired, "Ids of agents that no longer answer.",
+             Given::Optional)
+      .field("tombstoned", &RosterSnapshot::tombstoned, "Ids of deleted agents.", Given::Optional);
   ValueClass<Desk>(m, "Desk", "A desk: a named group of agents (SPEC §1.2).")
       .field("id", &Desk::id, "The desk's id.")
       .field("name", &Desk::name, "Its name.")
@@ -81,12 +82,13 @@ void bind_snapshots(py::module_& m) {
       .field("desk_id", &DeskOrder::desk_id, "The desk's id.")
       .field("ordered", &DeskOrder::ordered, "Every member's id, in order.");
   ValueClass<DeskSnapshot>(m, "DeskSnapshot", "The desks of a team (SPEC §1.2).")
-      .field("declared", &DeskSnapshot::declared, "Desks the host declares.")
-      .field("added", &DeskSnapshot::added, "Desks added at run time.")
-      .field("member_additions", &DeskSnapshot::member_additions, "Agents added to desks.")
-      .field("orders", &DeskSnapshot::orders, "Member orders.")
-      .field("retired", &DeskSnapshot::retired, "Ids of retired desks.")
-      .field("tombstoned", &DeskSnapshot::tombstoned, "Ids of deleted desks.");
+      .field("declared", &DeskSnapshot::declared, "Desks the host declares.", Given::Optional)
+      .field("added", &DeskSnapshot::added, "Desks added at run time.", Given::Optional)
+      .field("member_additions", &DeskSnapshot::member_additions, "Agents added to desks.",
+             Given::Optional)
+      .field("orders", &DeskSnapshot::orders, "Member orders.", Given::Optional)
+      .field("retired", &DeskSnapshot::retired, "Ids of retired desks.", Given::Optional)
+      .field("tombstoned", &DeskSnapshot::tombstoned, "Ids of deleted desks.", Given::Optional);
   ValueClass<Conversation>(m, "Conversation", "Where a message was posted (SPEC §1.3).")
       .field("desk_id", &Conversation::desk_id, "The desk's id.")
       .field("desk_name", &Conversation::desk_name, "The desk's name.")
@@ -112,7 +114,8 @@ void bind_responder(py::module_& m) {
       .field("chat", &ResponderRequest::chat, "The chat it was posted in, or None.")
       .field("mentions", &ResponderRequest::mentions, "Its resolved mentions.")
       .field("orchestrator_id", &ResponderRequest::orchestrator_id, "Who answers by default.")
-      .field("selection_policy", &ResponderRequest::selection_policy, "Whether to select.");
+      .field("selection_policy", &ResponderRequest::selection_policy, "Whether to select.",
+             Given::Optional);
   ValueClass<ResponderDecision>(m, "ResponderDecision", "Who answers, and by which rule.")
       .field("responder_id", &ResponderDecision::responder_id, "The responder's id.")
       .field("rung", &ResponderDecision::rung, "The rule that chose it.")

@@ -40,6 +40,19 @@ def test_a_value_needs_every_key_its_wire_form_requires() -> None:
     assert thm.Mention(target=thm.EveryoneTarget(), text="@everyone", offset=0).quiet is False
 
 
+def test_what_cpp_defaults_may_be_left_out() -> None:
+    # A snapshot's lists default to empty and a request's policy to allowed, as a C++
+    # designated initializer leaves them; the wire form's rule is the decoder's.
+    assert thm.RosterSnapshot(members=[BOB]) == ROSTER.replace(members=[BOB])
+    assert thm.DeskSnapshot() == DESKS
+    request = thm.ResponderRequest(message="hi", chat=None, mentions=[], orchestrator_id="ada")
+    assert request.selection_policy is thm.SelectionPolicy.ALLOWED
+    with pytest.raises(thm.DecodeError, match="people"):
+        thm.from_json("RosterSnapshot", {"members": []})
+    with pytest.raises(TypeError, match="missing required keyword argument: 'message'"):
+        thm.ResponderRequest(chat=None, mentions=[], orchestrator_id="ada")  # type: ignore[call-arg]
+
+
 def test_a_value_takes_keywords_only_and_no_unknown_one() -> None:
     with pytest.raises(TypeError):
         untyped(thm.Person)("p", "Pat")
