@@ -1,8 +1,9 @@
 "use strict";
-// `npm install`'s build of the addon, unless the tarball's prebuilt one loads: CMake, as the checkout builds every other artifact,
-// configured for the addon alone (the core, its wire forms and thm.node) against the headers
-// of the Node.js running this script and the node-addon-api npm installed. Nothing is
-// downloaded. The result is copied to build/Release/thm.node, where lib/addon.cjs loads it.
+// `npm install`'s build of the addon, unless the tarball's prebuilt one loads: CMake, as the
+// checkout builds every other artifact, configured for the addon alone (the core, its wire
+// forms and thm.node) against the headers of the Node.js running this script and the
+// node-addon-api npm installed. Nothing is downloaded. The result is copied to
+// build/Release/thm.node, where lib/addon.cjs loads it.
 // A second run for the same Node.js (npm runs it again when a project installs the package)
 // builds only what changed.
 const { spawnSync } = require("node:child_process");

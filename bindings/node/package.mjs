@@ -10,7 +10,9 @@
 // repository/ the sources build.cjs builds from where no prebuilt fits. Prints its path and
 // size. Compiles go through ccache when CMAKE_CXX_COMPILER_LAUNCHER says so.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -29,9 +31,11 @@ const ADDON = ["CMakeLists.txt", "package.json", "lib", "src"];
 
 /** Runs `command`, failing the script with its output if it fails; its stdout. */
 function run(command, args, options = {}) {
-  const done = spawnSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], ...options });
+  const done = spawnSync(command, args,
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], ...options });
   if (done.status !== 0) {
-    throw new Error(`package: ${command} ${args.join(" ")} failed (${done.error?.message ?? done.status})\n${done.stdout ?? ""}`);
+    const why = done.error?.message ?? done.status;
+    throw new Error(`package: ${command} ${args.join(" ")} failed (${why})\n${done.stdout ?? ""}`);
   }
   return done.stdout;
 }
@@ -46,7 +50,8 @@ function buildAddon() {
     "-DTHM_INSTALL=OFF", `-DTHM_NODE_EXECUTABLE=${process.execPath}`, "-DTHM_NODE_RPATH=$ORIGIN",
     `-DTHM_NODE_ADDON_API_DIR=${require("node-addon-api").include_dir}`,
   ], { stdio: ["ignore", "ignore", "inherit"] });
-  run("cmake", ["--build", build, "--target", "thm_node"], { stdio: ["ignore", "ignore", "inherit"] });
+  run("cmake", ["--build", build, "--target", "thm_node"],
+    { stdio: ["ignore", "ignore", "inherit"] });
   return join(build, "bindings", "node", "build", "Release", "thm.node");
 }
 
@@ -56,7 +61,9 @@ function bundled(binary) {
   for (const line of run("ldd", [binary]).split("\n")) {
     const [name, where] = line.trim().split(" => ");
     if (where === undefined || SYSTEM_LIBRARIES.test(name)) continue;
-    if (where.startsWith("not found")) throw new Error(`package: ${basename(binary)} needs ${name}, which the loader cannot find`);
+    if (where.startsWith("not found")) {
+      throw new Error(`package: ${basename(binary)} needs ${name}, which the loader cannot find`);
+    }
     found.push(where.split(" (")[0]);
   }
   return found;
@@ -75,7 +82,8 @@ function main(dist) {
   try {
     for (const file of PACKAGE) copy(join(here, file), join(stage, file));
     for (const file of REPOSITORY) copy(join(root, file), join(stage, "repository", file));
-    for (const file of ADDON) copy(join(here, file), join(stage, "repository", "bindings", "node", file));
+    const addonSources = join(stage, "repository", "bindings", "node");
+    for (const file of ADDON) copy(join(here, file), join(addonSources, file));
     const prebuilds = join(stage, "prebuilds", `${process.platform}-${process.arch}`);
     mkdirSync(prebuilds, { recursive: true });
     const addon = buildAddon();
@@ -84,8 +92,8 @@ function main(dist) {
 
     // node-addon-api (headers, for the fallback build) travels inside the tarball, so that
     // installing it asks no registry for anything.
-    cpSync(join(here, "node_modules", "node-addon-api"), join(stage, "node_modules", "node-addon-api"),
-           { recursive: true });
+    const headers = join("node_modules", "node-addon-api");
+    cpSync(join(here, headers), join(stage, headers), { recursive: true });
     const manifest = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
     manifest.bundleDependencies = ["node-addon-api"];
     delete manifest.private;
@@ -95,7 +103,8 @@ function main(dist) {
     writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 
     mkdirSync(dist, { recursive: true });
-    const name = run("npm", ["pack", stage, "--pack-destination", dist, "--silent"]).trim().split("\n").pop();
+    const packed = run("npm", ["pack", stage, "--pack-destination", dist, "--silent"]);
+    const name = packed.trim().split("\n").pop();
     const tarball = join(dist, name);
     console.log(`package: ${tarball} (${(statSync(tarball).size / 1e6).toFixed(1)} MB)`);
   } finally {

@@ -172,7 +172,8 @@ def build_sdist(sdist_directory: str, config_settings: object = None) -> str:
     def add(archive: tarfile.TarFile, path: Path, arcname: str) -> None:
         if path.is_dir():
             for child in sorted(path.iterdir()):
-                if child.name not in ("__pycache__", "tests") and not child.name.endswith("_test.cpp"):
+                test = child.name in ("__pycache__", "tests") or child.name.endswith("_test.cpp")
+                if not test:
                     add(archive, child, f"{arcname}/{child.name}")
             return
         entry = archive.gettarinfo(str(path), arcname)

@@ -6,5 +6,6 @@ const { existsSync } = require("node:fs");
 const { join } = require("node:path");
 
 const built = join(__dirname, "..", "build", "Release", "thm.node");
-const prebuilt = join(__dirname, "..", "prebuilds", `${process.platform}-${process.arch}`, "thm.node");
+const platform = `${process.platform}-${process.arch}`;
+const prebuilt = join(__dirname, "..", "prebuilds", platform, "thm.node");
 module.exports = require(existsSync(built) ? built : prebuilt);

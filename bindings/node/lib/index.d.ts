@@ -115,8 +115,9 @@ export type DispatchArgs = {
 /** Whether a committed reply starts exactly one child turn (SPEC §3); throws RosterError. */
 export declare function mentionDispatch(args: DispatchArgs & Traced): MentionDispatchDecision;
 /** A host's turn queue (SPEC §4): `enqueueOnce` enqueues the child turn of `request` at most
- * once and returns what happened, synchronously (an async one is `AsyncMentionTurnQueue`). To report a host failure it throws a
- * QueueError; anything else it throws or returns becomes a QueueError of kind `internal`.
+ * once and returns what happened, synchronously (an async one is `AsyncMentionTurnQueue`).
+ * To report a host failure it throws a QueueError; anything else it throws or returns
+ * becomes a QueueError of kind `internal`.
  * In a class, declare the method's return type (`: thm.EnqueueOutcome`), so that a literal
  * like `{ status: "already" }` is read as one. */
 export interface MentionTurnQueue {
