@@ -2,7 +2,8 @@
 // JSON-shaped Python values (`dict` with `str` keys, `list` or `tuple`, `str`, `int`,
 // `float`, `bool`, `None`) to the wire codec's tree and back, exactly: an `int` stays an
 // integer of any size the tree holds (u64 and i64), never a float. What is not JSON the
-// wire could carry raises `thm.DecodeError` at its JSON Pointer path. And raising thm's
+// wire could carry raises `thm.DecodeError` at its JSON Pointer path where the decoder reads
+// it; under a key it ignores, it is ignored (`JsonReader`). And raising thm's
 // exceptions (`thm/_errors.py`) from C++: each is built from the case-file form of the core
 // error (`json::error_value`: `variant`, the variant's fields, `message`), so its attributes
 // and `to_json()` are the C++ error's, field for field.
@@ -71,64 +72,93 @@ inline py::object json_to_py(const json::Value& value) {
   raise_error("DecodeError", json::error_value(error));
 }
 
-/// Raises `thm.DecodeError` at `path`: `value` is not JSON the wire could carry.
-[[noreturn]] inline void refuse_json(const std::string& path, const std::string& why) {
-  raise_decode_error(json::DecodeError{.path = path, .reason = "not JSON: " + why});
-}
+/// Python values as a JSON tree for the wire decoder. What JSON cannot say (a datetime, a
+/// float that is not finite, an integer beyond 64 bits, a str with a lone surrogate, a dict
+/// key that is not a str, nesting past the limit) becomes a placeholder the decoder refuses
+/// wherever it reads it, and `explain` says why there: an unknown key is ignored whatever it
+/// holds (SPEC §0.5), as in the Node.js package.
+class JsonReader {
+ public:
+  /// `value` as a tree; `path` is its JSON Pointer.
+  json::Value read(py::handle value, const std::string& path = "", std::size_t depth = 0) {
+    if (depth > json::kMaxDepth) {
+      return placeholder(path, "nested deeper than " + std::to_string(json::kMaxDepth));
+    }
+    PyObject* object = value.ptr();
+    if (object == Py_None) return nullptr;
+    if (PyBool_Check(object)) return object == Py_True;
+    if (PyLong_Check(object)) return integer(value, path);
+    if (PyFloat_Check(object)) {
+      const double number = PyFloat_AsDouble(object);
+      if (!std::isfinite(number)) return placeholder(path, "a float that is not finite");
+      return number;
+    }
+    if (PyUnicode_Check(object)) {
+      Py_ssize_t size = 0;
+      const char* utf8 = PyUnicode_AsUTF8AndSize(object, &size);
+      if (utf8 == nullptr) {
+        PyErr_Clear();
+        return placeholder(path, "a str with a lone surrogate");
+      }
+      return std::string(utf8, static_cast<std::size_t>(size));
+    }
+    if (PyDict_Check(object)) return dict(value, path, depth);
+    if (PyList_Check(object) || PyTuple_Check(object)) {
+      json::Value out = json::Value::array();
+      const py::sequence items = py::reinterpret_borrow<py::sequence>(value);
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        out.push_back(read(items[i], path + "/" + std::to_string(i), depth + 1));
+      }
+      return out;
+    }
+    return placeholder(path,
+                       "a " + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  }
 
-/// `value` as a JSON tree; `path` is its JSON Pointer (for errors), `depth` how deep it is.
-inline json::Value json_from_py(py::handle value, const std::string& path = "",
-                                std::size_t depth = 0) {
-  const auto refuse = [&](const std::string& why) { refuse_json(path, why); };
-  if (depth > json::kMaxDepth) refuse("nested deeper than " + std::to_string(json::kMaxDepth));
-  PyObject* object = value.ptr();
-  if (object == Py_None) return nullptr;
-  if (PyBool_Check(object)) return object == Py_True;
-  if (PyLong_Check(object)) {
-    // As nlohmann's parser does: a non-negative integer is unsigned, a negative one signed.
+  /// `error`, the decoder's, as the placeholder it refused says it: the one at its path, or
+  /// inside what it refused there (an array too deep to read holds it), if there is one.
+  [[nodiscard]] json::DecodeError explain(json::DecodeError error) const {
+    for (const auto& [path, reason] : placeholders_) {
+      if (path == error.path || path.starts_with(error.path + "/")) {
+        return {.path = path, .reason = "not JSON: " + reason};
+      }
+    }
+    return error;
+  }
+
+ private:
+  json::Value placeholder(const std::string& path, std::string reason) {
+    placeholders_.emplace_back(path, std::move(reason));
+    return json::Value::binary({});
+  }
+
+  // As nlohmann's parser does: a non-negative integer is unsigned, a negative one signed.
+  json::Value integer(py::handle value, const std::string& path) {
     int overflow = 0;
-    const long long small = PyLong_AsLongLongAndOverflow(object, &overflow);
+    const long long small = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
     if (overflow == 0 && small >= 0) return static_cast<std::uint64_t>(small);
     if (overflow == 0) return static_cast<std::int64_t>(small);
     if (overflow > 0) {
-      const unsigned long long large = PyLong_AsUnsignedLongLong(object);
+      const unsigned long long large = PyLong_AsUnsignedLongLong(value.ptr());
       if (!PyErr_Occurred()) return static_cast<std::uint64_t>(large);
       PyErr_Clear();
     }
-    refuse("the integer " + shown(value) + " is outside -2**63 .. 2**64-1");
+    return placeholder(path, "the integer " + shown(value) + " is outside -2**63 .. 2**64-1");
   }
-  if (PyFloat_Check(object)) {
-    const double number = PyFloat_AsDouble(object);
-    if (!std::isfinite(number)) refuse("a float that is not finite");
-    return number;
-  }
-  if (PyUnicode_Check(object)) {
-    Py_ssize_t size = 0;
-    const char* utf8 = PyUnicode_AsUTF8AndSize(object, &size);
-    if (utf8 == nullptr) {
-      PyErr_Clear();
-      refuse("a str with a lone surrogate");
-    }
-    return std::string(utf8, static_cast<std::size_t>(size));
-  }
-  if (PyDict_Check(object)) {
+
+  json::Value dict(py::handle value, const std::string& path, std::size_t depth) {
     json::Value out = json::Value::object();
     for (const auto& [key, item] : py::reinterpret_borrow<py::dict>(value)) {
-      if (!PyUnicode_Check(key.ptr())) refuse("a dict key that is not a str");
-      const std::string name = json_from_py(key, path, depth + 1).get<std::string>();
-      out[name] = json_from_py(item, path + "/" + json::escape_pointer_token(name), depth + 1);
+      if (!PyUnicode_Check(key.ptr())) return placeholder(path, "a dict key that is not a str");
+      json::Value name = read(key, path, depth + 1);
+      if (!name.is_string()) return name;  // a placeholder at `path`: the key cannot be said
+      const auto& text = name.get_ref<const std::string&>();
+      out[text] = read(item, path + "/" + json::escape_pointer_token(text), depth + 1);
     }
     return out;
   }
-  if (PyList_Check(object) || PyTuple_Check(object)) {
-    json::Value out = json::Value::array();
-    const py::sequence items = py::reinterpret_borrow<py::sequence>(value);
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      out.push_back(json_from_py(items[i], path + "/" + std::to_string(i), depth + 1));
-    }
-    return out;
-  }
-  refuse_json(path, "a " + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
-}
+
+  std::vector<std::pair<std::string, std::string>> placeholders_;
+};
 
 }  // namespace thm::python

@@ -37,8 +37,9 @@ py::object wire_to_py(const T& value) {
 /// `thm.DecodeError`.
 template <class Wire>
 Wire wire_from_py(py::handle value, const std::string& root = "") {
-  auto decoded = json::from_value<Wire>(json_from_py(value, root), root);
-  if (!decoded) raise_decode_error(decoded.error());
+  JsonReader reader;
+  auto decoded = json::from_value<Wire>(reader.read(value, root), root);
+  if (!decoded) raise_decode_error(reader.explain(std::move(decoded).error()));
   return *std::move(decoded);
 }
 

@@ -6,6 +6,7 @@ that names where it is; none may crash the interpreter or be answered as a decis
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -38,6 +39,22 @@ def test_a_value_needs_every_key_its_wire_form_requires() -> None:
     with pytest.raises(TypeError, match="missing required keyword arguments: 'text' and 'offset'"):
         thm.Mention(target=thm.AgentTarget(id="bob"))  # type: ignore[call-arg]
     assert thm.Mention(target=thm.EveryoneTarget(), text="@everyone", offset=0).quiet is False
+
+
+def test_an_unknown_key_is_ignored_whatever_it_holds() -> None:
+    # SPEC §0.5, as the Node.js package has it: a row with a datetime in a column thm does
+    # not read is fine; where the decoder reads a value JSON cannot say, it is refused there.
+    row = {"id": "p", "label": "Pat", "created": datetime.datetime(2026, 1, 1),
+           "meta": {"score": float("nan"), 1: "x"}, "big": 2**70}
+    assert thm.from_json("Person", row) == thm.Person(id="p", label="Pat")
+    with pytest.raises(thm.DecodeError) as raised:
+        thm.from_json("Person", {**row, "label": datetime.datetime(2026, 1, 1)})
+    assert (raised.value.path, raised.value.reason) == ("/label", "not JSON: a datetime")
+    with pytest.raises(thm.DecodeError) as raised:
+        thm.from_json("RosterSnapshot", {"members": [{"id": "a", "name": float("inf")}],
+                                         "people": [], "retired": [], "tombstoned": []})
+    assert (raised.value.path, raised.value.reason) == (
+        "/members/0/name", "not JSON: a float that is not finite")
 
 
 def test_what_cpp_defaults_may_be_left_out() -> None:
