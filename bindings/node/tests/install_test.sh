@@ -3,7 +3,8 @@
 # would: offline, into a new project, with only node, npm and sh on PATH (no compiler, CMake
 # or make). Checks with ldd that the addon loads nothing from outside the package but the C
 # runtime, and runs the package's tests (every shared case among them) on the installed copy.
-# Then removes the prebuilt addon and builds it from the tarball's own sources (build.cjs),
+# Runs the LangGraph.js example on it, installed with npm alone. Then removes the prebuilt
+# addon and builds it from the tarball's own sources (build.cjs),
 # as a platform without a prebuilt would, and runs the cases again:
 #     install_test.sh WORK_DIR
 # Everything is made under WORK_DIR (emptied first), the fallback's build included, so that
@@ -58,6 +59,16 @@ JS
 cp -r "$here" "$installed/tests"
 ln -s "$here/../node_modules/lossless-json" node_modules/lossless-json
 THM_CASES="$root/model/cases" "${bare[@]}" node --test "$installed/tests/"
+
+# The LangGraph.js example, as its README runs it with npm alone: its own locked
+# dependencies, then the tarball.
+example="$scratch/langgraph"
+mkdir "$example"
+cp "$root"/examples/node/langgraph/{package.json,package-lock.json,team.mjs,team.test.mjs} "$example/"
+(cd "$example" &&
+  "${bare[@]}" npm ci --offline --no-audit --no-fund --loglevel=error &&
+  "${bare[@]}" npm install --offline --no-save --no-audit --no-fund --loglevel=error "${tarball[0]}" &&
+  "${bare[@]}" node --test team.test.mjs | tail -8)
 
 # No prebuilt for this platform: npm's install script builds from the tarball's sources.
 rm -rf "$installed/prebuilds"
