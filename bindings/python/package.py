@@ -20,7 +20,8 @@ HERE = Path(__file__).resolve().parent
 
 def backend(folder: Path):  # type: ignore[no-untyped-def]
     """The build backend (thm_build.py) of the package in ``folder``."""
-    spec = importlib.util.spec_from_file_location(f"thm_build_{id(folder)}", folder / "thm_build.py")
+    name = f"thm_build_{id(folder)}"
+    spec = importlib.util.spec_from_file_location(name, folder / "thm_build.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

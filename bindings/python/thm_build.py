@@ -32,12 +32,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # In an sdist the repository's sources are under repository/; in the checkout, two up.
-ROOT = HERE / "repository" if (HERE / "repository" / "CMakeLists.txt").exists() else HERE.parents[1]
+PACKED = HERE / "repository"
+ROOT = PACKED if (PACKED / "CMakeLists.txt").exists() else HERE.parents[1]
 # What an sdist carries of the repository: what configuring the extension module alone reads.
 SDIST_SOURCES = ("CMakeLists.txt", "cmake", "core", "json", "bindings/python/CMakeLists.txt",
                  "bindings/python/src", "bindings/python/thm")
 # The C runtime every Linux has, and the loader: never bundled.
-SYSTEM_LIBRARIES = re.compile(r"^(linux-vdso|ld-linux[-\w]*|libc|libm|libpthread|libdl|librt)\.so")
+SYSTEM_LIBRARIES = re.compile(
+    r"^(linux-vdso|ld-linux[-\w]*|libc|libm|libpthread|libdl|librt)\.so")
 PACKAGE_FILES = ("__init__.py", "_errors.py", "_port.py", "_values.py", "_thm.pyi", "py.typed")
 
 
