@@ -5,26 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as thm from "thm";
+import { args, roster } from "./dispatch_fixture.mjs";
 
-const roster = {
-  members: [{ id: "ada", name: null }, { id: "bob", name: null }],
-  people: [],
-  retired: [],
-  tombstoned: [],
-};
-/** @type {thm.DispatchArgs} */
-const args = {
-  policy: { enabled: true, max_hops: 3 },
-  input: {
-    key: { trigger_sequence: 18446744073709551615n },
-    conversation: { desk_id: "eng", thread_root: 7 },
-    author_id: "ada",
-    content: "@bob take it",
-    mentions: [{ target: { kind: "agent", id: "bob" }, text: "@bob", offset: 0 }],
-    hop: 1,
-  },
-  roster,
-};
 
 /**
  * A queue whose `enqueueOnce` awaits, then answers `answer(request)`, counting its calls.
@@ -108,7 +90,7 @@ test("bad arguments are the errors dispatchMention throws, as a rejection", asyn
   await assert.rejects(thm.dispatchMentionAsync(/** @type {any} */ ({}), args), /expected an object with enqueueOnce/);
   await assert.rejects(thm.dispatchMentionAsync(ok, /** @type {any} */ ({ policy: args.policy })), TypeError);
   const twice = { ...roster, members: [roster.members[1], roster.members[1]] };
-  await assert.rejects(thm.dispatchMentionAsync(ok, { ...args, roster: twice }), thm.RosterError);
+  await assert.rejects(thm.dispatchMentionAsync(ok, /** @type {thm.DispatchArgs} */ ({ ...args, roster: twice })), thm.RosterError);
   assert.equal(ok.calls.length, 0);
 });
 

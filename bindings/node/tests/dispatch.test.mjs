@@ -5,26 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as thm from "thm";
+import { args, roster } from "./dispatch_fixture.mjs";
 
-const roster = {
-  members: [{ id: "ada", name: null }, { id: "bob", name: null }],
-  people: [],
-  retired: [],
-  tombstoned: [],
-};
-/** @type {thm.DispatchArgs} */
-const args = {
-  policy: { enabled: true, max_hops: 3 },
-  input: {
-    key: { trigger_sequence: 18446744073709551615n },
-    conversation: { desk_id: "eng", thread_root: 7 },
-    author_id: "ada",
-    content: "@bob take it",
-    mentions: [{ target: { kind: "agent", id: "bob" }, text: "@bob", offset: 0 }],
-    hop: 1,
-  },
-  roster,
-};
 
 /**
  * A queue whose `enqueueOnce` is `answer`, counting its calls.
@@ -146,7 +128,7 @@ test("a queue that is not one is a TypeError, before anything runs", () => {
 test("a roster the core refuses is a RosterError, and the queue is not called", () => {
   const q = queue(() => ({ status: "enqueued" }));
   const duplicate = { ...roster, members: [...roster.members, { id: "bob", name: null }] };
-  assert.throws(() => thm.dispatchMention(q, { ...args, roster: duplicate }), thm.RosterError);
+  assert.throws(() => thm.dispatchMention(q, /** @type {thm.DispatchArgs} */ ({ ...args, roster: duplicate })), thm.RosterError);
   assert.equal(q.calls.length, 0);
 });
 
