@@ -1,5 +1,8 @@
 // The library's commands of the `thm` tool: `check` runs case files, `eval` one operation,
 // `explain` one decision with its trace.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
@@ -130,6 +133,12 @@ int eval(const std::string& command, const std::string& op, Implementation impl,
       std::cerr << (i == 0 ? " " : ", ") << kExplainedOps[i];
     }
     std::cerr << " (thm eval --help gives the input of each)\n";
+    return kUsage;
+  }
+  struct stat input_file {};
+  if (fstat(STDIN_FILENO, &input_file) == 0 && S_ISDIR(input_file.st_mode)) {
+    std::cerr << prefix << "standard input is a directory; pipe the op's input object to it, e.g. "
+              << (printed == Printed::Result ? kEvalExample : kExplainExample) << "\n";
     return kUsage;
   }
   std::string text(std::istreambuf_iterator<char>(std::cin), {});

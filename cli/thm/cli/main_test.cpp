@@ -136,6 +136,17 @@ TEST(EvalCommandTest, StdinThatIsNotJsonGetsAnExample) {
   EXPECT_TRUE(has(empty.err, "expected one JSON object")) << empty.err;
 }
 
+// `thm eval OP < some/folder`: the shell opens a directory for reading; the tool says so.
+TEST(EvalCommandTest, ADirectoryOnStandardInputIsNamed) {
+  const std::string err = ::testing::TempDir() + "thm_cli_directory_stdin.err";
+  const std::string command = "'" + std::string(THM_EXE) + "' eval is_general_chat <'" +
+                              ::testing::TempDir() + "' >/dev/null 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_TRUE(has(slurp(err), "thm eval: standard input is a directory")) << slurp(err);
+}
+
 TEST(EvalCommandTest, ANulByteAndWhatFollowsItAreRefusedNotIgnored) {
   // SPEC §0.5: a document that says two things is refused, not read up to the NUL.
   const Outcome run =
