@@ -169,3 +169,25 @@ test("QueueError checks its kind, and its JSON is the wire form", () => {
   assert.equal(error.name, "QueueError");
   assert.deepEqual(thm.QUEUE_ERROR_KINDS, ["unavailable", "trigger_missing", "trigger_mismatch", "indeterminate", "invalid_request", "internal"]);
 });
+
+// ---- the canonical key of a child turn -------------------------------------------------------
+
+/**
+ * @param {string} desk_id
+ * @param {number | null} thread_root
+ * @param {bigint} sequence
+ */
+function requestIn(desk_id, thread_root, sequence) {
+  return {
+    key: { trigger_sequence: sequence }, source_id: "ada", target_id: "bob", content: "@bob",
+    conversation: { desk_id, thread_root }, child_hop: 1,
+  };
+}
+
+test("turnKey is the canonical key, General folded", () => {
+  assert.equal(thm.turnKey(requestIn("eng", 42, 17n)), "v1/3:eng/t42/17");
+  assert.equal(thm.turnKey(requestIn("main", null, 2n ** 64n - 1n)), "v1/7:General/c/18446744073709551615");
+  assert.equal(thm.turnKey(requestIn("MAIN", 3, 9n)), thm.turnKey(requestIn("General", 3, 9n)));
+  assert.notEqual(thm.turnKey(requestIn("a/t1", null, 5n)), thm.turnKey(requestIn("a", 1, 5n)));
+  assert.equal(thm.turnKey(requestIn("é", null, 1n)), "v1/2:é/c/1"); // bytes, not characters
+});

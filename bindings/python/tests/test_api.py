@@ -298,3 +298,22 @@ def test_a_queue_error_needs_a_known_kind() -> None:
     with pytest.raises(ValueError):
         thm.QueueError("on_fire", "?")
     assert thm.QueueError("indeterminate").to_json() == {"kind": "indeterminate", "message": ""}
+
+
+# ---- the canonical key of a child turn -----------------------------------------------------------
+
+
+def request_in(desk_id: str, thread_root: int | None, sequence: int) -> thm.MentionTurnRequest:
+    return thm.MentionTurnRequest(
+        key=thm.DispatchKey(trigger_sequence=sequence), source_id="ada", target_id="bob",
+        content="@bob", child_hop=1,
+        conversation=thm.DispatchConversation(desk_id=desk_id, thread_root=thread_root))
+
+
+def test_turn_key_is_the_canonical_key_with_general_folded() -> None:
+    assert thm.turn_key(request_in("eng", 42, 17)) == "v1/3:eng/t42/17"
+    assert thm.turn_key(request_in("main", None, 2**64 - 1)) == "v1/7:General/c/18446744073709551615"
+    assert thm.turn_key(request_in("MAIN", 3, 9)) == thm.turn_key(request_in("General", 3, 9))
+    # Length-prefixed: a desk id holding the delimiters cannot pass for another key.
+    assert thm.turn_key(request_in("a/t1", None, 5)) != thm.turn_key(request_in("a", 1, 5))
+    assert thm.turn_key(request_in("é", None, 1)) == "v1/2:é/c/1"  # bytes, not characters

@@ -84,7 +84,8 @@ async def dispatch_mention_async(queue: AsyncMentionTurnQueue | MentionTurnQueue
     from thm._errors import QueueError
 
     probe = _Probe()
-    first = probe if callable(getattr(queue, "enqueue_once", None)) else queue
+    enqueue_once = getattr(queue, "enqueue_once", None)
+    first = probe if callable(enqueue_once) else queue
     try:
         return _thm.dispatch_mention(cast(Any, first), policy=policy, input=input, **snapshots)
     except QueueError:
@@ -93,7 +94,7 @@ async def dispatch_mention_async(queue: AsyncMentionTurnQueue | MentionTurnQueue
     answer: Any = None
     raised: BaseException | None = None
     try:
-        answer = queue.enqueue_once(probe.request)
+        answer = cast(Any, enqueue_once)(probe.request)
         if inspect.isawaitable(answer):
             answer = await answer
     except Exception as error:  # noqa: BLE001  (mapped below as the sync call maps it)
