@@ -44,6 +44,11 @@ add_test(NAME functions.catches_a_long_function
 set_tests_properties(functions.catches_a_long_function PROPERTIES PASS_REGULAR_EXPRESSION
   "long_function.cpp:[0-9]+: eighty_one_lines is 81 lines.*long_function.py:[0-9]+: eighty_one_lines is 81 lines.*2 function[(]s[)] over 80")
 
+# The walk both checks share lists sources without entering a build tree, where other tests
+# create and delete folders while it runs.
+add_test(NAME scripts.source_tree
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/tests/test_source_tree.py)
+
 # Every planted bug of scripts/mutate still applies to core, and the check finds one that does
 # not (a tree without core/, where none applies).
 set(mutate ${PROJECT_SOURCE_DIR}/scripts/mutate)
