@@ -147,11 +147,20 @@ T from_py(py::handle value, const std::string& where) {
     if (!PyUnicode_Check(value.ptr())) mismatch<T>(value, where);
     Py_ssize_t size = 0;
     const char* utf8 = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
-    if (utf8 == nullptr) {  // a lone surrogate: not text UTF-8 can carry
+    if (utf8 != nullptr) return std::string(utf8, static_cast<std::size_t>(size));
+    // A lone surrogate. U+DC80..U+DCFF carry the bytes 0x80..0xFF that are not UTF-8, as
+    // os.fsdecode makes them (PEP 383); any other is not text.
+    PyErr_Clear();
+    const auto bytes = py::reinterpret_steal<py::object>(
+        PyUnicode_AsEncodedString(value.ptr(), "utf-8", "surrogateescape"));
+    if (!bytes) {
       PyErr_Clear();
-      throw py::value_error(where + ": not valid Unicode text (a lone surrogate)");
+      throw py::value_error(where +
+                            ": not valid Unicode text (a lone surrogate; only U+DC80..U+DCFF "
+                            "carry bytes, as surrogateescape makes them)");
     }
-    return std::string(utf8, static_cast<std::size_t>(size));
+    return std::string(PyBytes_AS_STRING(bytes.ptr()),
+                       static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.ptr())));
   } else if constexpr (std::is_same_v<T, bool>) {
     if (!PyBool_Check(value.ptr())) mismatch<T>(value, where);
     return value.ptr() == Py_True;
@@ -202,7 +211,8 @@ template <class T>
 py::object to_py(const T& value) {
   if constexpr (std::is_same_v<T, std::string>) {
     return py::reinterpret_steal<py::object>(
-        PyUnicode_DecodeUTF8(value.data(), static_cast<Py_ssize_t>(value.size()), "replace"));
+        PyUnicode_DecodeUTF8(value.data(), static_cast<Py_ssize_t>(value.size()),
+                             "surrogateescape"));
   } else if constexpr (std::is_same_v<T, bool>) {
     return py::bool_(value);
   } else if constexpr (std::is_integral_v<T>) {

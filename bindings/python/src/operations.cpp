@@ -172,11 +172,11 @@ py::object op_responder_plan(py::handle request, py::handle roster, py::handle d
 
 // ---- the team briefing (SPEC §7) --------------------------------------------------------------
 
-std::string op_briefing_text(py::handle briefing, py::handle context) {
+py::object op_briefing_text(py::handle briefing, py::handle context) {
   const auto& team = held<TeamBriefing>(briefing, "briefing_text(briefing)");
-  if (context.is_none()) return team.system_text();
-  return team.system_text_with_dispatch(
-      held<MentionDispatchContext>(context, "briefing_text(context)"));
+  if (context.is_none()) return to_py(team.system_text());
+  return to_py(team.system_text_with_dispatch(
+      held<MentionDispatchContext>(context, "briefing_text(context)")));
 }
 
 TeamBriefing op_from_snapshots(py::handle viewer_id, py::handle conversation, py::handle desks,
@@ -239,8 +239,8 @@ bool op_may_dispatch(py::handle context) {
   return held<MentionDispatchContext>(context, "may_dispatch(context)").may_dispatch();
 }
 
-std::string op_turn_key(py::handle request) {
-  return turn_key(held<MentionTurnRequest>(request, "turn_key(request)")).encoded();
+py::object op_turn_key(py::handle request) {
+  return to_py(turn_key(held<MentionTurnRequest>(request, "turn_key(request)")).encoded());
 }
 
 // The sentence a host shows for `value`, a member of one of the four enums with wording.

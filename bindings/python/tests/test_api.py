@@ -123,7 +123,7 @@ def test_enums_are_str_enums_whose_values_are_the_wire_tokens() -> None:
     (lambda: thm.MentionDispatchPolicy(enabled=untyped(1), max_hops=1), TypeError, "enabled"),
     (lambda: thm.MentionDispatchPolicy(enabled=True, max_hops=2**32), ValueError, "max_hops"),
     (lambda: thm.Person(id=untyped(b"p"), label="Pat"), TypeError, "got bytes"),
-    (lambda: thm.Person(id="\udc80", label="Pat"), ValueError, "lone surrogate"),
+    (lambda: thm.Person(id="\ud800", label="Pat"), ValueError, "lone surrogate"),
     (lambda: thm.Person(id=untyped(None), label="Pat"), TypeError, "Person.id"),
     (lambda: thm.RosterSnapshot(members=untyped([{"id": "x"}]), people=[], retired=[], tombstoned=[]),
      TypeError, r"members\[0\]: expected RosterMember, got dict"),
@@ -138,6 +138,29 @@ def test_a_bad_field_is_a_typed_error_naming_it(make: Any, error: type[Exception
                                                 says: str) -> None:
     with pytest.raises(error, match=says):
         make()
+
+
+def test_text_carries_bytes_that_are_not_utf8_as_surrogate_escapes() -> None:
+    # PEP 383, as os.fsdecode: U+DC80..U+DCFF stand for the bytes 0x80..0xFF, exactly.
+    raw = b"caf\xe9 \x00 \xff@bob"
+    text = raw.decode("utf-8", "surrogateescape")
+    request = thm.MentionTurnRequest(
+        key=thm.DispatchKey(trigger_sequence=7), source_id="\udcff", target_id="bob",
+        content=text, conversation=thm.DispatchConversation(desk_id="d\udc80", thread_root=None),
+        child_hop=1)
+    assert request.content == text
+    assert request.content.encode("utf-8", "surrogateescape") == raw
+    assert request.source_id.encode("utf-8", "surrogateescape") == b"\xff"
+    assert thm.turn_key(request).encode("utf-8", "surrogateescape") == b"v1/2:d\x80/c/7"
+    briefing = thm.TeamBriefing.from_snapshots(
+        "ann", conversation=thm.Conversation(desk_id="", desk_name="General", thread_root=None),
+        desks=thm.DeskSnapshot(), roster=thm.RosterSnapshot(
+            members=[thm.RosterMember(id="bob", name="B\udcffb")]))
+    assert "B\udcffb" in thm.briefing_text(briefing)
+    # Valid UTF-8 stays as it was; an escape of an ASCII byte is no escape of a byte.
+    assert thm.Person(id="caf\u00e9", label="P").id == "caf\u00e9"
+    with pytest.raises(ValueError, match="lone surrogate"):
+        thm.Person(id="\udc41", label="P")
 
 
 @pytest.mark.parametrize(("value", "path"), [

@@ -80,6 +80,17 @@ TEST(HelpTest, ConformanceHelpListsEveryOptionCheckAndExitCode) {
   }
 }
 
+TEST(ConformanceCommandLineTest, ListChecksPrintsEachIdAndTitleAndRunsNothing) {
+  const Outcome run = thm("conformance --list-checks --queue exec:false");
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  std::string expected;
+  for (const auto& check : conformance::checks()) {
+    expected += std::string(check.id) + "\t" + std::string(check.title) + "\n";
+  }
+  EXPECT_EQ(run.out, expected);
+}
+
 TEST(ConformanceCommandLineTest, ASeedIsADecimalU64AndNothingElse) {
   for (const char* seed : {"-1", "18446744073709551616", "+5", "0x10", "1e3", "' 7'", "''", "7s"}) {
     SCOPED_TRACE(seed);

@@ -77,6 +77,7 @@ struct ConformanceArguments {
   const CLI::Option* junit_option = nullptr;
   std::string html_path{};
   const CLI::Option* html_option = nullptr;
+  bool list_checks = false;
 };
 
 // Why `value` is no --seed: empty when it is one.
@@ -138,6 +139,9 @@ void add_run_options(CLI::App* command, ConformanceArguments& arguments) {
 // The options of `thm conformance` that say which checks run, what they must prove, and
 // where the report goes.
 void add_check_and_report_options(CLI::App* command, ConformanceArguments& arguments) {
+  command->add_flag("--list-checks", arguments.list_checks,
+                    "Print each check's id and title, tab-separated, one a line, and run "
+                    "nothing (for a test runner that makes one test per check)");
   command->add_option(
       "--check", arguments.suite.only,
       "Run only this check (repeatable), e.g. --check EQ-01; default: every check (listed below)");
@@ -193,6 +197,12 @@ class ConformanceCommand final : public Command {
  public:
   CLI::App* add(CLI::App& app) override { return add_conformance_command(app, arguments_); }
   int run() override {
+    if (arguments_.list_checks) {
+      for (const auto& check : thm::conformance::checks()) {
+        std::cout << check.id << '\t' << check.title << '\n';
+      }
+      return kOk;
+    }
     return run_conformance(conformance_request(arguments_), std::cout, std::cerr);
   }
   std::string succeeded() const override { return "every check passed or was skipped"; }
