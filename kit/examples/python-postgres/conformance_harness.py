@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import asyncpg
 
 import thm
-from thm.conformance import Capabilities, Child, Lease, LeaseError, Record, Reply
+from thm.conformance import Capabilities, Child, Hook, Lease, LeaseError, Record, Reply
 from turn_queue import (MAX_ATTEMPTS, MAX_CONTENT_BYTES, MAX_ID_BYTES, MAX_LEASE_MS,
                         PostgresTurnQueue, raw, request_of)
 
@@ -38,15 +39,84 @@ async def migrate(connection: asyncpg.Connection) -> None:
             await connection.execute(MIGRATION.read_text())
 
 
+HOOK_LOCKS = 7411270  # thm_hook_point's first lock: (backend pid, 7411270 + ordinal)
+INNER_POINTS = {"after_begin": 0, "after_validate_reads": 1, "after_idempotency_statement": 2,
+                "after_child_insert": 3, "before_commit": 4}
+
+
 class Session:
-    """One session of the suite: the host's queue on a connection of its own."""
+    """One session of the suite: the host's queue on a connection of its own, and the hook
+    seam of thm_queue.sql around its step (kit/stores/postgres/README.md): with a hook, the
+    connection has thm.hooks = 'on' and a second connection holds the advisory locks the
+    step waits on at each point; each `thm hook <point>` notice is a point, answered by
+    taking the point's go-ahead lock and releasing its lock, or by cancelling the step."""
 
     def __init__(self, connection: asyncpg.Connection) -> None:
         self.queue = PostgresTurnQueue(connection)
-        self.enqueue_once = self.queue.enqueue_once
+        self.seam: asyncpg.Connection | None = None  # the second connection
+        self.seam_on = False
 
     async def close(self) -> None:
         await self.queue.connection.close()
+        if self.seam is not None:
+            await self.seam.close()
+
+    async def enqueue_once(self, request: thm.MentionTurnRequest,
+                           hook: Hook | None = None) -> thm.EnqueueOutcome:
+        await self.arm(hook is not None)
+        if hook is None:
+            return await self.queue.enqueue_once(request)
+        outcome = await self.hooked_step(request, hook)
+        if isinstance(outcome, thm.Enqueued) and not await hook("after_commit_before_return"):
+            raise thm.QueueError(thm.QueueErrorKind.INDETERMINATE,
+                                 "the answer was lost after commit")
+        return outcome
+
+    async def arm(self, on: bool) -> None:
+        if on and (self.seam is None or self.seam.is_closed()):
+            self.seam = await asyncpg.connect()
+        if on != self.seam_on:
+            await self.queue.connection.execute(f"SET thm.hooks = '{'on' if on else 'off'}'")
+            self.seam_on = on
+
+    async def hooked_step(self, request: thm.MentionTurnRequest, hook: Hook) -> Any:
+        connection, seam = self.queue.connection, self.seam
+        assert seam is not None
+        backend = connection.get_server_pid()
+        await seam.execute("SELECT pg_advisory_lock($1, $2 + point) FROM generate_series(0, 4) "
+                           "point", backend, HOOK_LOCKS)
+        refused: list[str] = []
+        answers: list[asyncio.Task[None]] = []
+
+        async def answer(point: str, before: asyncio.Task[None] | None) -> None:
+            if before is not None:
+                await before
+            if await hook(point) and point in INNER_POINTS:
+                await seam.execute("SELECT pg_advisory_unlock($1, $2) FROM "
+                                   "(SELECT pg_advisory_lock($1, $2 + 10)) go_ahead",
+                                   backend, HOOK_LOCKS + INNER_POINTS[point])
+            else:
+                refused.append(point)
+                await seam.execute("SELECT pg_cancel_backend($1)", backend)
+
+        def on_notice(_: Any, message: Any) -> None:
+            found = re.fullmatch(r"thm hook (\w+)", getattr(message, "message", ""))
+            if found:
+                answers.append(asyncio.ensure_future(
+                    answer(found.group(1), answers[-1] if answers else None)))
+
+        connection.add_log_listener(on_notice)
+        try:
+            return await self.queue.enqueue_once(request)
+        except thm.QueueError:
+            if refused:
+                raise thm.QueueError(thm.QueueErrorKind.UNAVAILABLE,
+                                     f"the step was rolled back at {refused[0]}") from None
+            raise
+        finally:
+            connection.remove_log_listener(on_notice)
+            await asyncio.gather(*answers, return_exceptions=True)
+            await seam.execute("SELECT pg_advisory_unlock_all()")
 
     async def lease_call(self, call: Any, *arguments: Any) -> Any:
         try:
@@ -90,7 +160,7 @@ class Harness:
     statement at a time), and one per session."""
 
     name = "python-asyncpg"
-    capabilities = Capabilities(leases=True, persistent=True, sql_schema=True, row_locking=True,
+    capabilities = Capabilities(hooks=True, leases=True, skewable_client_clock=True, persistent=True, sql_schema=True, row_locking=True,
                                 max_content_bytes=MAX_CONTENT_BYTES, max_id_bytes=MAX_ID_BYTES,
                                 max_attempts=MAX_ATTEMPTS, max_sessions=48)
 
@@ -187,9 +257,15 @@ class Harness:
             self.store = None
 
     async def restart_store(self) -> None:
+        """Runs THM_POSTGRES_RESTART and waits for it. Without libfaketime, which the suite
+        puts on this process to move its clock, and through asyncio's child watcher: under
+        libfaketime, time.sleep (and so subprocess's own timeout) fails."""
         command = os.environ.get("THM_POSTGRES_RESTART")
-        if command:
-            environment = {name: value for name, value in os.environ.items()
-                           if name != "LD_PRELOAD" and not name.startswith("FAKETIME")}
-            await asyncio.to_thread(subprocess.run, command, shell=True, check=True, timeout=25,
-                                    env=environment, stdout=subprocess.DEVNULL)
+        if not command:
+            return
+        environment = {name: value for name, value in os.environ.items()
+                       if name != "LD_PRELOAD" and not name.startswith("FAKETIME")}
+        restart = await asyncio.create_subprocess_shell(command, env=environment,
+                                                        stdout=subprocess.DEVNULL)
+        if await asyncio.wait_for(restart.wait(), timeout=25) != 0:
+            raise RuntimeError(f"{command!r} exited with {restart.returncode}")

@@ -74,12 +74,10 @@ class _Server:
         self.send({"hook": number, "session": session, "point": point})
         return await reply
 
-    def hook_for(self, session: int, enqueue: Callable[..., Any]) -> Callable[[str], Any]:
-        """What ``enqueue_once`` gets as ``hook=``: it stops only while a hook is installed."""
+    def hook_for(self, session: int, enqueue: Callable[..., Any]) -> Callable[[str], Any] | None:
+        """What ``enqueue_once`` gets as ``hook=``: None unless the suite installed a hook."""
         if not self.hooked:
-            async def proceed(point: str) -> bool:
-                return True
-            return proceed if inspect.iscoroutinefunction(enqueue) else (lambda point: True)
+            return None
 
         async def stop(point: str) -> bool:
             return await self.hook(session, point)

@@ -101,12 +101,13 @@ class Unsupported(Exception):
 
 
 Hook = Callable[[str], Awaitable[bool]]
-"""With ``Capabilities(hooks=True)``: ``enqueue_once(request, hook=hook)`` awaits
-``hook(point)`` at each of the six points, in order, inside its transaction
-(``after_begin``, ``after_validate_reads``, ``after_idempotency_statement``,
-``after_child_insert``, ``before_commit``, ``after_commit_before_return``). ``False`` means
-fail there: roll back and raise ``thm.QueueError`` ``UNAVAILABLE``, or, at the last point,
-``INDETERMINATE``. A plain ``enqueue_once`` gets a plain function that blocks."""
+"""With ``Capabilities(hooks=True)``, ``enqueue_once(request, hook=...)`` is called with
+``hook=None``, or, while the suite has a hook installed, a function to await at each of the
+six points, in order, inside the step's transaction (``after_begin``,
+``after_validate_reads``, ``after_idempotency_statement``, ``after_child_insert``,
+``before_commit``, ``after_commit_before_return``). ``False`` means fail there: roll back and
+raise ``thm.QueueError`` ``UNAVAILABLE``, or, at the last point, ``INDETERMINATE``. A plain
+``enqueue_once`` gets a plain function that blocks until the suite answers."""
 
 
 class ConformanceSession(Protocol):
