@@ -11,7 +11,8 @@
 // size. Compiles go through ccache when CMAKE_CXX_COMPILER_LAUNCHER says so.
 import { spawnSync } from "node:child_process";
 import {
-  copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync,
+  chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync,
+  writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -88,7 +89,15 @@ function main(dist) {
     mkdirSync(prebuilds, { recursive: true });
     const addon = buildAddon();
     copyFileSync(addon, join(prebuilds, "thm.node"));
-    for (const library of bundled(addon)) copyFileSync(library, join(prebuilds, basename(library)));
+    const binaries = [addon];
+    if (process.env.THM_PACKAGE_TOOL) {
+      // The thm tool (adr/0022), built once by scripts/package for both packages.
+      copyFileSync(process.env.THM_PACKAGE_TOOL, join(prebuilds, "thm"));
+      chmodSync(join(prebuilds, "thm"), 0o755);
+      binaries.push(process.env.THM_PACKAGE_TOOL);
+    }
+    const libraries = new Set(binaries.flatMap((binary) => bundled(binary)));
+    for (const library of libraries) copyFileSync(library, join(prebuilds, basename(library)));
 
     // node-addon-api (headers, for the fallback build) travels inside the tarball, so that
     // installing it asks no registry for anything.

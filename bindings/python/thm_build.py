@@ -40,7 +40,17 @@ SDIST_SOURCES = ("CMakeLists.txt", "cmake", "core", "json", "bindings/python/CMa
 # The C runtime every Linux has, and the loader: never bundled.
 SYSTEM_LIBRARIES = re.compile(
     r"^(linux-vdso|ld-linux[-\w]*|libc|libm|libpthread|libdl|librt)\.so")
-PACKAGE_FILES = ("__init__.py", "_errors.py", "_port.py", "_values.py", "_thm.pyi", "py.typed")
+# The tool the wheel carries (thm/_bin/thm), built once by scripts/package for both packages
+# (adr/0022) and named here; without it the wheel has none, and thm.conformance says so.
+PACKAGE_TOOL = "THM_PACKAGE_TOOL"
+
+
+def _package_files() -> list[str]:
+    """The package's own files, relative to thm/: its Python sources, stubs and marker."""
+    package = HERE / "thm"
+    return sorted(path.relative_to(package).as_posix() for path in package.rglob("*")
+                  if path.is_file() and "__pycache__" not in path.parts
+                  and (path.suffix in (".py", ".pyi") or path.name == "py.typed"))
 
 
 def _version() -> str:
@@ -140,14 +150,19 @@ def build_wheel(wheel_directory: str, config_settings: object = None,
                 metadata_directory: str | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="thm-wheel-") as scratch:
         module = _build_module(Path(scratch))
-        libraries = _bundled(module)
-        tag = _tag([module, *libraries])
-        files = {f"thm/{file}": (HERE / "thm" / file).read_bytes() for file in PACKAGE_FILES}
+        tool = Path(os.environ[PACKAGE_TOOL]) if os.environ.get(PACKAGE_TOOL) else None
+        binaries = [module] + ([tool] if tool else [])
+        libraries = sorted({library for binary in binaries for library in _bundled(binary)})
+        tag = _tag([*binaries, *libraries])
+        files = {f"thm/{file}": (HERE / "thm" / file).read_bytes() for file in _package_files()}
         files[f"thm/{module.name}"] = module.read_bytes()
+        if tool:
+            files["thm/_bin/thm"] = tool.read_bytes()
         for library in libraries:
             files[f"thm/_libs/{library.name}"] = library.read_bytes()
         info = _dist_info()
         files[f"{info}/METADATA"] = _metadata().encode()
+        files[f"{info}/entry_points.txt"] = b"[console_scripts]\nthm = thm._tool:main\n"
         files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: thm_build\n"
                                   f"Root-Is-Purelib: false\nTag: {tag}\n").encode()
         record = [_record_line(path, data) for path, data in files.items()]
@@ -156,7 +171,8 @@ def build_wheel(wheel_directory: str, config_settings: object = None,
         with zipfile.ZipFile(Path(wheel_directory) / name, "w", zipfile.ZIP_DEFLATED) as wheel:
             for path, data in files.items():
                 entry = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
-                entry.external_attr = 0o644 << 16
+                mode = 0o755 if path == "thm/_bin/thm" else 0o644  # pip: S_IFREG, then x bits
+                entry.external_attr = (0o100000 | mode) << 16
                 wheel.writestr(entry, data, zipfile.ZIP_DEFLATED)
     return name
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the npm tarball as scripts/package does (package.mjs) and installs it the way a host
-# would: offline, into a new project, with only node, npm and sh on PATH (no compiler, CMake
+# would: offline, into a new project, with only node, npm, npx and sh on PATH (no compiler, CMake
 # or make). Checks with ldd that the addon loads nothing from outside the package but the C
 # runtime, and runs the package's tests (every shared case among them) on the installed copy.
 # Runs the LangGraph.js example on it, installed with npm alone. Then removes the prebuilt
 # addon and builds it from the tarball's own sources (build.cjs),
-# as a platform without a prebuilt would, and runs the cases again:
+# as a platform without a prebuilt would, and runs the cases again. The tarball carries the
+# thm tool named by THM_PACKAGE_TOOL (scripts/package_tool): `npx thm` runs it, with the
+# same ldd check.
 #     install_test.sh WORK_DIR
 # Everything is made under WORK_DIR (emptied first), the fallback's build included, so that
 # a compiler cache keyed on paths relative to it finds that build again.
@@ -13,6 +15,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 scratch="$1"
+: "${THM_PACKAGE_TOOL:?names the thm tool the tarball carries: scripts/package_tool DIR prints it}"
 # WORK_DIR is emptied: only one this script made (it holds the marker) or none at all.
 if [ -e "$scratch" ] && [ ! -f "$scratch/.thm-install-test" ]; then
   echo "install_test: $scratch exists and is not a work directory of this test; not deleting it" >&2
@@ -24,7 +27,7 @@ touch "$scratch/.thm-install-test"
 
 node "$here/../package.mjs" "$scratch/dist"
 tarball=("$scratch"/dist/thm-*.tgz)
-for tool in node npm sh; do ln -s "$(command -v "$tool")" "$scratch/bin/$tool"; done
+for tool in node npm npx sh; do ln -s "$(command -v "$tool")" "$scratch/bin/$tool"; done
 bare=(env PATH="$scratch/bin")
 
 cd "$scratch/host"
@@ -34,12 +37,21 @@ installed="$scratch/host/node_modules/thm"
 [ ! -L "$installed" ] || { echo "install_test: $installed is a link, not a copy" >&2; exit 1; }
 [ ! -e "$installed/build" ] || { echo "install_test: the install built the addon" >&2; exit 1; }
 
-# Nothing from outside the package but the C runtime.
-ldd "$installed/prebuilds/linux-x64/thm.node" | tee "$scratch/ldd.txt"
-if grep -v -E "^\s*(linux-vdso|/lib64/ld-linux|lib(c|m)\.so\.6 => /lib)|=> $installed/prebuilds/" "$scratch/ldd.txt"; then
-  echo "install_test: the addon loads the libraries above from outside the package" >&2
-  exit 1
-fi
+# Nothing from outside the package but the C runtime, for the addon and the tool.
+for binary in thm.node thm; do
+  ldd "$installed/prebuilds/linux-x64/$binary" | tee "$scratch/ldd.txt"
+  if grep -v -E "^\s*(linux-vdso|/lib64/ld-linux|lib(c|m)\.so\.6 => /lib)|=> $installed/prebuilds/" "$scratch/ldd.txt"; then
+    echo "install_test: $binary loads the libraries above from outside the package" >&2
+    exit 1
+  fi
+done
+# The tool, as `npx thm`: its version, the suite with its exit codes, and a store this
+# build does not carry refused as bad usage.
+"${bare[@]}" npx --offline thm --version | grep -qx "thm $(node -p 'require("./node_modules/thm/package.json").version')"
+"${bare[@]}" npx --offline thm conformance --short --queue memory >/dev/null 2>&1
+status=0
+"${bare[@]}" npx --offline thm conformance --queue sqlite:q.db 2>"$scratch/sqlite.txt" || status=$?
+[ "$status" = 2 ] && grep -q "built without the SQLite store" "$scratch/sqlite.txt"
 
 cat >esm.mjs <<'JS'
 import thm, { mentionDispatch, version } from "thm";

@@ -210,9 +210,8 @@ T from_py(py::handle value, const std::string& where) {
 template <class T>
 py::object to_py(const T& value) {
   if constexpr (std::is_same_v<T, std::string>) {
-    return py::reinterpret_steal<py::object>(
-        PyUnicode_DecodeUTF8(value.data(), static_cast<Py_ssize_t>(value.size()),
-                             "surrogateescape"));
+    return py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+        value.data(), static_cast<Py_ssize_t>(value.size()), "surrogateescape"));
   } else if constexpr (std::is_same_v<T, bool>) {
     return py::bool_(value);
   } else if constexpr (std::is_integral_v<T>) {

@@ -1,0 +1,74 @@
+"""thm.conformance: the suite against a harness written in Python, served by the package.
+Needs the thm tool: the wheel's (python.install.*, where THM_REQUIRE_TOOL makes its absence a
+failure) or THM_TOOL's; without one these tests are skipped."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import thm.conformance
+from thm._tool import ToolMissing, tool_path
+from thm.conformance.pytest import conformance_tests
+
+
+def _has_tool() -> bool:
+    try:
+        return tool_path().is_file()
+    except ToolMissing:
+        if os.environ.get("THM_REQUIRE_TOOL"):
+            raise
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _has_tool(), reason="no thm tool: set THM_TOOL")
+
+
+def test_a_plain_python_queue_passes_with_every_unsupported_capability_skipped() -> None:
+    report = thm.conformance.run("memory_harness:MemoryHarness", short=True)
+    assert report.passed, report.table
+    results = {check.id: check for check in report.checks}
+    assert len(results) >= 30
+    for passing in ("EQ-01", "EQ-05", "EQ-09", "EQ-11", "EQ-20", "EQ-21", "EQ-22", "EQ-24"):
+        assert results[passing].result == "pass", results[passing]
+    assert results["EQ-02"].result == "skip" and "hooks" in results["EQ-02"].reason
+    assert results["EQ-16"].result == "skip" and "leases" in results["EQ-16"].reason
+    assert report.json is not None and report.json["harness"] == "python-memory"
+
+
+def test_a_broken_copy_fails_with_the_reason_seed_and_replay() -> None:
+    report = thm.conformance.run(harness_of_a_replay_answered_enqueued(), checks=["EQ-05"],
+                                 seed=7)
+    assert not report.passed and report.exit_code == 1
+    check = report.check("EQ-05")
+    assert (check.result, check.seed) == ("fail", 7)
+    assert "got Enqueued" in check.reason
+    assert check.replay is not None and "--seed 7 --check EQ-05" in check.replay
+    assert "thm.conformance.adapter memory_harness:ReplayAnsweredEnqueued" in check.replay
+
+
+def harness_of_a_replay_answered_enqueued() -> object:
+    from memory_harness import ReplayAnsweredEnqueued
+    return ReplayAnsweredEnqueued  # a class is named by its module and name
+
+
+def test_a_harness_that_cannot_be_imported_is_an_error_not_a_pass() -> None:
+    with pytest.raises(RuntimeError, match="exit 2|could not run"):
+        thm.conformance.run("no_such_module:Harness", checks=["EQ-05"])
+
+
+def test_python_m_thm_conformance_is_the_tool_with_its_exit_codes() -> None:
+    listing = subprocess.run([sys.executable, "-m", "thm.conformance", "--list-checks"],
+                             capture_output=True, text=True, check=True)
+    assert [check for check, _ in thm.conformance.check_ids()] == \
+        [line.split("\t")[0] for line in listing.stdout.splitlines()]
+    bad = subprocess.run([sys.executable, "-m", "thm.conformance", "--check", "EQ-99"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "EQ-99" in bad.stderr
+
+
+if _has_tool():  # without a tool, conformance_tests fails collection, saying so
+    test_memory_harness = conformance_tests("memory_harness:MemoryHarness", short=True)
