@@ -99,12 +99,15 @@ function main(dist) {
     const libraries = new Set(binaries.flatMap((binary) => bundled(binary)));
     for (const library of libraries) copyFileSync(library, join(prebuilds, basename(library)));
 
-    // node-addon-api (headers, for the fallback build) travels inside the tarball, so that
-    // installing it asks no registry for anything.
-    const headers = join("node_modules", "node-addon-api");
-    cpSync(join(here, headers), join(stage, headers), { recursive: true });
+    // The dependencies travel inside the tarball, so that installing it asks no registry for
+    // anything: node-addon-api (headers, for the fallback build) and lossless-json (the
+    // conformance harness reads u64s exactly).
     const manifest = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
-    manifest.bundleDependencies = ["node-addon-api"];
+    manifest.bundleDependencies = Object.keys(manifest.dependencies);
+    for (const dependency of manifest.bundleDependencies) {
+      const folder = join("node_modules", dependency);
+      cpSync(join(here, folder), join(stage, folder), { recursive: true });
+    }
     delete manifest.private;
     delete manifest.devDependencies;
     delete manifest.scripts.test;

@@ -25,12 +25,16 @@ function main() {
     process.exit(2);
   }
   const child = spawn(tool, process.argv.slice(2), { stdio: "inherit" });
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
+    process.on(signal, () => child.kill(signal));
+  }
   child.on("error", (error) => {
     console.error(`thm: cannot run ${tool}: ${error.message}`);
     process.exit(2);
   });
-  child.on("exit", (code, signal) => process.exit(code ?? 128 + require("node:os").constants.signals[signal]));
+  child.on("exit", (code, signal) => {
+    process.exit(code ?? 128 + (signal ? require("node:os").constants.signals[signal] : 0));
+  });
 }
 
 if (require.main === module) main();
