@@ -334,7 +334,11 @@ function run(harness, settings = {}) {
   const args = ["conformance", "--queue", `exec:${adapterCommand(harness)}`, ...options(settings),
                 "--report", report];
   return new Promise((resolveRun, reject) => {
-    const child = spawn(tool(), args, { env: { ...process.env, ...settings.env } });
+    // The adapter process is no test: node --test's marker would make a module it imports
+    // register tests there.
+    const env = { ...process.env, ...settings.env };
+    delete env.NODE_TEST_CONTEXT;
+    const child = spawn(tool(), args, { env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => { stdout += chunk; });
