@@ -19,11 +19,13 @@ export type MentionAuthor =
   | { readonly kind: "person"; readonly id: string }
   | { readonly kind: "other" };
 
-/** One resolved mention: `offset` is the UTF-8 byte offset of its `@` (SPEC §1.4). */
+/** One resolved mention: `offset` is the UTF-8 byte offset of its `@` (SPEC §1.4), a size_t:
+ * a `number`, or a `bigint` beyond 2^53 - 1 (only a mention read with `fromJSON` can be; no
+ * body in memory is that long). */
 export interface Mention {
   readonly target: MentionTarget;
   readonly text: string;
-  readonly offset: number;
+  readonly offset: number | bigint;
   /** Written only for a quiet mention (then true); optional on input. */
   readonly quiet?: boolean;
 }
@@ -208,14 +210,15 @@ export type TraceOutcome = "applied" | "passed" | "skipped" | "stopped";
 export type TraceWhy =
   | "quiet" | "person" | "desk" | "everyone" | "inactive" | "general" | "unknown" | "ambiguous" | "no_active_member" | "lead" | "one_member" | "selection_disabled" | "selector_asked" | "duplicate_detail" | "id" | "name" | "no_match" | "absent" | "failed" | "text" | "evaluation" | "empty" | "no_candidate" | "several_candidates" | "invalid_confidence" | "below_minimum_confidence" | "entry_count" | "not_one_entry" | "invalid_probability" | "choice_not_candidate" | "sum_not_scale" | "more_probable_entry" | "unavailable" | "invalid_output";
 /** One step of a decision's trace (SPEC §8.2): `subject` is a mention's text, an id or a
- * normalized answer ("" for none); `offset` a mention's byte offset; `count` the number the
- * rule turned on (members, candidates, hop, child hop). */
+ * normalized answer ("" for none); `offset` a mention's byte offset (a `bigint` only beyond
+ * 2^53 - 1, as `Mention`'s); `count` the number the rule turned on (members, candidates, hop,
+ * child hop). */
 export interface TraceStep {
   readonly rule: TraceRule;
   readonly outcome: TraceOutcome;
   readonly why: TraceWhy | null;
   readonly subject: string;
-  readonly offset: number | null;
+  readonly offset: number | bigint | null;
   readonly count: number | null;
 }
 

@@ -19,10 +19,14 @@ namespace {
 constexpr std::uint64_t kMaxSafeUnsigned = 9007199254740991ULL;
 constexpr auto kMaxSafeInteger = static_cast<double>(kMaxSafeUnsigned);
 
-// SPEC §6's `Sequence` fields, the only u64 values of the wire forms.
+// SPEC §6's `Sequence` fields: u64s, a bigint both ways, also from a decimal string.
 bool is_sequence_key(std::string_view key) {
   return key == "trigger_sequence" || key == "thread_root";
 }
+
+// The fields that may exceed 2^53 - 1: the Sequences, and a byte `offset` (a size_t). Only
+// these take a bigint that large; every other integer of the wire forms is 32 bits or less.
+bool is_wide_key(std::string_view key) { return is_sequence_key(key) || key == "offset"; }
 
 // The lone surrogate in `value`'s UTF-16 text, if it has one, as its index.
 std::optional<std::size_t> lone_surrogate(Napi::Env env, napi_value value) {
@@ -113,7 +117,7 @@ json::Value JsonReader::read_at(Napi::Value value, const Where& where, std::size
     case napi_number:
       return number(value.As<Napi::Number>().DoubleValue(), where);
     case napi_bigint:
-      return bigint(value, where, is_sequence_key(where.key));
+      return bigint(value, where, is_wide_key(where.key));
     case napi_string: {
       std::optional<std::size_t> surrogate;
       std::string out = utf8(env_, value, surrogate);
@@ -158,18 +162,18 @@ json::Value JsonReader::number(double value, const Where& where) {
   return static_cast<std::int64_t>(value);
 }
 
-json::Value JsonReader::bigint(Napi::Value value, const Where& where, bool sequence) {
+json::Value JsonReader::bigint(Napi::Value value, const Where& where, bool wide) {
   bool lossless = false;
   std::uint64_t unsigned_value = 0;
   NAPI_THROW_IF_FAILED(env_, napi_get_value_bigint_uint64(env_, value, &unsigned_value, &lossless),
                        {});
-  if (lossless && (sequence || unsigned_value <= kMaxSafeUnsigned)) {
+  if (lossless && (wide || unsigned_value <= kMaxSafeUnsigned)) {
     return unsigned_value;
   }
   if (lossless) {
     return placeholder(where, std::to_string(unsigned_value) +
                                   "n is beyond 2^53 - 1, which only a Sequence (trigger_sequence, "
-                                  "thread_root) may be");
+                                  "thread_root) or a byte offset may be");
   }
   std::int64_t signed_value = 0;
   NAPI_THROW_IF_FAILED(env_, napi_get_value_bigint_int64(env_, value, &signed_value, &lossless),
@@ -341,7 +345,10 @@ Napi::Value JsWriter::take() { return {env_, root_}; }
 void JsWriter::null() { add(env_.Null()); }
 void JsWriter::boolean(bool value) { add(Napi::Boolean::New(env_, value)); }
 void JsWriter::number(std::uint64_t value) {
-  if (!frames_.empty() && frames_.back().object && is_sequence_key(key_)) {
+  // A Sequence is always a bigint; any other integer a number, unless a number would lose
+  // digits (an offset beyond 2^53 - 1).
+  if ((!frames_.empty() && frames_.back().object && is_sequence_key(key_)) ||
+      value > kMaxSafeUnsigned) {
     add(Napi::BigInt::New(env_, value));
   } else {
     add(Napi::Number::New(env_, static_cast<double>(value)));

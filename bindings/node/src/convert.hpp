@@ -4,12 +4,13 @@
 // Pointer, but only where the decoder reads it, so an unknown key holding anything is
 // ignored: `undefined` in an array, a function, a symbol, a `Map`, a `Date` or any other
 // object that is not plain, a number that is not finite or is an integer beyond 2^53 - 1
-// (it has already lost digits), a `bigint` beyond 2^53 - 1 outside SPEC §6's u64 fields or
-// outside 0 .. 2^64 - 1 in them, a string with a lone surrogate, nesting deeper than
-// `json::kMaxDepth`. A property whose value is `undefined` is absent, as `JSON.stringify`
-// has it. The u64 fields (`trigger_sequence`, `thread_root`) also take a decimal string.
-// Coming out, every number is a `number` except those two fields, which are always
-// `bigint`, and every object and array is frozen.
+// (it has already lost digits), a `bigint` beyond 2^53 - 1 outside SPEC §6's u64 and size_t
+// fields (the Sequences and `offset`) or outside 0 .. 2^64 - 1 in them, a string with a lone
+// surrogate, nesting deeper than `json::kMaxDepth`. A property whose value is `undefined` is
+// absent, as `JSON.stringify` has it. The Sequences (`trigger_sequence`, `thread_root`) also
+// take a decimal string. Coming out, the Sequences are always `bigint`, an integer beyond
+// 2^53 - 1 anywhere else (an offset) is a `bigint` too, every other number is a `number`, and
+// every object and array is frozen.
 
 #include <napi.h>
 
@@ -65,7 +66,7 @@ class JsonReader {
   // `where.key` is the value's key in its object (empty in an array, or at the root).
   json::Value read_at(Napi::Value value, const Where& where, std::size_t depth);
   json::Value number(double value, const Where& where);
-  json::Value bigint(Napi::Value value, const Where& where, bool sequence);
+  json::Value bigint(Napi::Value value, const Where& where, bool wide);
   json::Value array(Napi::Array array, const Where& where, std::size_t depth);
   json::Value object(Napi::Object object, const Where& where, std::size_t depth);
   bool plain(Napi::Object object);

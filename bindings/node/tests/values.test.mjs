@@ -148,10 +148,21 @@ test("unknown keys are ignored, whatever they hold; a repeated key in text is re
   refusedAt(() => thm.parse("DispatchKey", "{"), "", /not valid json/);
 });
 
-test("a bigint beyond 2^53 - 1 is a Sequence's only; elsewhere a bigint is its number", () => {
+test("a bigint beyond 2^53 - 1 is a Sequence's or an offset's only; elsewhere a bigint is its number", () => {
+  // SPEC §6: an offset is a size_t, as the core and Python take it; beyond 2^53 - 1 it stays
+  // a bigint both ways, and never loses a digit.
   const mention = { target: { kind: "everyone" }, text: "@everyone", offset: 2n ** 60n + 1n };
-  refusedAt(() => thm.fromJSON("Mention", mention), "/offset", /1152921504606846977n is beyond 2\^53 - 1/);
+  assert.equal(thm.fromJSON("Mention", mention).offset, 2n ** 60n + 1n);
+  assert.equal(thm.fromJSON("Mention", { ...mention, offset: 2n ** 64n - 1n }).offset, 2n ** 64n - 1n);
+  assert.equal(thm.parse("Mention", JSON.stringify({ ...mention, offset: 0 }).replace(":0", ":18446744073709551615")).offset,
+               2n ** 64n - 1n);
+  refusedAt(() => thm.fromJSON("Mention", { ...mention, offset: 2n ** 64n }), "/offset", /outside/);
   assert.equal(thm.fromJSON("Mention", { ...mention, offset: 3n }).offset, 3);
+  const [resolved] = thm.resolveMentions("hi @ada", { author: { kind: "other" }, roster, desks: thm.fromJSON(
+    "DeskSnapshot", { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] }) });
+  assert.equal(resolved?.offset, 3);  // a body's offsets are numbers: no body is 2^53 bytes long
+  refusedAt(() => thm.fromJSON("MentionDispatchContext", { policy: { enabled: true, max_hops: 1 }, hop: 2n ** 60n }),
+            "/hop", /1152921504606846976n is beyond 2\^53 - 1/);
   assert.equal(thm.fromJSON("MentionDispatchContext", { policy: { enabled: true, max_hops: 2n }, hop: 1n }).hop, 1);
 });
 
