@@ -9,6 +9,7 @@
 
 #include "convert.hpp"
 #include "json_bridge.hpp"
+#include "signatures.hpp"
 #include "thm/core.hpp"
 #include "thm/json/json.hpp"
 #include "value_class.hpp"
@@ -77,4 +78,5 @@ PYBIND11_MODULE(_thm, m) {
   alternatives("MentionDispatchDecision", {"NoDispatch", "DispatchOne"});
   alternatives("EnqueueOutcome", {"Enqueued", "Already", "Refused"});
   alternatives("MentionDispatchOutcome", {"NotDispatched", "Enqueued", "Already", "Refused"});
+  add_text_signatures(m);  // last: every function and method is defined
 }

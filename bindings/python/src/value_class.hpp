@@ -21,6 +21,7 @@
 
 #include "convert.hpp"
 #include "json_bridge.hpp"
+#include "signatures.hpp"
 #include "thm/core.hpp"
 #include "thm/json/json.hpp"
 
@@ -55,6 +56,7 @@ class ValueClass {
     class_.def(py::init([](const py::kwargs& fields) { return make(T{}, fields, true); }),
                "Keyword arguments only, one per field; every field the wire form requires "
                "must be given.");
+    set_text_signature(class_.attr("__init__"), "(self, /)");
     class_.def(
         "replace",
         [](py::handle self, const py::kwargs& changes) {
@@ -123,8 +125,13 @@ class ValueClass {
     class_.def_property_readonly(
         name, [member, name](py::handle self) { return to_py(held<T>(self, name).*member); }, doc);
     py::list names;
-    for (const Field& field : fields()) names.append(py::str(field.name));
+    std::string parameters = "(self, /, *";
+    for (const Field& field : fields()) {
+      names.append(py::str(field.name));
+      parameters += ", " + field.name + (field.given == Given::Optional ? "=..." : "");
+    }
     class_.attr("__match_args__") = py::tuple(names);
+    set_text_signature(class_.attr("__init__"), parameters + ")");
     return *this;
   }
 
