@@ -11,7 +11,9 @@ if (process.argv.length !== 3 || !target) {
   console.error("usage: node conformance-adapter.cjs 'path/to/harness.mjs#exportName'");
   process.exit(2);
 }
+console.log = console.error;  // before the harness is imported: stdout is the protocol's
 load(target).then(serve).catch((error) => {
-  console.error(`thm conformance adapter: cannot load ${target}:`, error);
+  console.error(`thm conformance adapter: cannot load ${target}: ${error?.name}: ${error?.message}`);
+  console.error(error?.stack ?? "");
   process.exit(2);
 });

@@ -9,7 +9,7 @@ const { spawn, spawnSync } = require("node:child_process");
 const { mkdtempSync, readFileSync, rmSync } = require("node:fs");
 const { tmpdir } = require("node:os");
 const { isAbsolute, join, resolve } = require("node:path");
-const { pathToFileURL } = require("node:url");
+const { fileURLToPath, pathToFileURL } = require("node:url");
 const { parse, stringify } = require("lossless-json");
 const { QueueError } = require("./errors.cjs");
 const { toolPath } = require("./tool.cjs");
@@ -105,6 +105,14 @@ const leaseOf = (lease) => (lease === null || lease === undefined ? null : {
 });
 
 // ---- the server ----
+
+/** `value`, which `method` must answer as an array. */
+function list(method, value) {
+  if (!Array.isArray(value)) {
+    throw new TypeError(`${method}() must answer an array, not ${value === null ? "null" : typeof value}`);
+  }
+  return value;
+}
 
 // Operations that exist only with a capability; undeclared, they answer `unsupported`.
 const NEEDS = {
@@ -203,10 +211,10 @@ class Server {
       case "settle": await this.method("settle")(message.child_id, message.how); return {};
       case "run_maintenance": await this.method("runMaintenance")(); return {};
       case "records":
-        return { records: (await this.method("records")()).map((record) => ({
+        return { records: list("records", await this.method("records")()).map((record) => ({
           key: wireBytes(record.key), child_id: record.child_id })) };
       case "children":
-        return { children: (await this.method("children")()).map((child) => ({
+        return { children: list("children", await this.method("children")()).map((child) => ({
           id: child.id, key: wireBytes(child.key), request: wireRequest(child.request),
           state: child.state, attempts: child.attempts, lease_expires_at: child.lease_expires_at ?? null })) };
       case "unique_key_index": return { index: (await this.method("uniqueKeyIndex")()) ?? null };
@@ -283,13 +291,29 @@ async function serve(factory) {
 
 // ---- running the suite ----
 
-/** `module#export` for a harness: a module path (absolute, or relative to the working
- * directory) or a package name, and the export that is the harness or makes it. */
+/** `module#export` for a harness, with an absolute path (so that the replay command works
+ * from anywhere): a `file:` URL (`new URL("./harness.mjs#Harness", import.meta.url)`), a
+ * path (absolute, or relative to the working directory) or a package name, and the export
+ * that is the harness or makes it (default: `default`). */
 function targetName(target) {
-  if (typeof target === "string") return target;
-  if (target && typeof target.module === "string") return `${target.module}#${target.export ?? "default"}`;
-  throw new TypeError("a harness is named as 'path/to/module.mjs#exportName' or {module, export}");
+  let text = target instanceof URL ? target.href : target;
+  if (text && typeof text === "object" && typeof text.module === "string") {
+    text = `${text.module}#${text.export ?? "default"}`;
+  }
+  if (typeof text !== "string" || text === "") {
+    throw new TypeError("a harness is named as 'path/to/module.mjs#exportName', a file: URL, or " +
+                        "{module, export}");
+  }
+  const at = text.lastIndexOf("#");
+  const [specifier, name] = at < 0 ? [text, "default"] : [text.slice(0, at), text.slice(at + 1)];
+  if (specifier.startsWith("file:")) return `${fileURLToPath(specifier)}#${name}`;
+  const local = specifier.startsWith(".") || isAbsolute(specifier);
+  return `${local ? resolve(specifier) : specifier}#${name}`;
 }
+
+/** Whether `value` is a class (made with `new`), not a function that makes a harness. */
+const isClass = (value) => typeof value === "function" &&
+  /^class[\s{]/.test(Function.prototype.toString.call(value));
 
 /** The `exec:` command that serves `target` with this Node.js. */
 function adapterCommand(target) {
@@ -353,11 +377,16 @@ function run(harness, settings = {}) {
       }
       rmSync(scratch, { recursive: true, force: true });
       if (code === 2 || (json === null && code !== 0)) {
-        reject(new Error(`thm conformance could not run (exit ${code}): ${stderr.trim().slice(-4000)}`));
+        // The adapter's own account first: a harness that cannot be loaded says why.
+        const loading = /thm conformance adapter: cannot load[^\n]*/.exec(stderr);
+        reject(new Error(`thm conformance could not run (exit ${code}): ` +
+                         `${loading ? `${loading[0]}\n` : ""}${stderr.trim().slice(-4000)}`));
         return;
       }
-      resolveRun({ passed: code === 0, exitCode: code, checks: json?.checks ?? [], table: stdout,
-                   stderr, json });
+      // A failure's replay as a host runs it in its project: `npx thm conformance ...`.
+      const checks = (json?.checks ?? []).map((check) => ({
+        ...check, replay: check.replay?.replace(/^thm conformance /, "npx thm conformance ") ?? null }));
+      resolveRun({ passed: code === 0, exitCode: code, checks, table: stdout, stderr, json });
     });
   });
 }
@@ -394,8 +423,11 @@ async function load(target) {
   const module = await import(local ? pathToFileURL(resolve(specifier)).href : specifier);
   const found = module[name];
   if (found === undefined) throw new Error(`${specifier} has no export ${name}`);
-  return typeof found === "function" && typeof found.prototype?.openSession !== "function"
-    ? found : () => (typeof found === "function" ? new found() : found);
+  if (isClass(found)) return () => new found();
+  if (typeof found === "function") return found;
+  if (found && typeof found === "object") return () => found;
+  throw new TypeError(`${specifier}#${name} is neither a harness nor a class or function that ` +
+                      `makes one: ${typeof found}`);
 }
 
 module.exports = { LeaseError, run, checkIds, conformanceTests, serve, load, adapterCommand };

@@ -84,8 +84,11 @@ export declare class LeaseError extends Error {
   readonly kind: "stale_token" | "invalid_duration" | "unavailable";
 }
 
-/** `path/to/module.mjs#exportName` (a path relative to the working directory, or a package). */
-export type HarnessName = string | { module: string; export?: string };
+/** Where the harness is: `path/to/module.mjs#exportName` (a path relative to the working
+ * directory, or a package), a `file:` URL with the export as its fragment
+ * (`new URL("./harness.mjs#Harness", import.meta.url)`), or `{module, export}`. The export is
+ * the harness, its class, or a function that makes it. */
+export type HarnessName = string | URL | { module: string; export?: string };
 
 export interface Settings {
   checks?: string[]; short?: boolean; seed?: Integer; repeat?: number; runs?: number;

@@ -3,6 +3,9 @@
 // a failure) or THM_TOOL's; without one these tests are skipped.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
@@ -34,11 +37,27 @@ describe("thm/conformance", { skip: hasTool ? false : "no thm tool: set THM_TOOL
     assert.equal(check.result, "fail");
     assert.equal(check.seed, 7);
     assert.match(check.reason, /got Enqueued/);
-    assert.match(check.replay ?? "", /--seed 7 --check EQ-05/);
+    assert.match(check.replay ?? "", /^npx thm conformance .*--seed 7 --check EQ-05/);
+    assert.match(check.replay ?? "", new RegExp(harness.replaceAll("/", "\\/")));  // absolute
   });
 
-  test("a harness that cannot be loaded is an error, not a pass", async () => {
-    await assert.rejects(run(`${harness}#NoSuchExport`, { checks: ["EQ-05"] }), /could not run/);
+  test("a class, named by a file: URL, is made with new, arrow-function fields and all", async () => {
+    const report = await run(new URL("./memory_harness.mjs#ArrowFields", import.meta.url),
+                             { checks: ["EQ-05"] });
+    assert.ok(report.passed, report.stderr.slice(-2000));
+  });
+
+  test("a harness may print while it is imported", async () => {
+    const noisy = join(mkdtempSync(join(tmpdir(), "thm-noisy-")), "noisy.mjs");
+    writeFileSync(noisy, `console.log("hello from import");\nexport { MemoryHarness } from ${JSON.stringify(harness)};\n`);
+    const report = await run(`${noisy}#MemoryHarness`, { checks: ["EQ-05"] });
+    assert.ok(report.passed, report.stderr.slice(-2000));
+  });
+
+  test("a harness that cannot be loaded is an error that says why", async () => {
+    await assert.rejects(run(`${harness}#NoSuchExport`, { checks: ["EQ-05"] }),
+                         /could not run \(exit 2\): thm conformance adapter: cannot load .*has no export NoSuchExport/);
+    await assert.rejects(run(`${harness}#MAX`, { checks: ["EQ-05"] }), /has no export|neither a harness/);
   });
 
   test("npx thm conformance is the tool, with its exit codes", () => {

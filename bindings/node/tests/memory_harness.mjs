@@ -134,3 +134,22 @@ export class ReplayAnsweredEnqueued extends MemoryHarness {
     return outcome.status === "already" ? { status: "enqueued" } : outcome;
   }
 }
+
+/** A harness whose methods are arrow-function fields: a class all the same. */
+export class ArrowFields {
+  queue = new MemoryHarness();
+  name = "node-memory-arrows";
+  capabilities = this.queue.capabilities;
+  openSession = () => this.queue.openSession();
+  reset = () => this.queue.reset();
+  commitReply = (/** @type {Reply} */ reply) => this.queue.commitReply(reply);
+  setPolicy = (/** @type {{ enabled: boolean, max_hops: number }} */ policy) => this.queue.setPolicy(policy);
+  setAuthorized = (/** @type {Bytes} */ source, /** @type {Bytes} */ target, /** @type {boolean} */ on) =>
+    this.queue.setAuthorized(source, target, on);
+  setAvailable = (/** @type {Bytes} */ agent, /** @type {boolean} */ on) => this.queue.setAvailable(agent, on);
+  settle = (/** @type {number | bigint} */ id, /** @type {"complete" | "fail" | "dead_letter" | "delete"} */ how) =>
+    this.queue.settle(id, how);
+  runMaintenance = () => this.queue.runMaintenance();
+  records = () => this.queue.records();
+  children = () => this.queue.children();
+}

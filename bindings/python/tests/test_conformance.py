@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -47,7 +48,31 @@ def test_a_broken_copy_fails_with_the_reason_seed_and_replay() -> None:
     assert (check.result, check.seed) == ("fail", 7)
     assert "got Enqueued" in check.reason
     assert check.replay is not None and "--seed 7 --check EQ-05" in check.replay
-    assert "thm.conformance.adapter memory_harness:ReplayAnsweredEnqueued" in check.replay
+    assert check.replay.startswith(f"{sys.executable} -m thm.conformance ")
+    assert "memory_harness:ReplayAnsweredEnqueued" in check.replay
+
+
+def test_the_replay_command_runs_as_printed_from_anywhere(tmp_path: Path) -> None:
+    report = thm.conformance.run(harness_of_a_replay_answered_enqueued(), checks=["EQ-05"])
+    replay = report.check("EQ-05").replay
+    assert replay is not None
+    # Where thm itself is (the venv's site-packages, or a build tree), but not the tests.
+    environment = {**os.environ, "PYTHONPATH": str(Path(thm.__file__).parent.parent)}
+    again = subprocess.run(replay, shell=True, cwd=tmp_path, env=environment,
+                           capture_output=True, text=True)
+    assert again.returncode == 1, again.stderr[-2000:]
+    assert "EQ-05  fail" in again.stdout + again.stderr
+
+
+def test_a_harness_may_print_while_it_is_imported(tmp_path: Path) -> None:
+    (tmp_path / "noisy_harness.py").write_text(
+        "print('hello from import')\nfrom memory_harness import MemoryHarness as Harness\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        report = thm.conformance.run("noisy_harness:Harness", checks=["EQ-05"])
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert report.passed, report.stderr[-2000:]
 
 
 def harness_of_a_replay_answered_enqueued() -> object:
@@ -55,9 +80,13 @@ def harness_of_a_replay_answered_enqueued() -> object:
     return ReplayAnsweredEnqueued  # a class is named by its module and name
 
 
-def test_a_harness_that_cannot_be_imported_is_an_error_not_a_pass() -> None:
-    with pytest.raises(RuntimeError, match="exit 2|could not run"):
+def test_a_harness_that_cannot_be_imported_is_an_error_that_says_why() -> None:
+    with pytest.raises(RuntimeError, match="could not run .exit 2.: thm.conformance.adapter: "
+                                           "cannot load no_such_module:Harness: "
+                                           "ModuleNotFoundError"):
         thm.conformance.run("no_such_module:Harness", checks=["EQ-05"])
+    with pytest.raises(ModuleNotFoundError):
+        conformance_tests("no_such_module:Harness")  # at collection: one error, not 30
 
 
 def test_python_m_thm_conformance_is_the_tool_with_its_exit_codes() -> None:

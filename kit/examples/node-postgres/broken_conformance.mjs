@@ -1,6 +1,5 @@
 // The suite against broken_turn_queue.mjs: run by broken_copy.test.mjs, which expects it to
 // fail exactly the checks that catch the bug.
-import { fileURLToPath } from "node:url";
 import { conformanceTests } from "thm/conformance";
 import { BrokenTurnQueue } from "./broken_turn_queue.mjs";
 import { Harness } from "./conformance_harness.mjs";
@@ -16,5 +15,5 @@ export class BrokenHarness extends Harness {
 }
 
 if (process.env.NODE_TEST_CONTEXT) {  // under node --test, not when the adapter imports it
-  conformanceTests(`${fileURLToPath(import.meta.url)}#BrokenHarness`, { short: true });
+  conformanceTests(new URL("#BrokenHarness", import.meta.url), { short: true });
 }

@@ -33,6 +33,6 @@ def test_the_suite_fails_exactly_the_checks_that_catch_the_bug(tmp_path: Path) -
             passed.add(check)
     assert set(failed) == CAUGHT, done.stdout[-3000:]
     assert "replay 1 got Enqueued" in failed["EQ-05"]
-    assert "replay: thm conformance --queue" in failed["EQ-05"]
+    assert f"replay: {sys.executable} -m thm.conformance --queue" in failed["EQ-05"]
     assert "--seed 1 --check EQ-05" in failed["EQ-05"]
     assert {"EQ-09", "EQ-11", "EQ-19", "EQ-26"} <= passed

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -72,10 +74,29 @@ def target_name(target: Any) -> str:
     return f"{module}:{qualified}"
 
 
+def _import_root(target: str) -> str | None:
+    """The folder ``target``'s module is imported from, so that the adapter (and a replay
+    run from another folder) finds it; None for a module that cannot be found here."""
+    module = target.partition(":")[0]
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not os.path.isabs(spec.origin):
+        return None
+    root = Path(spec.origin).parent
+    for _ in range(module.count(".") + (1 if spec.submodule_search_locations else 0)):
+        root = root.parent
+    return str(root)
+
+
 def adapter_command(target: Any) -> str:
-    """The ``exec:`` command that serves ``target`` with this interpreter."""
-    return (f"{shlex.quote(sys.executable)} -m thm.conformance.adapter "
-            f"{shlex.quote(target_name(target))}")
+    """The ``exec:`` command that serves ``target`` with this interpreter, from the folder
+    its module is imported from."""
+    name = target_name(target)
+    root = _import_root(name)
+    path = f"--path {shlex.quote(root)} " if root else ""
+    return f"{shlex.quote(sys.executable)} -m thm.conformance.adapter {path}{shlex.quote(name)}"
 
 
 def _environment(extra: dict[str, str] | None) -> dict[str, str]:
@@ -88,11 +109,19 @@ def _environment(extra: dict[str, str] | None) -> dict[str, str]:
     return environment
 
 
+def _replay(command: str | None) -> str | None:
+    """A failure's replay as this interpreter runs it: ``python -m thm.conformance ...``."""
+    prefix = "thm conformance "
+    if command is None or not command.startswith(prefix):
+        return command
+    return f"{shlex.quote(sys.executable)} -m thm.conformance {command[len(prefix):]}"
+
+
 def _results(report: dict[str, Any]) -> tuple[CheckResult, ...]:
     return tuple(CheckResult(id=check["id"], title=check["title"], result=check["result"],
                              reason=check.get("reason") or "",
                              left_unproven=bool(check.get("left_unproven")),
-                             seed=check["seed"], replay=check.get("replay"),
+                             seed=check["seed"], replay=_replay(check.get("replay")),
                              duration_ms=check.get("duration_ms", 0))
                  for check in report["checks"])
 
@@ -123,8 +152,11 @@ def run(harness: Any, *, checks: Sequence[str] = (), short: bool = False, seed: 
                               text=True, errors="replace", env=_environment(env))
         report = json.loads(report_path.read_text()) if report_path.exists() else None
     if done.returncode == 2 or (report is None and done.returncode != 0):
+        # The adapter's own account first: a harness that cannot be imported says why.
+        loading = re.search(r"thm\.conformance\.adapter: cannot load[^\n]*", done.stderr)
         raise RuntimeError(f"thm conformance could not run (exit {done.returncode}): "
-                           f"{done.stderr.strip()[-4000:]}")
+                           + (f"{loading.group(0)}\n" if loading else "")
+                           + done.stderr.strip()[-4000:])
     return Report(passed=done.returncode == 0, exit_code=done.returncode,
                   checks=_results(report) if report else (), table=done.stdout,
                   stderr=done.stderr[-20000:], json=report)

@@ -17,7 +17,7 @@ import os
 import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import thm
 from thm.conformance import _wire as wire
@@ -49,14 +49,15 @@ class _Server:
         """``method(*args)``, awaited when it is async, in a thread of the pool when not."""
         if inspect.iscoroutinefunction(method):
             return await method(*args, **named)
-        result = await self.loop.run_in_executor(self.threads, lambda: method(*args, **named))
+        result: Any = await self.loop.run_in_executor(self.threads,
+                                                      lambda: method(*args, **named))
         return await result if inspect.isawaitable(result) else result
 
     def method(self, name: str, owner: Any = None) -> Callable[..., Any]:
         found = getattr(self.harness if owner is None else owner, name, None)
         if not callable(found):
             raise Unsupported(f"the harness has no {name}()")
-        return found
+        return cast(Callable[..., Any], found)
 
     def session(self, message: dict[str, Any]) -> Any:
         number = message.get("session")
@@ -262,11 +263,11 @@ async def _serve(factory: Callable[[], Any], stdin: Any, stdout: Any) -> None:
             server.receive(line)
 
 
-def serve(factory: Callable[[], Any]) -> int:
+def serve(factory: Callable[[], Any], stdout: Any = None) -> int:
     """Serves the harness ``factory()`` makes (it may be async) on this process's stdin and
-    stdout until stdin ends. Never returns: exits 0 without waiting for threads a harness
-    left blocked."""
-    stdout = sys.stdout.buffer
+    ``stdout`` (default: this process's) until stdin ends. Never returns: exits 0 without
+    waiting for threads a harness left blocked."""
+    stdout = sys.stdout.buffer if stdout is None else stdout
     sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol
     try:
         asyncio.run(_serve(factory, sys.stdin.buffer, stdout))

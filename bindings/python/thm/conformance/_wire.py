@@ -76,7 +76,14 @@ def queue_error(error: thm.QueueError) -> dict[str, Any]:
     return {"queue_error": error.to_json()}
 
 
+def _listed(method: str, values: Any) -> Any:
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{method}() must give a list, not {type(values).__name__}")
+    return values
+
+
 def records(values: Any) -> dict[str, Any]:
+    values = _listed("records", values)
     out = []
     for value in values:
         if not isinstance(value, Record):
@@ -86,6 +93,7 @@ def records(values: Any) -> dict[str, Any]:
 
 
 def children(values: Any) -> dict[str, Any]:
+    values = _listed("children", values)
     out = []
     for value in values:
         if not isinstance(value, Child):

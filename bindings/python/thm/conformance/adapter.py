@@ -1,15 +1,16 @@
-"""``python -m thm.conformance.adapter TARGET``: the adapter program the suite starts for a
-harness written in Python (``thm conformance --queue 'exec:python -m thm.conformance.adapter
-TARGET'``, which ``thm.conformance.run`` builds). TARGET is ``package.module:name``: a
-harness, or a function or class that makes one (it may be async), imported the way Python
-imports anything (``PYTHONPATH``). Logs go to stderr; stdout carries protocol lines only.
+"""``python -m thm.conformance.adapter [--path DIR] TARGET``: the adapter program the suite
+starts for a harness written in Python (``thm conformance --queue 'exec:python -m
+thm.conformance.adapter TARGET'``, which ``thm.conformance.run`` builds). TARGET is
+``package.module:name``: a harness, or a function or class that makes one (it may be async),
+imported the way Python imports anything, from DIR first when it is given. Logs go to
+stderr; stdout carries protocol lines only, also while TARGET is imported.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 
 def resolve(target: str) -> Callable[[], Any]:
@@ -25,21 +26,26 @@ def resolve(target: str) -> Callable[[], Any]:
         return lambda: harness
     if not callable(found):
         raise TypeError(f"{target} is neither a harness nor something that makes one")
-    return found
+    return cast(Callable[[], Any], found)
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) == 3 and argv[0] == "--path":
+        sys.path.insert(0, argv[1])
+        argv = argv[2:]
     if len(argv) != 1:
         print(__doc__, file=sys.stderr)
         return 2
     from thm.conformance._serve import serve
+    protocol = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a print() as the harness is imported must not reach the suite
     try:
         factory = resolve(argv[0])
     except Exception as error:  # named in the suite's report through stderr
         print(f"thm.conformance.adapter: cannot load {argv[0]}: {type(error).__name__}: {error}",
               file=sys.stderr)
         return 2
-    return serve(factory)
+    return serve(factory, protocol)
 
 
 if __name__ == "__main__":

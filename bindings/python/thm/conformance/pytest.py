@@ -22,6 +22,7 @@ from typing import Any, Callable
 import pytest
 
 from thm.conformance._run import check_ids, run, target_name
+from thm.conformance.adapter import resolve
 
 
 class LeftUnproven(UserWarning):
@@ -32,6 +33,7 @@ def conformance_tests(harness: Any, **options: Any) -> Callable[[str], None]:
     """A pytest test function parametrized by check id, for a module-level name ``test_…``.
     ``harness`` is ``"package.module:factory"`` or that function or class."""
     target = target_name(harness)
+    resolve(target)  # a harness that cannot be imported is one error at collection, not 30
     checks = check_ids()
 
     @pytest.mark.parametrize("check", [check for check, _ in checks],
