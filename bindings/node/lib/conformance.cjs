@@ -360,7 +360,8 @@ function run(harness, settings = {}) {
   return new Promise((resolveRun, reject) => {
     // The adapter process is no test: node --test's marker would make a module it imports
     // register tests there.
-    const env = { ...process.env, ...settings.env };
+    // The tool stops by itself, and ends its adapter, if this process dies.
+    const env = { ...process.env, ...settings.env, THM_STOP_WITH_PARENT: "1" };
     delete env.NODE_TEST_CONTEXT;
     const child = spawn(tool(), args, { env });
     let stdout = "";

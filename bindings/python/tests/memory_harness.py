@@ -118,3 +118,15 @@ class ReplayAnsweredEnqueued(MemoryHarness):
     def enqueue_once(self, request: thm.MentionTurnRequest) -> thm.EnqueueOutcome:
         outcome = super().enqueue_once(request)
         return thm.Enqueued() if isinstance(outcome, thm.Already) else outcome
+
+
+class HangsInEnqueue(MemoryHarness):
+    """The same queue, stuck in every enqueue_once: it writes its process id to the file
+    $THM_TEST_PID_FILE and waits a minute."""
+
+    def enqueue_once(self, request: thm.MentionTurnRequest) -> thm.EnqueueOutcome:
+        import os
+        with open(os.environ["THM_TEST_PID_FILE"], "w", encoding="utf-8") as out:
+            out.write(str(os.getpid()))
+        threading.Event().wait(60)
+        return super().enqueue_once(request)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,30 @@ def test_python_m_thm_conformance_is_the_tool_with_its_exit_codes() -> None:
     bad = subprocess.run([sys.executable, "-m", "thm.conformance", "--check", "EQ-99"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "EQ-99" in bad.stderr
+
+
+def test_a_run_whose_caller_is_killed_stops_and_takes_its_adapter_along(tmp_path: Path) -> None:
+    pid_file = tmp_path / "adapter.pid"
+    caller = subprocess.Popen(
+        [sys.executable, "-c", "import thm.conformance as c; "
+         "c.run('memory_harness:HangsInEnqueue', checks=['EQ-05'], exec_timeout=120)"],
+        env={**os.environ, "THM_TEST_PID_FILE": str(pid_file),
+             "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        for _ in range(300):  # the adapter is inside enqueue_once
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.05)
+        adapter = int(pid_file.read_text())
+    finally:
+        caller.kill()  # as an IDE's stop button or an OOM kill would: no cleanup in Python
+        caller.wait()
+    for _ in range(60):  # well within the tool's first progress line, 10 s in
+        if not Path(f"/proc/{adapter}").exists() or \
+                Path(f"/proc/{adapter}/stat").read_text().split(") ")[1].startswith("Z"):
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the adapter {adapter} still runs 3 s after its caller was killed")
 
 
 if _has_tool():  # without a tool, conformance_tests fails collection, saying so

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -99,6 +100,25 @@ def adapter_command(target: Any) -> str:
     return f"{shlex.quote(sys.executable)} -m thm.conformance.adapter {path}{shlex.quote(name)}"
 
 
+def _run_tool(command: list[str], environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Runs the tool to its end. Interrupted (Ctrl-C, a cancelled task), it is asked to stop
+    as Ctrl-C asks it, so that it ends its adapter, and killed only if it will not; and it
+    stops by itself if this process dies (THM_STOP_WITH_PARENT)."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          errors="replace", env={**environment, "THM_STOP_WITH_PARENT": "1"}) \
+            as process:
+        try:
+            stdout, stderr = process.communicate()
+        except BaseException:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
 def _environment(extra: dict[str, str] | None) -> dict[str, str]:
     """This process's environment, with its import path, so that the adapter process imports
     the harness as this one would (pytest's rootdir, a src/ layout)."""
@@ -148,8 +168,7 @@ def run(harness: Any, *, checks: Sequence[str] = (), short: bool = False, seed: 
     command += ["--html", os.fspath(html)] if html is not None else []
     with tempfile.TemporaryDirectory(prefix="thm-conformance-") as scratch:
         report_path = Path(scratch) / "report.json"
-        done = subprocess.run([*command, "--report", str(report_path)], capture_output=True,
-                              text=True, errors="replace", env=_environment(env))
+        done = _run_tool([*command, "--report", str(report_path)], _environment(env))
         report = json.loads(report_path.read_text()) if report_path.exists() else None
     if done.returncode == 2 or (report is None and done.returncode != 0):
         # The adapter's own account first: a harness that cannot be imported says why.

@@ -1,9 +1,14 @@
 // The kit's commands of the `thm` tool: `conformance` runs the suite against a queue,
 // `adapter` serves the in-memory reference queue over the adapter protocol.
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -42,7 +47,9 @@ std::string conformance_footer() {
       "SIGINT (Ctrl-C) or SIGTERM stops the run: an exec: adapter's process group is killed,\n"
       "the table shows the checks that finished and the one in progress as failed\n"
       "(interrupted), no report is written, and the exit code is 130 or 143 (128 + the\n"
-      "signal); a second signal ends the tool at once.\n\n"
+      "signal); a second signal ends the tool at once. With THM_STOP_WITH_PARENT=1 in its\n"
+      "environment (the Python and Node.js packages set it) it stops so, as on SIGTERM, when\n"
+      "the process that started it dies.\n\n"
       "Checks (for --check):\n";
   for (const auto& check : thm::conformance::checks()) {
     out += "  " + std::string(check.id) + "  " + std::string(check.title) + "\n";
@@ -192,11 +199,24 @@ ConformanceRequest conformance_request(const ConformanceArguments& arguments) {
   return suite;
 }
 
+// With THM_STOP_WITH_PARENT=1 (the Python and Node.js packages set it), the run gets
+// SIGTERM when the process that started it dies, and stops as it does on Ctrl-C, taking
+// its adapter along: a test runner killed from an IDE leaves no suite emptying tables.
+void stop_with_parent_when_asked() {
+  const char* asked = std::getenv("THM_STOP_WITH_PARENT");
+  if (asked == nullptr || std::string_view(asked) != "1") return;
+  const pid_t parent = getppid();
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) {
+    std::raise(SIGTERM);  // the parent died before the request took hold
+  }
+}
+
 // `thm conformance`.
 class ConformanceCommand final : public Command {
  public:
   CLI::App* add(CLI::App& app) override { return add_conformance_command(app, arguments_); }
   int run() override {
+    stop_with_parent_when_asked();
     if (arguments_.list_checks) {
       for (const auto& check : thm::conformance::checks()) {
         std::cout << check.id << '\t' << check.title << '\n';
