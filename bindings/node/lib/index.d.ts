@@ -148,6 +148,9 @@ export declare function mayDispatch(context: In<MentionDispatchContext>): boolea
  * column or map key a queue keeps per child turn: `v1/<desk id's UTF-8 byte length>:<desk
  * id>/<c | t<root>>/<sequence>`, every General spelling folded to `General`. */
 export declare function turnKey(request: In<MentionTurnRequest>): string;
+/** The same for a request whose fields may be bytes (the conformance suite's): a Buffer when
+ * the key's bytes are not UTF-8. */
+export declare function turnKey(request: import("./conformance.js").SuiteRequest): string | Buffer;
 
 // ---- the team briefing (SPEC §7) ----
 

@@ -1,5 +1,7 @@
 #include "convert.hpp"
 
+#include <unicode/utf8.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -134,6 +136,12 @@ json::Value JsonReader::read_at(Napi::Value value, const Where& where, std::size
       return out;
     }
     case napi_object:
+      if (value.IsTypedArray() &&
+          value.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
+        // Bytes (a Buffer, a Uint8Array) are text as it is, UTF-8 or not.
+        const auto bytes = value.As<Napi::Uint8Array>();
+        return std::string(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
+      }
       // As the parser counts: the 257th array or object inside another is too deep.
       if (depth >= json::kMaxDepth) {
         return placeholder(where,
@@ -355,9 +363,7 @@ void JsWriter::number(std::uint64_t value) {
   }
 }
 void JsWriter::real(double value) { add(Napi::Number::New(env_, value)); }
-void JsWriter::string(std::string_view value) {
-  add(Napi::String::New(env_, value.data(), value.size()));
-}
+void JsWriter::string(std::string_view value) { add(text_or_bytes(env_, value)); }
 void JsWriter::begin_array(std::size_t size) {
   frames_.push_back({.object = false, .first = values_.size(), .first_key = keys_.size()});
   values_.reserve(values_.size() + size);
@@ -455,6 +461,17 @@ std::string shown(Napi::Value value) {
   } catch (const Napi::Error&) {
     return described(value);
   }
+}
+
+Napi::Value text_or_bytes(Napi::Env env, std::string_view value) {
+  const auto* data = reinterpret_cast<const std::uint8_t*>(value.data());
+  const auto length = static_cast<std::int32_t>(value.size());
+  for (std::int32_t i = 0; i < length;) {
+    UChar32 c = 0;
+    U8_NEXT(data, i, length, c);
+    if (c < 0) return Napi::Buffer<char>::Copy(env, value.data(), value.size());
+  }
+  return Napi::String::New(env, value.data(), value.size());
 }
 
 std::string described(Napi::Value value) {

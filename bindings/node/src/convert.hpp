@@ -1,16 +1,17 @@
 #pragma once
 // JavaScript values to the wire codec's JSON tree and back (adr/0014). Going in, what JSON
-// can say is taken as it is. What it cannot is refused with a `thm.DecodeError` at its JSON
-// Pointer, but only where the decoder reads it, so an unknown key holding anything is
-// ignored: `undefined` in an array, a function, a symbol, a `Map`, a `Date` or any other
-// object that is not plain, a number that is not finite or is an integer beyond 2^53 - 1
-// (it has already lost digits), a `bigint` beyond 2^53 - 1 outside SPEC §6's u64 and size_t
-// fields (the Sequences and `offset`) or outside 0 .. 2^64 - 1 in them, a string with a lone
-// surrogate, nesting deeper than `json::kMaxDepth`. A property whose value is `undefined` is
-// absent, as `JSON.stringify` has it. The Sequences (`trigger_sequence`, `thread_root`) also
-// take a decimal string. Coming out, the Sequences are always `bigint`, an integer beyond
-// 2^53 - 1 anywhere else (an offset) is a `bigint` too, every other number is a `number`, and
-// every object and array is frozen.
+// can say is taken as it is, and a Uint8Array (a Buffer) as text of its bytes; coming out,
+// text that is not UTF-8 (only text that came in as bytes can be) is a Buffer. What JSON cannot
+// say is refused with a `thm.DecodeError` at its JSON Pointer, but only where the decoder reads it,
+// so an unknown key holding anything is ignored: `undefined` in an array, a function, a symbol, a
+// `Map`, a `Date` or any other object that is not plain, a number that is not finite or is an
+// integer beyond 2^53 - 1 (it has already lost digits), a `bigint` beyond 2^53 - 1 outside SPEC
+// §6's u64 and size_t fields (the Sequences and `offset`) or outside 0 .. 2^64 - 1 in them, a
+// string with a lone surrogate, nesting deeper than `json::kMaxDepth`. A property whose value is
+// `undefined` is absent, as `JSON.stringify` has it. The Sequences (`trigger_sequence`,
+// `thread_root`) also take a decimal string. Coming out, the Sequences are always `bigint`, an
+// integer beyond 2^53 - 1 anywhere else (an offset) is a `bigint` too, every other number is a
+// `number`, and every object and array is frozen.
 
 #include <napi.h>
 
@@ -141,6 +142,10 @@ template <json::WireType T>
 
 /// Like `text`, but `null` or `undefined` is `std::nullopt`.
 [[nodiscard]] std::optional<std::string> nullable_text(Napi::Value value, std::string_view what);
+
+/// `value` as JavaScript: a string when it is UTF-8, else a Buffer of its bytes (only text
+/// that came in as bytes can be other than UTF-8).
+[[nodiscard]] Napi::Value text_or_bytes(Napi::Env env, std::string_view value);
 
 /// `value` as `String(value)` says it, for messages, or `described(value)` where that throws
 /// (a symbol, an object whose `toString` throws).

@@ -403,7 +403,7 @@ Napi::Value op_may_dispatch(const Napi::CallbackInfo& info) {
 Napi::Value op_turn_key(const Napi::CallbackInfo& info) {
   const Arg<MentionTurnRequest> request(info.Env(), given(info, 0, "turnKey", "request"),
                                         "/request");
-  return Napi::String::New(info.Env(), turn_key(*request).encoded());
+  return text_or_bytes(info.Env(), turn_key(*request).encoded());
 }
 
 // ---- wording (SPEC §5) --------------------------------------------------------------------

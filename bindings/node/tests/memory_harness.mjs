@@ -20,15 +20,11 @@ const same = (a, b) => bytes(a).equals(bytes(b));
 /** A map key for a byte string. @param {Bytes} value */
 const name = (value) => bytes(value).toString("base64");
 
-/** @param {Reply["conversation"]} conversation @param {bigint} sequence */
-function keyOf(conversation, sequence) {
-  // thm.turnKey takes strings; the suite's desks may be bytes, so the key is built here.
-  const desk = bytes(conversation.desk_id);
-  const general = desk.length === 0 || ["main", "general"].includes(desk.toString("latin1").toLowerCase());
-  const folded = general ? Buffer.from("General") : desk;
-  const channel = conversation.thread_root === null ? "c" : `t${conversation.thread_root}`;
-  return Buffer.concat([Buffer.from(`v1/${folded.length}:`), folded, Buffer.from(`/${channel}/${sequence}`)]);
-}
+/** The canonical key of a turn in `conversation` at `sequence`, as thm.turnKey gives it.
+ * @param {Reply["conversation"]} conversation @param {bigint} sequence */
+const keyOf = (conversation, sequence) => bytes(thm.turnKey({
+  key: { trigger_sequence: sequence }, source_id: "", target_id: "", content: "",
+  conversation, child_hop: 0 }));
 
 /** @implements {ConformanceHarness} */
 export class MemoryHarness {
@@ -61,7 +57,7 @@ export class MemoryHarness {
           .some((id) => bytes(id).length > MAX_ID_BYTES)) {
       throw new thm.QueueError("invalid_request", "over the store's limits");
     }
-    const key = keyOf(request.conversation, request.key.trigger_sequence);
+    const key = bytes(thm.turnKey(request));
     const reply = this.replies.get(name(key));
     if (!reply) throw new thm.QueueError("trigger_missing", "no committed reply");
     if (!same(reply.author_id, request.source_id) || !same(reply.content, request.content) ||

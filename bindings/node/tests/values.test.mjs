@@ -72,11 +72,27 @@ test("integers out of range, and strings that are not decimal u64s, are refused"
   refusedAt(() => thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: NaN }), "/max_hops", /not finite/);
 });
 
+test("text is bytes: a Uint8Array is its bytes, and bytes that are not UTF-8 come back as a Buffer", () => {
+  const member = (/** @type {unknown} */ id) => ({ members: [{ id, name: null }], people: [], retired: [], tombstoned: [] });
+  assert.equal(thm.fromJSON("RosterSnapshot", member(Buffer.from("ada"))).members[0]?.id, "ada");
+  assert.equal(thm.fromJSON("RosterSnapshot", member(new TextEncoder().encode("bé"))).members[0]?.id, "bé");
+  const raw = Buffer.from([0x61, 0xff, 0x00, 0x62]);
+  assert.deepEqual(thm.fromJSON("RosterSnapshot", member(raw)).members[0]?.id, raw);
+  // The suite's requests: one queue keys both them and dispatchMention's.
+  const request = {
+    key: { trigger_sequence: 7n }, source_id: "ann", target_id: "bob", content: Buffer.from([0xc3]),
+    conversation: { desk_id: Buffer.from([0x80]), thread_root: null }, child_hop: 1,
+  };
+  assert.deepEqual(thm.turnKey(request), Buffer.concat([Buffer.from("v1/1:"), Buffer.from([0x80]), Buffer.from("/c/7")]));
+  assert.equal(thm.turnKey({ ...request, conversation: { desk_id: Buffer.from("MAIN"), thread_root: 3n } }),
+               "v1/7:General/t3/7");
+});
+
 test("what JSON cannot say is refused where it is", () => {
   const member = (/** @type {unknown} */ id) => ({ members: [{ id, name: null }], people: [], retired: [], tombstoned: [] });
   refusedAt(() => thm.fromJSON("RosterSnapshot", member(new Map())), "/members/0/id", /a Map, not a plain object/);
   refusedAt(() => thm.fromJSON("RosterSnapshot", member(new Date(0))), "/members/0/id", /a Date/);
-  refusedAt(() => thm.fromJSON("RosterSnapshot", member(Buffer.from("ada"))), "/members/0/id", /not a plain object/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", member(new Float32Array(2))), "/members/0/id", /not a plain object/);
   refusedAt(() => thm.fromJSON("RosterSnapshot", member(Symbol("ada"))), "/members/0/id", /a symbol/);
   refusedAt(() => thm.fromJSON("RosterSnapshot", member(() => "ada")), "/members/0/id", /a function/);
   refusedAt(() => thm.fromJSON("RosterSnapshot", member("ad\ud800a")), "/members/0/id", /lone surrogate at index 2/);
