@@ -39,8 +39,10 @@ class _Server:
         self.hooked = False
         self.hooks_sent = 0
         self.waiting: dict[int, asyncio.Future[bool]] = {}
-        self.threads = ThreadPoolExecutor(max_workers=max(80, (self.capabilities.max_sessions or 0) + 16),
-                                          thread_name_prefix="thm-harness")
+        self.tasks: set[asyncio.Task[None]] = set()  # requests in flight, kept from the GC
+        # A thread per session the suite may race (EQ-01: 64), and some for harness calls.
+        workers = max(80, (self.capabilities.max_sessions or 0) + 16)
+        self.threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="thm-harness")
         self.loop = asyncio.get_running_loop()
 
     # ---- calling the host ----
@@ -244,8 +246,6 @@ class _Server:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    tasks: set[asyncio.Task[None]] = set()
-
 
 async def _serve(factory: Callable[[], Any], stdin: Any, stdout: Any) -> None:
     loop = asyncio.get_running_loop()
@@ -254,7 +254,6 @@ async def _serve(factory: Callable[[], Any], stdin: Any, stdout: Any) -> None:
     made = factory()
     harness = await made if inspect.isawaitable(made) else made
     server = _Server(harness, stdout)
-    server.tasks = set()
     while True:
         line = await reader.readline()
         if not line:
