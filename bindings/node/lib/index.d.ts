@@ -150,7 +150,8 @@ export declare function mayDispatch(context: In<MentionDispatchContext>): boolea
 export declare function turnKey(request: In<MentionTurnRequest>): string;
 /** The same for a request whose fields may be bytes (the conformance suite's): a Buffer when
  * the key's bytes are not UTF-8. */
-export declare function turnKey(request: import("./conformance.js").SuiteRequest): string | Buffer;
+export declare function turnKey(request: import("./conformance.js").SuiteRequest):
+  string | Uint8Array;
 
 // ---- the team briefing (SPEC §7) ----
 
