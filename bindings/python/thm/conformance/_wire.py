@@ -76,32 +76,28 @@ def queue_error(error: thm.QueueError) -> dict[str, Any]:
     return {"queue_error": error.to_json()}
 
 
-def _listed(method: str, values: Any) -> Any:
+def _items(method: str, values: Any, kind: type) -> list[Any]:
+    """What ``method`` gave: a list of ``kind`` values, or a TypeError saying what it was."""
     if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
         raise TypeError(f"{method}() must give a list, not {type(values).__name__}")
-    return values
+    items = list(values)
+    for value in items:
+        if not isinstance(value, kind):
+            raise TypeError(f"{method}() must give thm.conformance.{kind.__name__} values, "
+                            f"got {value!r:.80}")
+    return items
 
 
 def records(values: Any) -> dict[str, Any]:
-    values = _listed("records", values)
-    out = []
-    for value in values:
-        if not isinstance(value, Record):
-            raise TypeError(f"records() must give thm.conformance.Record values, got {value!r:.80}")
-        out.append({"key": wire_text(value.key), "child_id": value.child_id})
-    return {"records": out}
+    return {"records": [{"key": wire_text(value.key), "child_id": value.child_id}
+                        for value in _items("records", values, Record)]}
 
 
 def children(values: Any) -> dict[str, Any]:
-    values = _listed("children", values)
-    out = []
-    for value in values:
-        if not isinstance(value, Child):
-            raise TypeError(f"children() must give thm.conformance.Child values, got {value!r:.80}")
-        out.append({"id": value.id, "key": wire_text(value.key),
-                    "request": wire_request(value.request), "state": value.state,
-                    "attempts": value.attempts, "lease_expires_at": value.lease_expires_at})
-    return {"children": out}
+    return {"children": [{"id": value.id, "key": wire_text(value.key),
+                          "request": wire_request(value.request), "state": value.state,
+                          "attempts": value.attempts, "lease_expires_at": value.lease_expires_at}
+                         for value in _items("children", values, Child)]}
 
 
 def lease(value: Any) -> dict[str, Any]:
