@@ -157,6 +157,37 @@ TEST(ConformanceCommandTest, HtmlWritesThePageOfTheRun) {
   std::filesystem::remove(page);
 }
 
+TEST(ConformanceCommandTest, HistoryWritesEveryRunsCallsAndSharesNoFile) {
+  const auto path = std::filesystem::temp_directory_path() / "thm_conformance_history.json";
+  std::ostringstream out;
+  std::ostringstream progress;
+  EXPECT_EQ(run_conformance({.runs = 2, .only = {"EQ-05", "EQ-26"}, .history_path = path.string()},
+                            out, progress),
+            0)
+      << progress.str();
+  std::ifstream file(path);
+  const auto document = nlohmann::json::parse(file);
+  ASSERT_EQ(document.at("checks").size(), 2U);
+  for (const auto& check : document.at("checks")) {
+    ASSERT_EQ(check.at("runs").size(), 2U) << check.at("id");
+    for (const auto& run : check.at("runs")) {
+      EXPECT_EQ(run.at("result"), "pass");
+      EXPECT_FALSE(run.at("history").empty()) << "a passing run's history is kept";
+    }
+  }
+  std::filesystem::remove(path);
+  std::ostringstream refused;
+  EXPECT_EQ(run_conformance(
+                {.only = {"EQ-05"}, .html_path = path.string(), .history_path = path.string()}, out,
+                refused),
+            2);
+  EXPECT_NE(refused.str().find("--html and --history name the same file"), std::string::npos)
+      << refused.str();
+  std::ostringstream dash;
+  EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .history_path = "-"}, out, dash), 2);
+  EXPECT_NE(dash.str().find("--history needs a file path"), std::string::npos) << dash.str();
+}
+
 // The replay command names what shapes a run, quotes what the shell would split, and never
 // shows a password.
 TEST(ConformanceCommandTest, TheReplayCommandRerunsTheRunAndHidesPasswords) {
@@ -276,7 +307,7 @@ TEST(ConformanceCommandTest, UsageErrorsSayWhatIsAccepted) {
       progress.str().starts_with("thm conformance: no check 'eq-01' (did you mean "
                                  "'EQ-01'?); --check takes one of EQ-01, EQ-02,"))
       << progress.str();
-  EXPECT_TRUE(progress.str().ends_with(", EQ-30\n")) << progress.str();
+  EXPECT_TRUE(progress.str().ends_with(", EQ-35\n")) << progress.str();
   progress.str("");
   EXPECT_EQ(run_conformance({.only = {"EQ-05"}, .report_path = ""}, out, progress), 2);
   EXPECT_EQ(progress.str(), "thm conformance: --report needs a file path\n");

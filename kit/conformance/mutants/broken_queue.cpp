@@ -44,6 +44,13 @@ constexpr std::array kAllFlaws{Flaw::CheckThenInsert,
                                Flaw::HiddenAttempts,
                                Flaw::ExpiredTokenAccepted,
                                Flaw::ChildIdToken,
+                               Flaw::StatelyIndex,
+                               Flaw::RenewFromClientClock,
+                               Flaw::ClientClockLiveness,
+                               Flaw::UnavailableAfterCommit,
+                               Flaw::DoubleSequence,
+                               Flaw::ContentPrefixCompared,
+                               Flaw::StaleClaimSnapshot,
                                Flaw::IgnoresHopBudget,
                                Flaw::AlreadyBeforePolicy,
                                Flaw::TargetOnlyAuthorization,
@@ -100,7 +107,9 @@ class BrokenStore final : public MentionTurnQueue {
     const std::scoped_lock guard(table_mutex_);
     const StoreTime now = store_now();
     const StoreTime client = client_now();
+    const std::uint64_t visible = snapshot();  // M27: children after it are not seen
     for (auto& [id, child] : children_) {
+      if (id > visible) break;
       if (child.state != TurnState::Pending) continue;
       const StoreTime judged_at = flaw_ == Flaw::ClientClockPredicate ? client : now;  // M8
       if (child.lease_expires_at && *child.lease_expires_at > judged_at) continue;
@@ -114,6 +123,7 @@ class BrokenStore final : public MentionTurnQueue {
       child.lease_token = std::to_string(id);  // M17 stops here: the same token every claim
       if (flaw_ != Flaw::ChildIdToken) child.lease_token += "." + std::to_string(attempts);
       child.lease_expires_at = (flaw_ == Flaw::ClientClockExpiry ? client : now) + duration;  // M7
+      wrote();
       return std::optional<Lease>(Lease{.child_id = id,
                                         .token = child.lease_token,
                                         .expires_at = *child.lease_expires_at,
@@ -127,10 +137,12 @@ class BrokenStore final : public MentionTurnQueue {
     if (duration <= std::chrono::milliseconds::zero())
       return unexpected{LeaseError::InvalidDuration};
     const std::scoped_lock guard(table_mutex_);
+    wrote();
     ChildTurn* child = leased(token);
     if (child == nullptr) return unexpected{LeaseError::StaleToken};
-    child->lease_expires_at =
-        (flaw_ == Flaw::ClientClockExpiry ? client_now() : store_now()) + duration;
+    const bool from_client =
+        flaw_ == Flaw::ClientClockExpiry || flaw_ == Flaw::RenewFromClientClock;  // M7, M22
+    child->lease_expires_at = (from_client ? client_now() : store_now()) + duration;
     return *child->lease_expires_at;
   }
   Result<TurnState, LeaseError> complete(const std::string& token) { return finish(token, true); }
@@ -209,9 +221,20 @@ class BrokenStore final : public MentionTurnQueue {
   }
 
  private:
-  // The key replies are stored under. Only M10 breaks it (its replies live under its own
-  // key); M11 truncates the idempotency key alone.
+  // `value` as a double holds it: the nearest one, and u64's largest above the range.
+  static std::uint64_t through_a_double(std::uint64_t value) {
+    const auto rounded = static_cast<double>(value);
+    if (rounded >= 18446744073709551616.0) return std::numeric_limits<std::uint64_t>::max();
+    return static_cast<std::uint64_t>(rounded);
+  }
+  // The key replies are stored under. Only M10 and M25 break it (their replies live under
+  // their own keys); M11 truncates the idempotency key alone.
   std::string reply_key(const DispatchConversation& conversation, Sequence sequence) const {
+    if (flaw_ == Flaw::DoubleSequence) {  // M25
+      DispatchConversation rounded = conversation;
+      if (rounded.thread_root) rounded.thread_root = through_a_double(*rounded.thread_root);
+      return turn_key(rounded, {through_a_double(sequence)}).encoded();
+    }
     if (flaw_ == Flaw::AliasUnawareKey) {
       return conversation.desk_id + "|" + std::to_string(conversation.thread_root.value_or(0)) +
              "|" + std::to_string(sequence);
@@ -231,10 +254,14 @@ class BrokenStore final : public MentionTurnQueue {
   }
   bool holds_key_lock() const { return flaw_ != Flaw::CheckThenInsert && flaw_ != Flaw::NoMutex; }
   // Whether an existing record for the key makes the call a duplicate (M14: only while its
-  // child is pending). Needs `table_mutex_`.
+  // child is pending; M21: unless its child is leased). Needs `table_mutex_`.
   bool is_duplicate_of(std::uint64_t child_id) const {
-    if (flaw_ != Flaw::LiveStateDedup) return true;
     const auto child = children_.find(child_id);
+    if (flaw_ == Flaw::StatelyIndex) {  // M21: a leased child is in another phase
+      return child == children_.end() || !child->second.lease_expires_at ||
+             *child->second.lease_expires_at <= store_now();
+    }
+    if (flaw_ != Flaw::LiveStateDedup) return true;
     return child != children_.end() && child->second.state == TurnState::Pending;
   }
   std::mutex& key_mutex(const std::string& key) {
@@ -262,8 +289,9 @@ class BrokenStore final : public MentionTurnQueue {
   // The child holding the live lease `token`, or null. Needs `table_mutex_`.
   ChildTurn* leased(const std::string& token) {
     for (auto& [id, child] : children_) {
+      const StoreTime now = flaw_ == Flaw::ClientClockLiveness ? client_now() : store_now();  // M23
       const bool live = flaw_ == Flaw::ExpiredTokenAccepted ||  // M16 ignores the expiry
-                        (child.lease_expires_at && *child.lease_expires_at > store_now());
+                        (child.lease_expires_at && *child.lease_expires_at > now);
       if (child.state == TurnState::Pending && child.lease_token == token && live) {
         return &child;
       }
@@ -272,8 +300,24 @@ class BrokenStore final : public MentionTurnQueue {
   }
 
   StoreTime store_now() const { return StoreTime(std::chrono::milliseconds(store_millis_.load())); }
+
+  // M27: the highest child id this thread's connection sees: every child, unless a claim of
+  // its found nothing since it last wrote, and then the ones there were at that claim. Needs
+  // `table_mutex_`.
+  std::uint64_t snapshot() const {
+    const std::uint64_t latest = next_child_id_ - 1;
+    if (flaw_ != Flaw::StaleClaimSnapshot) return latest;
+    auto& open = t_snapshots[{instance_, epoch_}];
+    if (!open) open = latest;  // a read transaction begins, and stays open
+    return *open;
+  }
+  // This thread's connection committed: its next read sees everything.
+  void wrote() const {
+    if (flaw_ == Flaw::StaleClaimSnapshot) t_snapshots.erase({instance_, epoch_});
+  }
   Result<TurnState, LeaseError> finish(const std::string& token, bool completed) {
     const std::scoped_lock guard(table_mutex_);
+    wrote();
     ChildTurn* child = leased(token);
     if (child == nullptr) return unexpected{LeaseError::StaleToken};
     child->lease_expires_at.reset();
@@ -314,7 +358,17 @@ class BrokenStore final : public MentionTurnQueue {
   mutable std::mutex client_clock_mutex_;
   Clocks::ClientClock client_clock_;
   std::map<std::uint64_t, std::uint32_t> hidden_attempts_;  // M9 only
+  // M27: which store and which of its lives (`clear` begins a new one) a snapshot is of.
+  static inline std::atomic<std::uint64_t> instances_{0};
+  const std::uint64_t instance_ = instances_.fetch_add(1);
+  std::uint64_t epoch_ = 0;
+  static thread_local std::map<std::pair<std::uint64_t, std::uint64_t>,
+                               std::optional<std::uint64_t>>
+      t_snapshots;
 };
+
+thread_local std::map<std::pair<std::uint64_t, std::uint64_t>, std::optional<std::uint64_t>>
+    BrokenStore::t_snapshots;
 
 static_assert(ReferenceStore<BrokenStore>);
 
@@ -416,12 +470,16 @@ Result<EnqueueOutcome, QueueError> BrokenStore::enqueue_once(
   // Commit.
   {
     const std::scoped_lock table_guard(table_mutex_);
+    wrote();
     if (flaw_ != Flaw::AutocommitRecord) records_.insert_or_assign(key, child_id);
     if (flaw_ != Flaw::ChildBeforeRecord && flaw_ != Flaw::EnqueuedWithoutChild) {
       children_.emplace(child_id, std::move(child));  // R5 loses it
     }
   }
   if (!pass(HookPoint::AfterCommitBeforeReturn, request)) {
+    if (flaw_ == Flaw::UnavailableAfterCommit) {  // M24: every failure is "unavailable"
+      return unexpected{error(QueueErrorKind::Unavailable, "the store could not be reached")};
+    }
     return unexpected{error(QueueErrorKind::Indeterminate, "the answer was lost after commit")};
   }
   return Enqueued{};
@@ -454,7 +512,14 @@ std::optional<QueueError> BrokenStore::verify_trigger(const MentionTurnRequest& 
                      " differs from the committed reply under key " + key);
   };
   if (reply.author_id != request.source_id) return mismatch("source");
-  if (reply.content != request.content) return mismatch("content");
+  if (flaw_ == Flaw::ContentPrefixCompared) {  // M26
+    constexpr std::size_t kCompared = 1024;
+    if (reply.content.substr(0, kCompared) != request.content.substr(0, kCompared)) {
+      return mismatch("content");
+    }
+  } else if (reply.content != request.content) {
+    return mismatch("content");
+  }
   if (reply.hop == std::numeric_limits<std::uint32_t>::max() ||
       request.child_hop != reply.hop + 1) {
     return mismatch("child hop");
@@ -536,6 +601,7 @@ Result<Committed, QueueError> BrokenStore::clear() {
   records_.clear();
   children_.clear();
   next_child_id_ = 1;
+  ++epoch_;
   hidden_attempts_.clear();
   store_millis_ = kStoreEpochMillis;
   return Committed{};
@@ -695,6 +761,20 @@ std::string_view name(Flaw flaw) noexcept {
       return "M16 renew, complete and fail accept a token whose lease expired";
     case Flaw::ChildIdToken:
       return "M17 the lease token is the child id";
+    case Flaw::StatelyIndex:
+      return "M21 one child per key and phase: a replay while leased adds a child";
+    case Flaw::RenewFromClientClock:
+      return "M22 renew stamps expiry = client now + duration";
+    case Flaw::ClientClockLiveness:
+      return "M23 renew, complete and fail judge liveness on the client's clock";
+    case Flaw::UnavailableAfterCommit:
+      return "M24 a failure after commit answers Unavailable";
+    case Flaw::DoubleSequence:
+      return "M25 sequences and thread roots kept as doubles";
+    case Flaw::ContentPrefixCompared:
+      return "M26 content compared on its first 1 KiB";
+    case Flaw::StaleClaimSnapshot:
+      return "M27 a claim that finds nothing leaves its read snapshot open";
     case Flaw::IgnoresHopBudget:
       return "R1 live max_hops not revalidated";
     case Flaw::AlreadyBeforePolicy:

@@ -64,6 +64,26 @@ enum class Flaw : std::uint8_t {
   ExpiredTokenAccepted,
   /// M17: the lease token is the child's id, the same on every claim of the child.
   ChildIdToken,
+  /// M21: one child per key and phase (a `stately` index): a replay while the child is
+  /// leased is no duplicate, and adds a second child.
+  StatelyIndex,
+  /// M22: claims stamp expiry on the store's clock, but renew stamps the new expiry at the
+  /// *client's* now plus the duration.
+  RenewFromClientClock,
+  /// M23: renew, complete and fail judge a lease live or ended on the *client's* clock.
+  ClientClockLiveness,
+  /// M24: a failure after commit is answered `Unavailable` ("nothing was written"), not
+  /// `Indeterminate`.
+  UnavailableAfterCommit,
+  /// M25: sequences and thread roots pass through a double (a JavaScript number), exact only
+  /// below 2^53, in the keys of replies, records and children.
+  DoubleSequence,
+  /// M26: the request's content is compared with the stored reply's on its first 1 KiB only.
+  ContentPrefixCompared,
+  /// M27: a claim that finds nothing returns without ending its read transaction, so the
+  /// connection's next claims read the children as they were then, until it writes (a
+  /// connection per thread stands in for one per session).
+  StaleClaimSnapshot,
 
   // Found in review, beyond §7: store flaws that passed the first version of the suite.
   /// R1: the live `max_hops` is not revalidated; only `enabled` is.

@@ -1,14 +1,17 @@
-// The history a failing check's report carries (adr/0020): what `run_check` records
-// through its `Recording` of the harness, and how much it keeps. That the recording forwards
+// The history every check's report carries (adr/0020, adr/0023): what `run_check` records
+// through its `Recording` of the harness, as words and as data, how much it keeps, what the
+// linearizability checker makes of it, and its export. That the recording forwards
 // every member is tested beside the protocol that names them (kit/protocol/tests).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "broken_queue.hpp"
 #include "thm/conformance/checks/recording.hpp"
+#include "thm/conformance/report.hpp"
 #include "thm/conformance/suite.hpp"
 #include "thm/memory/harness.hpp"
 
@@ -67,14 +70,103 @@ TEST(HistoryTest, AFailureShowsTheInterleavingThatBrokeIt) {
   EXPECT_TRUE(std::ranges::is_sorted(report.history, {}, &HistoryEvent::start_us));
 }
 
-TEST(HistoryTest, APassOrASkipKeepsNoHistory) {
+TEST(HistoryTest, APassKeepsItsCallsAsDataAndASkipHasNone) {
   memory::MemoryHarness harness;
-  const CheckRun passed = run_check("EQ-02", harness, kOptions);
+  const CheckRun passed = run_check("EQ-05", harness, kOptions);
   ASSERT_EQ(passed.verdict, Verdict::Pass) << passed.reason;
-  EXPECT_TRUE(passed.history.empty());
+  std::vector<Operation::Answer> answers;
+  for (const HistoryEvent& e : calls_of(passed, 0)) {
+    ASSERT_TRUE(e.operation.has_value()) << e.what;
+    EXPECT_EQ(e.operation->kind, Operation::Kind::Enqueue);
+    EXPECT_EQ(e.operation->key, turn_key(DispatchConversation{.desk_id = "eng"}, {1}).encoded());
+    EXPECT_EQ(e.operation->invoke, e.start_us);
+    EXPECT_EQ(e.operation->complete, e.end_us);
+    answers.push_back(e.operation->answer);
+  }
+  EXPECT_EQ(answers, (std::vector<Operation::Answer>{
+                         Operation::Answer::Enqueued, Operation::Answer::Already,
+                         Operation::Answer::Already, Operation::Answer::Already}));
   const CheckRun skipped = run_check("EQ-04", harness, kOptions);
   ASSERT_EQ(skipped.verdict, Verdict::Skip);
-  EXPECT_TRUE(skipped.history.empty());
+  EXPECT_TRUE(std::ranges::none_of(
+      skipped.history, [](const HistoryEvent& e) { return e.kind == HistoryEvent::Kind::Call; }));
+}
+
+TEST(HistoryTest, LeaseCallsCarryTheirKeyTokenAndTheStoreClockAroundThem) {
+  memory::MemoryHarness harness;
+  const CheckRun report = run_check("EQ-26", harness, kOptions);
+  ASSERT_EQ(report.verdict, Verdict::Pass) << report.reason;
+  const std::string key = turn_key(DispatchConversation{.desk_id = "eng"}, {1}).encoded();
+  std::size_t leased = 0;
+  std::size_t stale = 0;
+  std::size_t reads = 0;
+  for (const HistoryEvent& e : report.history) {
+    if (e.store_time_ms) ++reads;
+    if (!e.operation) continue;
+    const Operation& op = *e.operation;
+    if (op.answer == Operation::Answer::Leased) {
+      ++leased;
+      EXPECT_EQ(op.key, key);
+      EXPECT_FALSE(op.token.empty());
+      EXPECT_EQ(op.duration_ms, 30'000);  // the lease the suite asks for on a clock it moves
+    }
+    if (op.answer == Operation::Answer::Stale) {
+      ++stale;
+      EXPECT_EQ(op.key, key) << "a token's key comes from the claim that issued it";
+    }
+  }
+  EXPECT_EQ(leased, 2U);  // the last part: the first claim and the reclaim
+  EXPECT_EQ(stale, 2U);   // the expired token, twice
+  EXPECT_GT(reads, 0U);   // the waits for expiry read the store's clock
+}
+
+TEST(HistoryTest, TheCheckerFailsACheckWhoseOwnAssertionsHeldAndShowsTheKeysCalls) {
+  // M27's claim reads a snapshot older than an enqueue that returned before it began: no
+  // child is lost or doubled, and EQ-35 asserts nothing call by call.
+  const auto harness = mutants::broken_harness(mutants::Flaw::StaleClaimSnapshot);
+  const CheckRun report = run_check("EQ-35", *harness, kOptions);
+  ASSERT_EQ(report.verdict, Verdict::Fail) << report.reason;
+  EXPECT_TRUE(report.reason.starts_with("the calls on key v1/3:eng/c/")) << report.reason;
+  EXPECT_NE(report.reason.find("could not place claim"), std::string::npos) << report.reason;
+  EXPECT_EQ(report.counts.lost + report.counts.duplicated + report.counts.unexpected, 0U);
+  ASSERT_FALSE(report.history.empty());
+  for (const HistoryEvent& e : report.history) {
+    ASSERT_TRUE(e.operation.has_value()) << e.what;
+    EXPECT_TRUE(e.operation->key.empty() ||
+                report.reason.find(e.operation->key) != std::string::npos)
+        << "only the failing key's calls, and claims that found nothing";
+  }
+}
+
+TEST(HistoryTest, EveryRunsHistoryIsExportedInJepsensShape) {
+  memory::MemoryHarness harness;
+  const CheckRun passed = run_check("EQ-05", harness, kOptions);
+  const RunDescription run{.tool = "thm", .harness = "memory", .queue = "memory"};
+  const std::vector<CheckResult> results{{.total = passed, .runs = {passed}, .run_ms = {1}}};
+  const auto document = nlohmann::json::parse(to_history(run, results));
+  const auto& history = document.at("checks").at(0).at("runs").at(0).at("history");
+  ASSERT_FALSE(history.empty());
+  std::size_t invokes = 0;
+  std::size_t oks = 0;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    EXPECT_EQ(history[i].at("index"), i);
+    if (i > 0) {
+      EXPECT_LE(history[i - 1].at("time"), history[i].at("time"));
+    }
+    if (history[i].at("f") != "enqueue") continue;
+    if (history[i].at("type") == "invoke") {
+      ++invokes;
+      EXPECT_EQ(history[i].at("value").at("key"), "v1/3:eng/c/1");
+    } else {
+      ++oks;
+      EXPECT_EQ(history[i].at("type"), "ok");
+      EXPECT_TRUE(history[i].at("value").at("answer") == "enqueued" ||
+                  history[i].at("value").at("answer") == "already");
+    }
+    EXPECT_EQ(history[i].at("process"), 0);
+  }
+  EXPECT_EQ(invokes, 4U);
+  EXPECT_EQ(oks, 4U);
 }
 
 TEST(HistoryTest, KeepsTheLastEventsAndCountsTheOthers) {

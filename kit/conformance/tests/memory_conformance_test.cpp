@@ -60,9 +60,10 @@ TEST(SuiteTest, ChecksAreInEqOrder) {
   std::vector<std::string> ids;
   for (const Check& check : checks()) ids.emplace_back(check.id);
   const std::vector<std::string> expected{
-      "EQ-01", "EQ-02", "EQ-03", "EQ-04", "EQ-05", "EQ-06", "EQ-07", "EQ-08", "EQ-09", "EQ-10",
-      "EQ-11", "EQ-12", "EQ-13", "EQ-14", "EQ-15", "EQ-16", "EQ-17", "EQ-18", "EQ-19", "EQ-20",
-      "EQ-21", "EQ-22", "EQ-23", "EQ-24", "EQ-25", "EQ-26", "EQ-27", "EQ-28", "EQ-29", "EQ-30"};
+      "EQ-01", "EQ-02", "EQ-03", "EQ-04", "EQ-05", "EQ-06", "EQ-07", "EQ-08", "EQ-09",
+      "EQ-10", "EQ-11", "EQ-12", "EQ-13", "EQ-14", "EQ-15", "EQ-16", "EQ-17", "EQ-18",
+      "EQ-19", "EQ-20", "EQ-21", "EQ-22", "EQ-23", "EQ-24", "EQ-25", "EQ-26", "EQ-27",
+      "EQ-28", "EQ-29", "EQ-30", "EQ-31", "EQ-32", "EQ-33", "EQ-34", "EQ-35"};
   EXPECT_EQ(ids, expected);
 }
 

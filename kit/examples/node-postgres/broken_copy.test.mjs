@@ -6,10 +6,11 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 
-// Races (EQ-01, EQ-02, EQ-07), replays (EQ-05, EQ-06, EQ-10, EQ-22, EQ-23), keys that must
-// fold together (EQ-20) and random sequences against the model (EQ-25).
+// Races (EQ-01, EQ-02, EQ-07), replays (EQ-05, EQ-06, EQ-10, EQ-22, EQ-23, EQ-31, EQ-34),
+// the retry after an error (EQ-33), keys that must fold together (EQ-20), random sequences
+// against the model (EQ-25) and sessions at once (EQ-35).
 const CAUGHT = ["EQ-01", "EQ-02", "EQ-05", "EQ-06", "EQ-07", "EQ-10", "EQ-20", "EQ-22", "EQ-23",
-                "EQ-25"];
+                "EQ-25", "EQ-31", "EQ-33", "EQ-34", "EQ-35"];
 
 test("the suite fails exactly the checks that catch the bug", () => {
   const suite = fileURLToPath(new URL("./broken_conformance.mjs", import.meta.url));

@@ -11,10 +11,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # The checks whose calls include a replay or a race of one key, which the bug answers
-# Enqueued: races (EQ-01, EQ-02, EQ-07), replays (EQ-05, EQ-06, EQ-10, EQ-22, EQ-23), keys
-# that must fold together (EQ-20) and random sequences against the model (EQ-25).
+# Enqueued: races (EQ-01, EQ-02, EQ-07), replays (EQ-05, EQ-06, EQ-10, EQ-22, EQ-23, EQ-31,
+# EQ-34), the retry after an error (EQ-33), keys that must fold together (EQ-20), random
+# sequences against the model (EQ-25) and sessions at once (EQ-35).
 CAUGHT = {"EQ-01", "EQ-02", "EQ-05", "EQ-06", "EQ-07", "EQ-10", "EQ-20", "EQ-22", "EQ-23",
-          "EQ-25"}
+          "EQ-25", "EQ-31", "EQ-33", "EQ-34", "EQ-35"}
 
 
 def test_the_suite_fails_exactly_the_checks_that_catch_the_bug(tmp_path: Path) -> None:

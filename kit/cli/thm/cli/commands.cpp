@@ -38,7 +38,8 @@ std::string conformance_footer() {
       "queue's capabilities, each check's duration and runs, and a failure's history); with\n"
       "--junit, as JUnit XML;\n"
       "with --html, as one page to open in a browser (what was not proven, and for each\n"
-      "failure a timeline of the calls that produced it and the command that replays it).\n"
+      "failure a timeline of the calls that produced it and the command that replays it);\n"
+      "with --history, every run's recorded calls as JSON in Jepsen's shape, to recheck.\n"
       "With --report - the JSON is all of stdout, and\n"
       "the line and the table go to stderr after the progress lines. Each check says when it\n"
       "starts, and every 10 s while it runs; under the table, each failure has the command\n"
@@ -84,6 +85,8 @@ struct ConformanceArguments {
   const CLI::Option* junit_option = nullptr;
   std::string html_path{};
   const CLI::Option* html_option = nullptr;
+  std::string history_path{};
+  const CLI::Option* history_option = nullptr;
   bool list_checks = false;
 };
 
@@ -172,6 +175,11 @@ void add_check_and_report_options(CLI::App* command, ConformanceArguments& argum
       "Also write the report as one self-contained HTML page to this file: the summary, what "
       "was not proven, and for each failure the timeline of its calls and its replay command; "
       "default: none");
+  arguments.history_option = command->add_option(
+      "--history", arguments.history_path,
+      "Also write every run's recorded calls to this file as JSON in the shape Jepsen's tools "
+      "read (invocations and completions, by session), passing runs too, so that a history "
+      "can be checked again elsewhere; default: none");
 }
 
 CLI::App* add_conformance_command(CLI::App& app, ConformanceArguments& arguments) {
@@ -194,6 +202,7 @@ ConformanceRequest conformance_request(const ConformanceArguments& arguments) {
   if (arguments.report_option->count() > 0) suite.report_path = arguments.report_path;
   if (arguments.junit_option->count() > 0) suite.junit_path = arguments.junit_path;
   if (arguments.html_option->count() > 0) suite.html_path = arguments.html_path;
+  if (arguments.history_option->count() > 0) suite.history_path = arguments.history_path;
   suite.tool = tool_version();
   suite.exec_timeout = std::chrono::seconds(arguments.exec_timeout_seconds);
   return suite;

@@ -172,6 +172,9 @@ std::optional<std::string> refused(const ConformanceRequest& request) {
   if (request.html_path && (request.html_path->empty() || *request.html_path == "-")) {
     return "--html needs a file path";
   }
+  if (request.history_path && (request.history_path->empty() || *request.history_path == "-")) {
+    return "--history needs a file path";
+  }
   return std::nullopt;
 }
 
@@ -180,7 +183,8 @@ std::optional<std::string> shared_report_path(const ConformanceRequest& request)
   const std::vector<std::pair<std::string_view, const std::optional<std::string>*>> paths{
       {"--report", &request.report_path},
       {"--junit", &request.junit_path},
-      {"--html", &request.html_path}};
+      {"--html", &request.html_path},
+      {"--history", &request.history_path}};
   const auto same = [](const std::string& a, const std::string& b) {
     std::error_code a_error;
     std::error_code b_error;
@@ -279,7 +283,7 @@ bool declares_required(conformance::Harness& harness, const ConformanceRequest& 
 }
 
 // The reports the request asks for, opened before the run: `--report` (JSON, unless it is
-// `-`), `--junit` and `--html`.
+// `-`), `--junit`, `--html` and `--history`.
 class Reports {
  public:
   // Opens each; false, after saying why on `progress`, when one cannot be written (those
@@ -290,13 +294,16 @@ class Reports {
            (!request.junit_path ||
             opened(junit_, *request.junit_path, "JUnit report", "--junit", progress)) &&
            (!request.html_path ||
-            opened(html_, *request.html_path, "HTML report", "--html", progress));
+            opened(html_, *request.html_path, "HTML report", "--html", progress)) &&
+           (!request.history_path ||
+            opened(history_, *request.history_path, "history", "--history", progress));
   }
   // Drops what was written: a partial report would read as a whole one.
   void abandon() {
     json_.abandon();
     junit_.abandon();
     html_.abandon();
+    history_.abandon();
   }
   // Writes each report asked for; false when one could not be written (said on `progress`).
   bool write(const ConformanceRequest& request, const conformance::RunDescription& run,
@@ -318,6 +325,11 @@ class Reports {
     if (request.html_path) {
       written = commit(html_, conformance::to_html(run, results), *request.html_path, "HTML report",
                        progress) &&
+                written;
+    }
+    if (request.history_path) {
+      written = commit(history_, conformance::to_history(run, results), *request.history_path,
+                       "history", progress) &&
                 written;
     }
     return written;
@@ -343,6 +355,7 @@ class Reports {
   conformance::ReportFile json_;
   conformance::ReportFile junit_;
   conformance::ReportFile html_;
+  conformance::ReportFile history_;
 };
 
 // The table's first line: the queue, the runs, the seed and the repeat.

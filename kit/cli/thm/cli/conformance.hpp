@@ -42,6 +42,9 @@ struct ConformanceRequest {
   /// Where to write the report as one self-contained HTML page (`conformance::to_html`), if
   /// anywhere.
   std::optional<std::string> html_path{};
+  /// Where to write every run's recorded history as JSON in Jepsen's shape
+  /// (`conformance::to_history`), if anywhere.
+  std::optional<std::string> history_path{};
   /// The tool and its version, as reports name them (`thm 0.1.0`).
   std::string tool = "thm";
 };

@@ -285,6 +285,11 @@ TYPED_TEST_P(QueueConformance, EQ27_ClaimsRespectAHeldRow) { this->check("EQ-27"
 TYPED_TEST_P(QueueConformance, EQ28_LeaderKilled) { this->check("EQ-28"); }
 TYPED_TEST_P(QueueConformance, EQ29_FollowerKilled) { this->check("EQ-29"); }
 TYPED_TEST_P(QueueConformance, EQ30_LeaderPaused) { this->check("EQ-30"); }
+TYPED_TEST_P(QueueConformance, EQ31_ReplayWhileLeased) { this->check("EQ-31"); }
+TYPED_TEST_P(QueueConformance, EQ32_LeaseOperationsOnTheStoreClock) { this->check("EQ-32"); }
+TYPED_TEST_P(QueueConformance, EQ33_ErrorKindsMatchTheStore) { this->check("EQ-33"); }
+TYPED_TEST_P(QueueConformance, EQ34_InputDomain) { this->check("EQ-34"); }
+TYPED_TEST_P(QueueConformance, EQ35_ConcurrentCallsLinearizable) { this->check("EQ-35"); }
 
 REGISTER_TYPED_TEST_SUITE_P(
     QueueConformance, EQ01_RaceOnOneKey, EQ02_PauseFirstCallerBeforeCommit,
@@ -296,6 +301,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     EQ17_StatementTime, EQ18_AttemptsVisible, EQ19_ConcurrentClaimers, EQ20_CanonicalKeys,
     EQ21_LargeAndAdversarialInputs, EQ22_RecordOutlivesChild, EQ23_CrashAndRestart,
     EQ24_CapabilitiesMatchBehaviour, EQ25_AgreesWithTheModelQueue, EQ26_StaleTokensRefused,
-    EQ27_ClaimsRespectAHeldRow, EQ28_LeaderKilled, EQ29_FollowerKilled, EQ30_LeaderPaused);
+    EQ27_ClaimsRespectAHeldRow, EQ28_LeaderKilled, EQ29_FollowerKilled, EQ30_LeaderPaused,
+    EQ31_ReplayWhileLeased, EQ32_LeaseOperationsOnTheStoreClock, EQ33_ErrorKindsMatchTheStore,
+    EQ34_InputDomain, EQ35_ConcurrentCallsLinearizable);
 
 }  // namespace thm::conformance

@@ -69,6 +69,22 @@ std::uint64_t total_ms(const CheckResult& record) {
   return sum;
 }
 
+std::string shown_bytes(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f && byte != '\\') {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  return out;
+}
+
 std::string replay_of(const RunDescription& run, const CheckRun& report) {
   return run.replay + " --seed " + std::to_string(report.seed) + " --check " + report.id;
 }
@@ -181,13 +197,14 @@ std::string to_json(const RunDescription& run, std::span<const CheckResult> reco
     Json runs = Json::array();
     for (std::size_t k = 0; k < record.runs.size(); ++k) {
       const CheckRun& each = record.runs[k];
-      runs.push_back({{"seed", each.seed},
-                      {"result", name(each.verdict)},
-                      {"reason", each.reason},
-                      {"counts", counts_json(each.counts)},
-                      {"duration_ms", k < record.run_ms.size() ? record.run_ms[k] : 0},
-                      {"history", history_json(each.history)},
-                      {"history_dropped", each.history_dropped}});
+      runs.push_back(
+          {{"seed", each.seed},
+           {"result", name(each.verdict)},
+           {"reason", each.reason},
+           {"counts", counts_json(each.counts)},
+           {"duration_ms", k < record.run_ms.size() ? record.run_ms[k] : 0},
+           {"history", each.verdict == Verdict::Fail ? history_json(each.history) : Json::array()},
+           {"history_dropped", each.verdict == Verdict::Fail ? each.history_dropped : 0}});
     }
     checks.push_back(
         {{"id", r.id},

@@ -57,6 +57,16 @@ struct RunDescription {
 /// The keys of the first version keep their place and meaning.
 [[nodiscard]] std::string to_json(const RunDescription& run, std::span<const CheckResult> checks);
 
+/// Every run's recorded history (queue-conformance.md §9) as one JSON document, in the shape
+/// Jepsen's tools read: `{"tool", "harness", "queue", "checks": [{"id", "runs": [{"seed",
+/// "result", "history_dropped", "history": [{"index", "type": "invoke"|"ok"|"fail"|"info",
+/// "process" (the session, or "nemesis" for the host's own events), "f", "value", "time"
+/// (nanoseconds since the check last reset the store)}]}]}]}`. Each call is an invocation and
+/// its completion: `ok` with the answer, `info` for an unknown outcome, `fail` for one that
+/// did not happen. Keys and tokens are bytes shown as printable ASCII with `\xNN` escapes.
+[[nodiscard]] std::string to_history(const RunDescription& run,
+                                     std::span<const CheckResult> checks);
+
 /// The report as JUnit XML, the form CI systems read: one `<testsuite>` named `thm
 /// conformance <harness>`, with the options and capabilities as `<properties>`, one
 /// `<testcase classname="conformance.<harness>" name="EQ-NN title" time="s">` per check; a

@@ -1,5 +1,6 @@
 #pragma once
-// What the report writers share (internal to the suite: report.cpp, report_html.cpp).
+// What the report writers share (internal to the suite: report.cpp, report_html.cpp,
+// report_history.cpp; the checks' timeline text too).
 
 #include <cstdint>
 #include <string>
@@ -26,5 +27,9 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
 std::vector<std::string> declared_names(const Capabilities& capabilities);
 // `ms` as seconds with three decimals.
 std::string seconds(std::uint64_t ms);
+// `bytes` as the suite shows ids and keys: printable ASCII as is, every other byte and the
+// backslash as `\xNN`, so that two spellings that look alike do not read alike, and nothing
+// is lost.
+std::string shown_bytes(std::string_view bytes);
 
 }  // namespace thm::conformance::detail

@@ -289,14 +289,17 @@ void events_table(std::ostream& out, const CheckRun& run) {
 }
 
 void failure(std::ostream& out, const RunDescription& run, const CheckResult& record) {
-  // The first failing run: its reason, seed and history (the total's reason is the same).
-  const CheckRun* failed = &record.total;
+  // The first failing run: its reason, seed and history (the total's reason is the same),
+  // less the reads of the store's clock, which only the checker reads.
+  CheckRun first = record.total;
   for (const CheckRun& each : record.runs) {
     if (each.verdict == Verdict::Fail) {
-      failed = &each;
+      first = each;
       break;
     }
   }
+  std::erase_if(first.history, [](const HistoryEvent& e) { return e.store_time_ms.has_value(); });
+  const CheckRun* failed = &first;
   const CheckRun& r = record.total;
   out << "<section class=\"failure\" id=\"" << xml(r.id) << "\">\n<h2>" << xml(r.id) << ' '
       << xml(r.title) << ": <span class=\"result fail\">failed</span></h2>\n<p class=\"reason\">"

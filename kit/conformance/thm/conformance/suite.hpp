@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "thm/conformance/harness.hpp"
+#include "thm/conformance/linearizability.hpp"
 
 namespace thm::conformance {
 
@@ -77,13 +78,21 @@ struct HistoryEvent {
   std::string answer{};
   std::uint64_t start_us = 0;  ///< when the call or pause began
   std::uint64_t end_us = 0;    ///< when it returned (not before `start_us`)
+  /// The call as data, as the linearizability checker and the exported history read it:
+  /// on every session call but one the harness refused as `Unsupported`, on
+  /// `enqueue_then_kill`, `settle` and `hold_child` (whose event spans the hold). Times in
+  /// microseconds, as above.
+  std::optional<Operation> operation{};
+  /// For a `store_now` event (a read of the store's clock): the time read, in milliseconds
+  /// since the epoch.
+  std::optional<std::int64_t> store_time_ms{};
   friend bool operator==(const HistoryEvent&, const HistoryEvent&) = default;
 };
 
 /// The token of `kind`: `call`, `pause` or `harness`.
 [[nodiscard]] std::string_view name(HistoryEvent::Kind kind) noexcept;
 
-/// The most events a failing check run keeps (the last ones: a failure is found at the end).
+/// The most events a check run keeps (the last ones: a failure is found at the end).
 inline constexpr std::size_t kHistoryLimit = 4096;
 
 /// One report entry: `id` like `EQ-01`; `reason` says why it failed or was skipped, or, on
@@ -96,8 +105,10 @@ struct CheckRun {
   std::string reason{};
   Counts counts{};
   std::uint64_t seed = 0;
-  /// For a failure: what happened since the check last reset the store, in the order the
-  /// events began, at most `kHistoryLimit` of them. Empty for a pass or a skip.
+  /// What happened since the check last reset the store, in the order the events began, at
+  /// most `kHistoryLimit` of them; for a failure of linearizability (§9), the calls on the key
+  /// no order explains. Kept for every run (a pass's too), so it can be exported and
+  /// rechecked.
   std::vector<HistoryEvent> history{};
   /// Events of that stretch that did not fit in `history` (the earliest ones).
   std::uint64_t history_dropped = 0;

@@ -1,4 +1,5 @@
-// The checks of queue-conformance.md §6, part B. atomicity and rollback (EQ-08…EQ-10).
+// The checks of queue-conformance.md §6, part B. atomicity and rollback (EQ-08…EQ-10,
+// EQ-33).
 // Each is a plain function over a `Run`; checks.cpp lists them and runs them.
 #include <algorithm>
 #include <array>
@@ -149,6 +150,69 @@ void eq10_session_survives_every_answer(Run& run) {
                       describe(after) + " for a new key");
     }
   }
+}
+
+namespace {
+
+// Judges `error`, the answer to `request` in a store that held nothing for it before, by
+// what the store holds afterwards. A definite kind (`unavailable`, `trigger_missing`,
+// `trigger_mismatch`, `invalid_request`) says nothing was written and a retry is safe: the
+// store must hold nothing for the key, then or `wait` later. `indeterminate` and `internal`
+// may go either way: the retry must answer what the store holds (`Already` for a child,
+// `Enqueued` for none). Returns whether the store holds a child for the key.
+bool judge_error(Run& run, const MentionTurnRequest& request, const QueueError& error,
+                 const std::string& what) {
+  const std::string kind(name(error.kind));
+  const bool definite =
+      error.kind != QueueErrorKind::Indeterminate && error.kind != QueueErrorKind::Internal;
+  const auto held = [&] {
+    run.step("reading the store back after an error");
+    return run.harness.records().size() + run.children_of(request).size();
+  };
+  if (!definite) return held() > 0;
+  run.require(held() == 0, what + " was answered " + kind +
+                               ", which says nothing was written, yet the store holds a record "
+                               "or child for the key");
+  std::this_thread::sleep_for(run.options.wait);
+  run.require(held() == 0, what + " was answered " + kind +
+                               ", and a record or child for the key appeared later without a "
+                               "retry");
+  return false;
+}
+
+}  // namespace
+
+// After every error, the suite reads the store back: an error's kind must agree with what
+// the store then holds (SPEC §4). A failure injected at each hook point, and the errors a
+// store finds itself (no committed reply, a mismatching one). A store that answers
+// `unavailable` for every failure, also after its transaction committed, fails here (M24);
+// EQ-06 and EQ-07 accept any error.
+void eq33_error_kinds_match_the_store(Run& run) {
+  run.need_hooks();
+  for (const HookPoint point : kAllHookPoints) {
+    run.fresh();
+    const auto request = run.trigger(1);
+    run.fail_once_at(point);
+    const auto failed = run.enqueue(request);
+    const std::string at = "a failure at " + std::string(name(point));
+    run.require(!failed, at + " was answered " + describe(failed));
+    const bool held = judge_error(run, request, failed.error(), at);
+    const auto retry = run.enqueue(request);
+    run.require(held ? is_already(retry) : is_enqueued(retry),
+                "the retry after " + at + " got " + describe(retry) + ", with " +
+                    (held ? "a child" : "no child") + " for the key in the store");
+  }
+  run.fresh();
+  auto missing = run.trigger(1);
+  missing.key.trigger_sequence = 2;  // no reply was committed there
+  const auto no_reply = run.enqueue(missing);
+  run.require(!no_reply, "a request with no committed reply got " + describe(no_reply));
+  judge_error(run, missing, no_reply.error(), "a request with no committed reply");
+  auto mismatched = run.trigger(3);
+  mismatched.content += " (edited)";
+  const auto mismatch = run.enqueue(mismatched);
+  run.require(!mismatch, "a request that differs from its reply got " + describe(mismatch));
+  judge_error(run, mismatched, mismatch.error(), "a request that differs from its reply");
 }
 
 }  // namespace thm::conformance::checking

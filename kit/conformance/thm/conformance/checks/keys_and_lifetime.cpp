@@ -1,4 +1,5 @@
-// The checks of queue-conformance.md §6, part E. keys, inputs and lifetime (EQ-20…EQ-22).
+// The checks of queue-conformance.md §6, part E. keys, inputs and lifetime (EQ-20…EQ-22,
+// EQ-34).
 // Each is a plain function over a `Run`; checks.cpp lists them and runs them.
 #include <algorithm>
 #include <array>
@@ -19,11 +20,13 @@
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "thm/conformance/checks/bodies.hpp"
+#include "thm/conformance/checks/recording.hpp"
 #include "thm/conformance/checks/run.hpp"
 #include "thm/conformance/model_check.hpp"
 #include "thm/conformance/suite.hpp"
@@ -253,6 +256,144 @@ void eq22_record_outlives_child(Run& run) {
   }
   // The audit would count settled-and-pruned children as lost; EQ-22 removes them on purpose.
   run.forget();
+}
+
+namespace {
+
+// The u64 values a careless store rounds, wraps or clamps: 0, around 2^53 (a double's exact
+// range), around 2^63 (a signed 64-bit column) and the largest.
+constexpr std::array<std::uint64_t, 7> kU64Extremes{
+    0,
+    (std::uint64_t{1} << 53) - 1,
+    std::uint64_t{1} << 53,
+    (std::uint64_t{1} << 53) + 1,
+    (std::uint64_t{1} << 63) - 1,
+    std::uint64_t{1} << 63,
+    std::numeric_limits<std::uint64_t>::max(),
+};
+
+// Each of `keys` (a conversation and a sequence) is its own key: every one `Enqueued`, its
+// child's request the one sent, and a replay `Already`.
+void distinct_keys(Run& run, const std::string& what,
+                   const std::vector<std::pair<DispatchConversation, Sequence>>& keys) {
+  std::vector<MentionTurnRequest> requests;
+  for (const auto& [conversation, sequence] : keys) {
+    requests.push_back(run.trigger(sequence, conversation, "@bob " + what));
+  }
+  for (const auto& request : requests) {
+    const std::string at = what + " " + describe_request(request);
+    const auto answer = run.enqueue(request);
+    run.require(is_enqueued(answer), at + " got " + describe(answer) + ", not Enqueued");
+    const auto children = run.children_of(request);
+    run.require(children.size() == 1 && children[0].request == request,
+                at + ": its child is not the request byte for byte");
+  }
+  for (const auto& request : requests) {
+    const auto replay = run.enqueue(request);
+    run.require(is_already(replay), "a replay of " + what + " " + describe_request(request) +
+                                        " got " + describe(replay));
+  }
+}
+
+// `stored` committed; each of `sent` (the same reply with one compared value changed) must be
+// `trigger_mismatch` and write nothing; then the reply itself `Enqueued`.
+void mismatches(Run& run, const std::string& what, const CommittedReply& stored,
+                const std::vector<std::pair<std::string, MentionTurnRequest>>& sent) {
+  run.harness.commit_reply(stored);
+  for (const auto& [how, request] : sent) {
+    const auto answer = run.enqueue(request);
+    run.require(!answer && answer.error().kind == QueueErrorKind::TriggerMismatch,
+                what + " " + how + " got " + describe(answer) + ", not trigger_mismatch");
+  }
+  run.require_nothing_written(what + " mismatches");
+  const auto exact = run.enqueue(request_for(stored));
+  run.require(is_enqueued(exact), what + ", sent exactly, got " + describe(exact));
+}
+
+// A request for `stored` whose `field` has its byte at `at` changed.
+MentionTurnRequest with_byte_changed(const CommittedReply& stored,
+                                     std::string MentionTurnRequest::*field, std::size_t at) {
+  auto request = request_for(stored);
+  std::string& value = request.*field;
+  value[at] = static_cast<char>(value[at] ^ 0x01);
+  return request;
+}
+
+// Sequences and thread roots at the u64 extremes, each its own key, kept exactly.
+void keys_at_the_extremes(Run& run) {
+  run.fresh();
+  std::vector<std::pair<DispatchConversation, Sequence>> sequences;
+  std::vector<std::pair<DispatchConversation, Sequence>> roots;
+  for (const std::uint64_t value : kU64Extremes) {
+    sequences.emplace_back(kDesk, value);
+    roots.emplace_back(DispatchConversation{.desk_id = "eng", .thread_root = value}, 1);
+  }
+  distinct_keys(run, "the sequence", sequences);
+  distinct_keys(run, "the thread root", roots);
+}
+
+// Long content and a long source id that differ from the stored reply in one byte: the
+// first, a middle one, the last.
+void long_values_differing_in_one_byte(Run& run) {
+  const std::size_t long_content =
+      std::min<std::size_t>(run.capabilities.max_content_bytes.value_or(64 << 10), 64 << 10);
+  const std::size_t long_id =
+      std::min<std::size_t>(run.capabilities.max_id_bytes.value_or(1024), 1024);
+  run.fresh();
+  std::string text(long_content, 'c');
+  for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>('a' + i % 26);
+  const CommittedReply stored{.conversation = kDesk,
+                              .sequence = 1,
+                              .author_id = std::string(long_id, 's'),
+                              .content = std::move(text),
+                              .hop = 0};
+  std::vector<std::pair<std::string, MentionTurnRequest>> changed;
+  for (const auto& [field, label, size] :
+       {std::tuple{&MentionTurnRequest::content, "content", long_content},
+        std::tuple{&MentionTurnRequest::source_id, "source id", long_id}}) {
+    for (const auto& [where, at] : {std::pair{"first", std::size_t{0}},
+                                    std::pair{"middle", size / 2}, std::pair{"last", size - 1}}) {
+      changed.emplace_back(std::string("with its ") + where + " byte changed (" +
+                               std::to_string(size) + "-byte " + label + ")",
+                           with_byte_changed(stored, field, at));
+    }
+  }
+  mismatches(run, "a request", stored, changed);
+}
+
+// Values a careless normalization would merge with the stored reply's.
+void values_a_normalization_would_merge(Run& run) {
+  run.fresh();
+  const CommittedReply stored{.conversation = kDesk,
+                              .sequence = 2,
+                              .author_id = kSource,
+                              .content = "@bob Caf\u00e9 at 9\r\nthanks",
+                              .hop = 0};
+  const auto edited = [&stored](std::string text, std::string source = kSource) {
+    auto request = request_for(stored);
+    request.content = std::move(text);
+    request.source_id = std::move(source);
+    return request;
+  };
+  mismatches(run, "a request", stored,
+             {{"in other case", edited("@bob caf\u00e9 at 9\r\nthanks")},
+              {"with a trailing space", edited(stored.content + " ")},
+              {"with \\n line ends", edited("@bob Caf\u00e9 at 9\nthanks")},
+              {"decomposed (NFD)", edited("@bob Cafe\u0301 at 9\r\nthanks")},
+              {"with a NUL and more after it", edited(stored.content + std::string("\0!", 2))},
+              {"from the source in other case", edited(stored.content, "Alice")},
+              {"from the source with a trailing space", edited(stored.content, "alice ")}});
+}
+
+}  // namespace
+
+// Every key field and every compared value exact over its whole range. EQ-20 and EQ-21 try
+// keys and lengths; this check tries the values a store rounds, wraps or compares in part
+// (M25, M26).
+void eq34_input_domain(Run& run) {
+  keys_at_the_extremes(run);
+  long_values_differing_in_one_byte(run);
+  values_a_normalization_would_merge(run);
 }
 
 }  // namespace thm::conformance::checking

@@ -1,5 +1,6 @@
 // The checks of queue-conformance.md §6, part D. leases, the store clock and attempts (EQ-14…EQ-19,
-// EQ-26, EQ-27). Each is a plain function over a `Run`; checks.cpp lists them and runs them.
+// EQ-26, EQ-27, EQ-31, EQ-32). Each is a plain function over a `Run`; checks.cpp lists them and
+// runs them.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -340,6 +341,126 @@ void eq27_claims_respect_a_held_row(Run& run) {
     run.require(clock.row(child).attempts == static_cast<std::uint32_t>(leases),
                 "the row counts " + std::to_string(clock.row(child).attempts) + " attempts for " +
                     std::to_string(leases) + " lease(s) granted");
+  }
+}
+
+// A replay of an admitted request answers `Already` and adds nothing at every point of its
+// child's life a lease passes through: claimed, running (renewed), given back by `fail`,
+// reclaimed after its lease expired, completed. An index unique per key and phase (a
+// `stately` queue) admits a second child the first time the child is claimed (M21).
+void eq31_replay_while_leased(Run& run) {
+  const auto clock = LeaseClock::of(run);
+  run.fresh();
+  const auto request = run.trigger(1);
+  const auto first = run.enqueue(request);
+  run.require(is_enqueued(first), "the first enqueue got " + describe(first));
+  auto worker = run.harness.open_session();
+  const auto replay = [&](const std::string& when) {
+    const auto answer = run.enqueue(request);
+    run.require(is_already(answer), "a replay " + when + " got " + describe(answer));
+    const auto children = run.children_of(request).size();
+    run.require(children == 1,
+                "a replay " + when + " left " + std::to_string(children) + " children for its key");
+  };
+  const auto ok = [&run](const auto& result, const std::string& what) {
+    run.require(result.has_value(),
+                what + " was refused (" + std::string(result ? "" : name(result.error())) + ")");
+  };
+  const Lease claimed = clock.claim(*worker, "the first claim");
+  replay("while its child is claimed");
+  ok(worker->renew(claimed.token, clock.lease), "renewing the first lease");
+  replay("while its child runs (its lease renewed)");
+  ok(worker->fail(claimed.token), "failing the first lease");
+  replay("after its child failed and went back to the queue");
+  const Lease second = clock.claim(*worker, "the claim after the fail");
+  std::string live = second.token;
+  if (run.capabilities.max_attempts.value_or(3) < 3) {
+    run.note(
+        "no replay after a reclaim: the store allows fewer than 3 attempts (capability "
+        "`max_attempts`), and the reclaim would be the third");
+  } else {
+    clock.pass(second.expires_at);
+    run.step("waiting for a claim to answer (the reclaim after expiry)");
+    const auto reclaimed = worker->claim(clock.lease);
+    if (!reclaimed || !*reclaimed) {
+      // A store that cannot reclaim an expired lease fails EQ-15 and EQ-26; here it only
+      // leaves the last two replays untried.
+      run.note(
+          "no replay after a reclaim or after completion: the claim after the lease "
+          "expired took nothing (EQ-15 and EQ-26 judge reclaims)");
+      return;
+    }
+    run.require((*reclaimed)->child_id == claimed.child_id, "the reclaim leased another child");
+    replay("after its child was reclaimed once its lease expired");
+    live = (*reclaimed)->token;
+  }
+  ok(worker->complete(live), "completing the last lease");
+  replay("after its child completed");
+}
+
+// After a claim made on the store's clock, the host's clock moved 2 × lease ahead, then
+// behind: renew must stamp the new expiry on the store's clock, and renew, complete and
+// fail must judge a lease live or ended on it too. EQ-14 and EQ-15 move the client's clock
+// around a claim only; a store whose renew reads the host's clock (M22), or whose lease
+// operations judge liveness on it (M23), passes them.
+void eq32_lease_operations_on_the_store_clock(Run& run) {
+  const auto clock = LeaseClock::of(run);
+  if (!run.capabilities.skewable_client_clock) {
+    throw Skipped{
+        "needs the host's clock moved after a claim (capability `skewable_client_clock`), "
+        "which the harness does not declare"};
+  }
+  for (const auto skew : {2 * clock.lease, -2 * clock.lease}) {
+    const std::string side = skew > 0ms ? "ahead" : "behind";
+    const auto skewed = [&run, skew] {
+      run.clocks().set_client_clock(
+          [&clocks = run.clocks(), skew] { return clocks.store_now() + skew; });
+    };
+    children_to_claim(run, 1);
+    auto session = run.harness.open_session();
+    // A live lease, judged and renewed with the host's clock off.
+    const Lease live = clock.claim(*session, "a claim on the store's clock");
+    skewed();
+    const std::string with = " with the host's clock 2×lease " + side;
+    const StoreTime before = run.clocks().store_now();
+    const auto renewed = session->renew(live.token, clock.lease);
+    const StoreTime after = run.clocks().store_now();
+    run.require(renewed.has_value(), "renewing a live lease" + with + " got " +
+                                         std::string(renewed ? "" : name(renewed.error())));
+    run.require(*renewed >= before + clock.lease && *renewed <= after + clock.lease + 1s,
+                "renewing" + with + " stamped an expiry that is not store time + duration");
+    run.require(clock.row(live.child_id).lease_expires_at == *renewed,
+                "the row's lease expiry differs from the one renew returned");
+    const auto failed = session->fail(live.token);
+    run.require(failed.has_value(), "failing a live lease" + with + " got " +
+                                        std::string(failed ? "" : name(failed.error())));
+    run.clocks().set_client_clock({});
+    const Lease next = clock.claim(*session, "the claim after the fail");
+    skewed();
+    const auto completed = session->complete(next.token);
+    run.require(completed && *completed == TurnState::Completed,
+                "completing a live lease" + with + " got " +
+                    std::string(completed ? name(*completed) : name(completed.error())));
+    // An ended lease, with the host's clock saying it is live (behind) or long ended (ahead).
+    run.clocks().set_client_clock({});
+    session.reset();  // sessions do not outlive a reset
+    children_to_claim(run, 1);
+    session = run.harness.open_session();
+    const Lease ended = clock.claim(*session, "a claim to let expire");
+    clock.pass(ended.expires_at);
+    skewed();
+    const auto stale = [&](const auto& result, const std::string& what) {
+      run.require(!result.has_value() && result.error() == LeaseError::StaleToken,
+                  what +
+                      " with a token whose lease ended on the store's clock, and the host's "
+                      "clock 2×lease " +
+                      side + ", got " + std::string(result ? "accepted" : name(result.error())) +
+                      ", not stale_token");
+    };
+    stale(session->renew(ended.token, clock.lease), "renew");
+    stale(session->complete(ended.token), "complete");
+    stale(session->fail(ended.token), "fail");
+    run.clocks().set_client_clock({});
   }
 }
 

@@ -7,10 +7,13 @@
 #include <utility>
 
 #include "thm/conformance/checks/run.hpp"
+#include "thm/conformance/report_common.hpp"
 
 namespace thm::conformance::checking {
 
 namespace {
+
+using detail::shown_bytes;
 
 // The call this thread is making through a recorded session, for the hook it may reach.
 struct Calling {
@@ -24,30 +27,18 @@ thread_local Calling t_calling{};
 // six hook points).
 constexpr std::chrono::milliseconds kPause{1};
 
+// The event of a read of the store's clock, which only the checker reads.
+constexpr std::string_view kStoreNow = "store_now";
+
 // An id as a timeline shows it: bytes outside printable ASCII as `\xNN` (two spellings of
 // `café`, or a right-to-left override, must not look alike), and a long one as its first
 // and last 12 bytes with its length, since ids that differ often differ at the end.
 std::string cut(std::string_view id) {
   constexpr std::size_t kMost = 32;
   constexpr std::size_t kEnds = 12;
-  const auto shown = [](std::string_view bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (const char c : bytes) {
-      const auto byte = static_cast<unsigned char>(c);
-      if (byte >= 0x20 && byte < 0x7f && byte != '\\') {
-        out += c;
-      } else {
-        out += "\\x";
-        out += kHex[byte >> 4];
-        out += kHex[byte & 0xf];
-      }
-    }
-    return out;
-  };
-  if (id.size() <= kMost) return shown(id);
-  return shown(id.substr(0, kEnds)) + "..." + shown(id.substr(id.size() - kEnds)) + " (" +
-         std::to_string(id.size()) + " bytes)";
+  if (id.size() <= kMost) return shown_bytes(id);
+  return shown_bytes(id.substr(0, kEnds)) + "..." + shown_bytes(id.substr(id.size() - kEnds)) +
+         " (" + std::to_string(id.size()) + " bytes)";
 }
 
 std::string threw(const std::exception_ptr& failure) {
@@ -75,28 +66,103 @@ std::string describe_lease(const Result<T, LeaseError>& answer) {
   }
 }
 
-// A session of the harness under test, noting each call on its lane.
+// The operation a call with `answer` was, as the checker reads it, completing `op`: false
+// when the call did not happen (a definite error, which writes nothing).
+bool answered(Operation& op, const Result<EnqueueOutcome, QueueError>& answer) {
+  using Answer = Operation::Answer;
+  if (!answer) {
+    const auto kind = answer.error().kind;
+    op.answer = Answer::Unknown;
+    return kind == QueueErrorKind::Indeterminate || kind == QueueErrorKind::Internal;
+  }
+  op.answer = std::visit(overloaded{[](const Enqueued&) { return Answer::Enqueued; },
+                                    [](const Already&) { return Answer::Already; },
+                                    [](const Refused&) { return Answer::Refused; }},
+                         *answer);
+  return true;
+}
+bool answered(Operation& op, const Result<std::optional<Lease>, LeaseError>& answer) {
+  if (!answer) return false;  // unavailable or invalid_duration: nothing was claimed
+  if (!*answer) {
+    op.answer = Operation::Answer::Nothing;
+    return true;
+  }
+  const Lease& lease = **answer;
+  op.answer = Operation::Answer::Leased;
+  op.key = turn_key(lease.request).encoded();
+  op.token = lease.token;
+  op.attempt = lease.attempt;
+  op.expires_ms = lease.expires_at.time_since_epoch().count();
+  return true;
+}
+template <class T>
+bool answered(Operation& op, const Result<T, LeaseError>& answer) {
+  if (!answer) {
+    op.answer = Operation::Answer::Stale;
+    return answer.error() == LeaseError::StaleToken;
+  }
+  if constexpr (std::is_same_v<T, TurnState>) {
+    op.answer = Operation::Answer::Settled;
+    op.back_to_queue = *answer == TurnState::Pending;
+  } else {
+    op.answer = Operation::Answer::Renewed;
+    op.expires_ms = answer->time_since_epoch().count();
+  }
+  return true;
+}
+
+bool is_unsupported(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Unsupported&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+// A session of the harness under test, noting each call on its lane, with its operation.
 class RecordedSession final : public Session {
-  // Runs `call`, noting it on this session's lane with the answer `describe_answer` gives.
+  // Runs `call`, noting it on this session's lane with the answer `describe_answer` gives
+  // and `op` completed by the answer.
   template <class Call, class Describe>
-  auto noted(std::string what, std::string subject, Call&& call, Describe&& describe_answer) {
+  auto noted(std::string what, std::string subject, Operation op, Call&& call,
+             Describe&& describe_answer) {
     HistoryEvent event{.kind = HistoryEvent::Kind::Call,
                        .lane = lane_,
                        .what = std::move(what),
                        .subject = std::move(subject),
                        .start_us = history_->now_us()};
+    const auto add = [&](bool happened) {
+      event.end_us = history_->now_us();
+      if (happened) {
+        op.invoke = event.start_us;
+        op.complete = event.end_us;
+        event.operation = std::move(op);
+      }
+      history_->add(std::move(event));
+    };
     try {
       auto answer = call();
       event.answer = describe_answer(answer);
-      event.end_us = history_->now_us();
-      history_->add(std::move(event));
+      const bool happened = answered(op, answer);
+      if (happened && op.answer == Operation::Answer::Leased) history_->issued(op.token, op.key);
+      add(happened);
       return answer;
     } catch (...) {
       event.answer = threw(std::current_exception());
-      event.end_us = history_->now_us();
-      history_->add(std::move(event));
+      op.answer = Operation::Answer::Unknown;
+      if (op.kind == Operation::Kind::Claim) op.key.clear();
+      add(!is_unsupported(std::current_exception()));
       throw;
     }
+  }
+  Operation lease_call(Operation::Kind kind, const std::string& token,
+                       std::chrono::milliseconds duration = {}) const {
+    return {.kind = kind,
+            .key = token.empty() ? std::string() : history_->key_of(token),
+            .token = token,
+            .duration_ms = duration.count()};
   }
 
  public:
@@ -115,29 +181,34 @@ class RecordedSession final : public Session {
       }
     } const finish{*this, outer};
     return noted(
-        "enqueue_once", describe_request(request), [&] { return inner_->enqueue_once(request); },
+        "enqueue_once", describe_request(request),
+        {.kind = Operation::Kind::Enqueue, .key = turn_key(request).encoded()},
+        [&] { return inner_->enqueue_once(request); },
         [](const Result<EnqueueOutcome, QueueError>& answer) { return describe(answer); });
   }
   Result<std::optional<Lease>, LeaseError> claim(std::chrono::milliseconds duration) override {
     return noted(
-        "claim", std::to_string(duration.count()) + " ms", [&] { return inner_->claim(duration); },
+        "claim", std::to_string(duration.count()) + " ms",
+        lease_call(Operation::Kind::Claim, {}, duration), [&] { return inner_->claim(duration); },
         [](const auto& answer) { return describe_lease(answer); });
   }
   Result<StoreTime, LeaseError> renew(const std::string& token,
                                       std::chrono::milliseconds duration) override {
     return noted(
         "renew", std::to_string(duration.count()) + " ms",
+        lease_call(Operation::Kind::Renew, token, duration),
         [&] { return inner_->renew(token, duration); },
         [](const auto& answer) { return describe_lease(answer); });
   }
   Result<TurnState, LeaseError> complete(const std::string& token) override {
     return noted(
-        "complete", "", [&] { return inner_->complete(token); },
+        "complete", "", lease_call(Operation::Kind::Complete, token),
+        [&] { return inner_->complete(token); },
         [](const auto& answer) { return describe_lease(answer); });
   }
   Result<TurnState, LeaseError> fail(const std::string& token) override {
     return noted(
-        "fail", "", [&] { return inner_->fail(token); },
+        "fail", "", lease_call(Operation::Kind::Fail, token), [&] { return inner_->fail(token); },
         [](const auto& answer) { return describe_lease(answer); });
   }
 
@@ -147,15 +218,25 @@ class RecordedSession final : public Session {
   std::uint32_t lane_;
 };
 
-// Runs `member`, noting it in `history` as a `Harness` event `what` on `subject`.
-template <class Member>
-decltype(auto) noted(History& history, std::string what, std::string subject, Member&& member) {
+// Runs `member`, noting it in `history` as a `Harness` event `what` on `subject`; with
+// `operation`, the event carries what `operation` makes of the answer (the answer itself
+// for a member that returns none), or nothing for a call that did not happen.
+template <class Member, class Operate = std::nullptr_t>
+decltype(auto) noted(History& history, std::string what, std::string subject, Member&& member,
+                     Operate&& operation = nullptr) {
   HistoryEvent event{.kind = HistoryEvent::Kind::Harness,
                      .what = std::move(what),
                      .subject = std::move(subject),
                      .start_us = history.now_us()};
-  const auto add = [&] {
+  const auto add = [&](const auto&... answer) {
     event.end_us = history.now_us();
+    if constexpr (!std::is_null_pointer_v<std::decay_t<Operate>>) {
+      if (auto op = operation(answer...)) {
+        op->invoke = event.start_us;
+        op->complete = event.end_us;
+        event.operation = std::move(op);
+      }
+    }
     history.add(std::move(event));
   };
   try {
@@ -164,12 +245,13 @@ decltype(auto) noted(History& history, std::string what, std::string subject, Me
       add();
     } else {
       auto answer = member();
-      add();
+      add(answer);
       return answer;
     }
   } catch (...) {
     event.answer = threw(std::current_exception());
-    add();
+    event.end_us = history.now_us();
+    history.add(std::move(event));
     throw;
   }
 }
@@ -188,8 +270,17 @@ class RecordedDurability final : public Durability {
       const MentionTurnRequest& request, KillPoint when) override {
     const std::string at = when == KillPoint::AfterAnswer ? "killed after the answer"
                                                           : "killed inside the transaction";
-    return noted(history_, "enqueue_then_kill", describe_request(request) + ", " + at,
-                 [&] { return inner_.enqueue_then_kill(request, when); });
+    // An enqueue by another process: its answer when it had one, else of unknown outcome.
+    const auto operation = [&request](const auto& answer) -> std::optional<Operation> {
+      Operation op{.kind = Operation::Kind::Enqueue,
+                   .answer = Operation::Answer::Unknown,
+                   .key = turn_key(request).encoded()};
+      if (answer && !answered(op, *answer)) return std::nullopt;
+      return op;
+    };
+    return noted(
+        history_, "enqueue_then_kill", describe_request(request) + ", " + at,
+        [&] { return inner_.enqueue_then_kill(request, when); }, operation);
   }
 
  private:
@@ -227,7 +318,18 @@ class RecordedNodes final : public NodeFaults {
 class RecordedClocks final : public Clocks {
  public:
   RecordedClocks(Clocks& inner, History& history) : inner_(inner), history_(history) {}
-  StoreTime store_now() override { return inner_.store_now(); }
+  // A read of the store's clock bounds when the calls around it took effect: kept for the
+  // checker and the exported history; the timeline does not draw it.
+  StoreTime store_now() override {
+    const std::uint64_t start = history_.now_us();
+    const StoreTime now = inner_.store_now();
+    history_.add(HistoryEvent{.kind = HistoryEvent::Kind::Harness,
+                              .what = std::string(kStoreNow),
+                              .start_us = start,
+                              .end_us = history_.now_us(),
+                              .store_time_ms = now.time_since_epoch().count()});
+    return now;
+  }
   void advance_store_clock(std::chrono::milliseconds by) override {
     noted(history_, "advance_store_clock", "+" + std::to_string(by.count()) + " ms",
           [&] { inner_.advance_store_clock(by); });
@@ -283,6 +385,9 @@ void History::restart() {
   next_ = 0;
   dropped_ = 0;
   in_flight_.clear();
+  token_keys_.clear();
+  stretch_.clear();
+  stretch_overflowed_ = false;
 }
 
 std::uint32_t History::open_lane() {
@@ -292,6 +397,13 @@ std::uint32_t History::open_lane() {
 
 void History::add(HistoryEvent event) {
   const std::scoped_lock lock(mutex_);
+  if (event.operation || event.store_time_ms) {
+    if (stretch_.size() < kStretchLimit) {
+      stretch_.push_back(event);
+    } else {
+      stretch_overflowed_ = true;
+    }
+  }
   if (ring_.size() < kHistoryLimit) {
     ring_.push_back(std::move(event));
     return;
@@ -341,6 +453,27 @@ std::uint64_t History::dropped() const {
   return dropped_;
 }
 
+void History::issued(const std::string& token, const std::string& key) {
+  const std::scoped_lock lock(mutex_);
+  token_keys_[token] = key;
+}
+
+std::string History::key_of(const std::string& token) const {
+  const std::scoped_lock lock(mutex_);
+  const auto found = token_keys_.find(token);
+  return found == token_keys_.end() ? std::string() : found->second;
+}
+
+std::vector<HistoryEvent> History::take_stretch(bool& overflowed) {
+  const std::scoped_lock lock(mutex_);
+  overflowed = stretch_overflowed_;
+  std::vector<HistoryEvent> out;
+  if (!overflowed) out.swap(stretch_);
+  stretch_.clear();
+  stretch_overflowed_ = false;
+  return out;
+}
+
 std::uint64_t History::added() const {
   const std::scoped_lock lock(mutex_);
   return ring_.size() + dropped_;
@@ -355,8 +488,38 @@ std::string Recording::queue_name() const { return inner_.queue_name(); }
 Capabilities Recording::capabilities() const { return inner_.capabilities(); }
 
 void Recording::reset() {
+  judge_stretch();
   inner_.reset();
   history_->restart();
+}
+
+const std::optional<Violation>& Recording::violation() {
+  judge_stretch();
+  return violation_;
+}
+
+void Recording::judge_stretch() {
+  bool overflowed = false;
+  std::vector<HistoryEvent> stretch = history_->take_stretch(overflowed);
+  if (overflowed) ++overflowed_stretches_;
+  if (violation_ || stretch.empty()) return;
+  const Capabilities capabilities = inner_.capabilities();
+  violation_ = judged(stretch, capabilities, unjudged_keys_);
+}
+
+std::string Recording::unjudged() const {
+  std::string note;
+  if (unjudged_keys_ > 0) {
+    note = std::to_string(unjudged_keys_) +
+           " key(s) were not judged for linearizability: a lease call of unknown outcome, whose "
+           "lease the checker cannot follow, or a search past its budget";
+  }
+  if (overflowed_stretches_ > 0) {
+    note += std::string(note.empty() ? "" : "; ") + std::to_string(overflowed_stretches_) +
+            " stretch(es) between resets were not judged for linearizability: more than " +
+            std::to_string(kStretchLimit) + " events";
+  }
+  return note;
 }
 
 std::unique_ptr<Session> Recording::open_session() {
@@ -424,18 +587,75 @@ TransactionHook Recording::wrapped(TransactionHook hook) {
 }
 
 void Recording::settle(std::uint64_t child_id, Settlement how) {
-  noted(*history_, "settle",
-        "child " + std::to_string(child_id) + ": " + std::string(conformance::name(how)),
-        [&] { inner_.settle(child_id, how); });
+  std::string key = key_of_child(child_id);
+  noted(
+      *history_, "settle",
+      "child " + std::to_string(child_id) + ": " + std::string(conformance::name(how)),
+      [&] { inner_.settle(child_id, how); },
+      [&key]() -> std::optional<Operation> {
+        if (key.empty()) return std::nullopt;
+        return Operation{.kind = Operation::Kind::Settle,
+                         .answer = Operation::Answer::Settled,
+                         .key = std::move(key)};
+      });
+}
+
+std::string Recording::key_of_child(std::uint64_t child_id) {
+  try {
+    for (const ChildTurn& child : inner_.children()) {
+      if (child.id == child_id) return turn_key(child.request).encoded();
+    }
+  } catch (...) {  // an inspector that cannot answer leaves the child's key unknown
+  }
+  return {};
 }
 
 void Recording::run_maintenance() {
   noted(*history_, "run_maintenance", "", [&] { inner_.run_maintenance(); });
 }
 
+namespace {
+
+// A hold of a child's row, noted as the checker reads it when it ends: from when it was
+// asked for to its release.
+class RecordedHold final : public Hold {
+ public:
+  RecordedHold(std::unique_ptr<Hold> inner, History& history, std::string key, std::uint64_t since)
+      : inner_(std::move(inner)), history_(history), key_(std::move(key)), since_(since) {}
+  ~RecordedHold() override {
+    inner_.reset();
+    if (key_.empty()) return;
+    try {
+      const std::uint64_t released = history_.now_us();
+      history_.add({.kind = HistoryEvent::Kind::Harness,
+                    .what = "hold released",
+                    .start_us = since_,
+                    .end_us = released,
+                    .operation = Operation{.kind = Operation::Kind::Hold,
+                                           .key = key_,
+                                           .invoke = since_,
+                                           .complete = released}});
+    } catch (...) {  // a destructor must not throw; the hold is only not noted
+    }
+  }
+  RecordedHold(const RecordedHold&) = delete;
+  RecordedHold& operator=(const RecordedHold&) = delete;
+
+ private:
+  std::unique_ptr<Hold> inner_;
+  History& history_;
+  std::string key_;
+  std::uint64_t since_;
+};
+
+}  // namespace
+
 std::unique_ptr<Hold> Recording::hold_child(std::uint64_t child_id) {
-  return noted(*history_, "hold_child", "child " + std::to_string(child_id),
-               [&] { return inner_.hold_child(child_id); });
+  std::string key = key_of_child(child_id);
+  const std::uint64_t since = history_->now_us();
+  auto held = noted(*history_, "hold_child", "child " + std::to_string(child_id),
+                    [&] { return inner_.hold_child(child_id); });
+  return std::make_unique<RecordedHold>(std::move(held), *history_, std::move(key), since);
 }
 
 std::vector<IdempotencyRecord> Recording::records() { return inner_.records(); }

@@ -11,9 +11,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "thm/conformance/checks/linearizable_history.hpp"
 #include "thm/conformance/harness.hpp"
 #include "thm/conformance/suite.hpp"
 
@@ -47,6 +49,15 @@ class History {
   // How many events were added since the last `restart`, kept or not.
   [[nodiscard]] std::uint64_t added() const;
 
+  // The key of the lease `token` was issued for since the last `restart` (empty if none).
+  void issued(const std::string& token, const std::string& key);
+  [[nodiscard]] std::string key_of(const std::string& token) const;
+  // Every event the linearizability checker reads (each call with an operation, each read
+  // of the store's clock) since the last `restart` or `take_stretch`, in the order they were
+  // added, and forgets them; nothing when there were more than `kStretchLimit`, and
+  // `overflowed` is set.
+  [[nodiscard]] std::vector<HistoryEvent> take_stretch(bool& overflowed);
+
  private:
   mutable std::mutex mutex_;
   std::chrono::steady_clock::time_point since_;
@@ -55,7 +66,13 @@ class History {
   std::size_t next_ = 0;
   std::uint64_t dropped_ = 0;
   std::map<std::uint32_t, std::string> in_flight_;  // lane -> the request's encoded key
+  std::map<std::string, std::string> token_keys_;   // lease token -> its child's key
+  std::vector<HistoryEvent> stretch_;
+  bool stretch_overflowed_ = false;
 };
+
+// The most events a stretch between two resets keeps for the linearizability checker.
+inline constexpr std::size_t kStretchLimit = std::size_t{1} << 18;
 
 class RecordedDurability;
 class RecordedNodes;
@@ -71,6 +88,12 @@ class Recording final : public Harness {
   Recording& operator=(const Recording&) = delete;
 
   [[nodiscard]] const History& history() const { return *history_; }
+  // Judges the calls since the last reset, as `reset` does before it resets; then the first
+  // violation any stretch of this run showed, if one did.
+  [[nodiscard]] const std::optional<Violation>& violation();
+  // What the checker could not judge in this run, for a passing report's reason; empty when
+  // it judged every key of every stretch. Call after `violation`.
+  [[nodiscard]] std::string unjudged() const;
 
   [[nodiscard]] std::string queue_name() const override;
   [[nodiscard]] Capabilities capabilities() const override;
@@ -96,8 +119,16 @@ class Recording final : public Harness {
   // `hook`, noting each pause it makes and each step it fails.
   TransactionHook wrapped(TransactionHook hook);
 
+  // Runs the linearizability checker over the stretch since the last reset.
+  void judge_stretch();
+  // The key of child `child_id`, read from the inspector; empty when it cannot tell.
+  std::string key_of_child(std::uint64_t child_id);
+
   Harness& inner_;
   std::shared_ptr<History> history_;
+  std::optional<Violation> violation_;
+  std::size_t unjudged_keys_ = 0;
+  std::size_t overflowed_stretches_ = 0;
   // Each facet of the harness under test, recorded; made when a check first asks for it.
   std::unique_ptr<RecordedDurability> durability_;
   Durability* durability_inner_ = nullptr;
