@@ -2,9 +2,9 @@
 // over 100 keys, against the counts the suite's audit keeps over the same history (Jepsen's
 // total-queue accounting: Enqueued answers per key), in the same run.
 //
-// A history is what a correct queue answers eight clients: each call takes effect at its own
-// instant, in order, and its invocation and return are drawn up to 64 instants either side,
-// so about a hundred calls are in flight at once. Enqueues, claims, renewals, completions and
+// A history is what a correct queue answers: each call takes effect at its own instant, in
+// order, and its invocation and return are drawn up to 64 instants either side, so about a
+// hundred calls are in flight at once. Enqueues, claims, renewals, completions and
 // fails, on a store clock that runs with the instants; a claim that finds nothing is rare, as
 // it is in the suite (it belongs to every key).
 #include <benchmark/benchmark.h>

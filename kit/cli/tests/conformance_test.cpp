@@ -149,7 +149,8 @@ TEST(ConformanceCommandTest, HtmlWritesThePageOfTheRun) {
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>")) << html;
   EXPECT_NE(html.find("No check failed (1 passed, 0 failed, 1 skipped)"), std::string::npos)
       << html;
-  EXPECT_NE(html.find("<b>EQ-23</b></a> crash and restart durability: <span class=\"result "
+  EXPECT_NE(html.find("<b>EQ-23</b></a> an acknowledged enqueue survives a crash and a restart: "
+                      "<span class=\"result "
                       "skip\">not tested</span>"),
             std::string::npos)
       << html;

@@ -181,7 +181,8 @@ TEST(WatchdogDeathTest, AStalledCheckEndsTheProcessSayingWhereItStood) {
     (void)run_check("EQ-05", harness, Options{.seed = 3, .stall = std::chrono::milliseconds(300)});
   };
   EXPECT_EXIT(stall(), ::testing::ExitedWithCode(1),
-              "thm conformance: EQ-05 \\(correct answer on replay\\) made no progress for 300 ms "
+              "thm conformance: EQ-05 \\(a replay answers Already, also after the store reopens\\) "
+              "made no progress for 300 ms "
               "while: waiting for enqueue_once to answer; the harness or its store is stuck "
               "\\(seed 3\\)");
 }

@@ -23,6 +23,6 @@ test("the suite fails exactly the checks that catch the bug", () => {
   assert.deepEqual(failed.sort(), CAUGHT, run.stdout.slice(-3000));
   const passed = [...run.stdout.matchAll(/^ok \d+ - (EQ-\d+)[^#\n]*$/gm)].map((match) => match[1]);
   for (const id of ["EQ-09", "EQ-11", "EQ-19", "EQ-26"]) assert.ok(passed.includes(id), id);
-  assert.match(run.stdout, /EQ-05 correct answer on replay failed: replay 1 got Enqueued/);
+  assert.match(run.stdout, /EQ-05 a replay answers Already, also after the store reopens failed: replay 1 got Enqueued/);
   assert.match(run.stdout, /replay: npx thm conformance .*--seed 1 --check EQ-05/);
 });

@@ -127,5 +127,5 @@ test('the page says what the run did not prove', async () => {
   assert.ok(await unproven.isVisible());
   const text = await unproven.innerText();
   assert.match(text, /EQ-04 the decision rests on a unique constraint: not tested/);
-  assert.match(text, /EQ-28 the leader is killed under concurrent enqueues: not tested, needs a store on several nodes/);
+  assert.match(text, /EQ-28 no acknowledged enqueue is lost when the leader is killed: not tested, needs a store on several nodes/);
 });
