@@ -346,6 +346,7 @@ function options(settings) {
   if (settings.execTimeout !== undefined) out.push("--exec-timeout", String(settings.execTimeout));
   if (settings.junit) out.push("--junit", settings.junit);
   if (settings.html) out.push("--html", settings.html);
+  if (settings.history) out.push("--history", settings.history);
   return out;
 }
 

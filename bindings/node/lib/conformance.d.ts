@@ -93,6 +93,8 @@ export type HarnessName = string | URL | { module: string; export?: string };
 export interface Settings {
   checks?: string[]; short?: boolean; seed?: Integer; repeat?: number; runs?: number;
   require?: string[]; execTimeout?: number; junit?: string; html?: string;
+  /** Also write every run's recorded calls to this file, as JSON in Jepsen's shape. */
+  history?: string;
   env?: Record<string, string>;
 }
 export interface CheckResult {

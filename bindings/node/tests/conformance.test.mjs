@@ -3,7 +3,7 @@
 // a failure) or THM_TOOL's; without one these tests are skipped.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -39,6 +39,18 @@ describe("thm/conformance", { skip: hasTool ? false : "no thm tool: set THM_TOOL
     assert.match(check.reason, /got Enqueued/);
     assert.match(check.replay ?? "", /^npx thm conformance .*--seed 7 --check EQ-05/);
     assert.match(check.replay ?? "", new RegExp(harness.replaceAll("/", "\\/")));  // absolute
+  });
+
+  test("every run's history is written for another checker", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "thm-history-")), "history.json");
+    const report = await run(`${harness}#MemoryHarness`, { checks: ["EQ-05"], history: path });
+    assert.ok(report.passed, report.table);
+    /** @type {{ type: string, f: string, value: { answer?: string } }[]} */
+    const history = JSON.parse(readFileSync(path, "utf8")).checks[0].runs[0].history;
+    const enqueues = history.filter((entry) => entry.f === "enqueue");
+    assert.deepEqual(enqueues.slice(0, 2).map((entry) => entry.type), ["invoke", "ok"]);
+    const answers = enqueues.filter((entry) => entry.type === "ok").map((entry) => entry.value.answer);
+    assert.deepEqual(new Set(answers), new Set(["enqueued", "already"]));
   });
 
   test("a class, named by a file: URL, is made with new, arrow-function fields and all", async () => {

@@ -4,6 +4,7 @@ failure) or THM_TOOL's; without one these tests are skipped."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -39,6 +40,18 @@ def test_a_plain_python_queue_passes_with_every_unsupported_capability_skipped()
     assert results["EQ-02"].result == "skip" and "hooks" in results["EQ-02"].reason
     assert results["EQ-16"].result == "skip" and "leases" in results["EQ-16"].reason
     assert report.json is not None and report.json["harness"] == "python-memory"
+
+
+def test_every_runs_history_is_written_for_another_checker(tmp_path: Path) -> None:
+    path = tmp_path / "history.json"
+    report = thm.conformance.run("memory_harness:MemoryHarness", checks=["EQ-05"],
+                                 history=path)
+    assert report.passed, report.table
+    history = json.loads(path.read_text())["checks"][0]["runs"][0]["history"]
+    enqueues = [e for e in history if e["f"] == "enqueue"]
+    assert [e["type"] for e in enqueues][:2] == ["invoke", "ok"]
+    assert {e["value"].get("answer") for e in enqueues if e["type"] == "ok"} == {
+        "enqueued", "already"}
 
 
 def test_a_broken_copy_fails_with_the_reason_seed_and_replay() -> None:

@@ -151,11 +151,13 @@ def run(harness: Any, *, checks: Sequence[str] = (), short: bool = False, seed: 
         repeat: int | None = None, runs: int = 1, require: Sequence[str] = (),
         exec_timeout: int | None = None, junit: str | os.PathLike[str] | None = None,
         html: str | os.PathLike[str] | None = None,
+        history: str | os.PathLike[str] | None = None,
         env: dict[str, str] | None = None) -> Report:
     """Runs the suite against ``harness`` (``"package.module:factory"``, or that function or
     class), served by this package in a process of its own. The options are
-    ``thm conformance``'s (``checks`` are ``--check`` ids; empty runs every one); ``env``
-    adds variables for the adapter process (a database's address). Never raises for a check
+    ``thm conformance``'s (``checks`` are ``--check`` ids; empty runs every one; ``history``
+    writes every run's recorded calls as JSON in Jepsen's shape); ``env`` adds variables for
+    the adapter process (a database's address). Never raises for a check
     that fails: ``Report.passed`` says. Raises ``ToolMissing`` without a tool, and
     ``RuntimeError`` when the suite could not start (exit code 2), with its message."""
     command = [str(tool_path()), "conformance", "--queue", f"exec:{adapter_command(harness)}",
@@ -167,6 +169,7 @@ def run(harness: Any, *, checks: Sequence[str] = (), short: bool = False, seed: 
     command += ["--exec-timeout", str(exec_timeout)] if exec_timeout is not None else []
     command += ["--junit", os.fspath(junit)] if junit is not None else []
     command += ["--html", os.fspath(html)] if html is not None else []
+    command += ["--history", os.fspath(history)] if history is not None else []
     with tempfile.TemporaryDirectory(prefix="thm-conformance-") as scratch:
         report_path = Path(scratch) / "report.json"
         done = _run_tool([*command, "--report", str(report_path)], _environment(env))
