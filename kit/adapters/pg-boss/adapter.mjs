@@ -136,12 +136,15 @@ class Queue extends SessionQueue {
     });
   }
 
-  // pg-boss has no renewal: a live job's lease cannot be extended, which is `unavailable`
-  // (a stale token where there is no live job).
+  // pg-boss has no renewal: a live job's lease cannot be extended, which is `unavailable`.
+  // A token with no live lease is stale: its job is not active, or its lease ended on the
+  // server's clock (pg-boss leaves an expired job `active` until maintenance runs).
   async renew(token, duration) {
     if (!validDuration(duration)) throw new LeaseError('invalid_duration');
-    const row = await this.leaseCall(() => this.job(token));
-    if (row?.state !== 'active') throw new LeaseError('stale_token');
+    const row = await this.leaseCall(async () => (await this.session.client.query(
+      `SELECT state, expires_at <= thm_now() AS expired FROM (${JOBS} WHERE id = $2) j`,
+      [QUEUE, token])).rows[0]);
+    if (row?.state !== 'active' || row.expired) throw new LeaseError('stale_token');
     log('renew: pg-boss cannot extend a job\'s lease');
     throw new LeaseError('unavailable');
   }
