@@ -249,6 +249,9 @@ TEST(LinearizabilityTest, DescribesAnOperationInOneLine) {
   EXPECT_EQ(describe(leased("t", 2, 1000, 0, 1, 30000)),
             "claim 30000 ms -> leased attempt 2, expires 31000");
   EXPECT_EQ(describe(enqueue(Answer::Unknown, 0, 1)), "enqueue -> unknown");
+  // One vocabulary with the exported history (queue-conformance.md §9).
+  EXPECT_EQ(describe(use(Kind::Renew, Answer::Stale, "t", 0, 1)), "renew 0 ms -> stale");
+  EXPECT_EQ(name(Kind::Settle), "settle");
 }
 
 }  // namespace

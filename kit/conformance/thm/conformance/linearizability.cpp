@@ -1,7 +1,6 @@
 #include "thm/conformance/linearizability.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -523,18 +522,57 @@ LinearizabilityResult check_linearizability(std::span<const Operation> history,
   return result;
 }
 
+std::string_view name(Operation::Kind kind) noexcept {
+  switch (kind) {
+    case Kind::Enqueue:
+      return "enqueue";
+    case Kind::Claim:
+      return "claim";
+    case Kind::Renew:
+      return "renew";
+    case Kind::Complete:
+      return "complete";
+    case Kind::Fail:
+      return "fail";
+    case Kind::Settle:
+      return "settle";
+    case Kind::Hold:
+      return "hold";
+  }
+  return "enqueue";
+}
+
+std::string_view name(Operation::Answer answer) noexcept {
+  switch (answer) {
+    case Answer::Enqueued:
+      return "enqueued";
+    case Answer::Already:
+      return "already";
+    case Answer::Refused:
+      return "refused";
+    case Answer::Leased:
+      return "leased";
+    case Answer::Nothing:
+      return "nothing";
+    case Answer::Renewed:
+      return "renewed";
+    case Answer::Stale:
+      return "stale";
+    case Answer::Settled:
+      return "settled";
+    case Answer::Unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
 std::string describe(const Operation& op) {
-  static constexpr std::array<std::string_view, 7> kKinds{"enqueue", "claim",  "renew", "complete",
-                                                          "fail",    "settle", "hold"};
-  static constexpr std::array<std::string_view, 9> kAnswers{"enqueued",    "already", "refused",
-                                                            "leased",      "nothing", "renewed",
-                                                            "stale_token", "settled", "unknown"};
-  std::string text(kKinds[static_cast<std::size_t>(op.kind)]);
+  std::string text(name(op.kind));
   if (op.kind == Kind::Claim || op.kind == Kind::Renew) {
     text += " " + std::to_string(op.duration_ms) + " ms";
   }
   text += " -> ";
-  text += kAnswers[static_cast<std::size_t>(op.answer)];
+  text += name(op.answer);
   if (op.answer == Answer::Leased) {
     text += " attempt " + std::to_string(op.attempt) + ", expires " + std::to_string(op.expires_ms);
   } else if (op.answer == Answer::Renewed) {

@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace thm::conformance {
@@ -98,7 +99,14 @@ struct LinearizabilityResult {
 [[nodiscard]] LinearizabilityResult check_linearizability(std::span<const Operation> history,
                                                           const LinearizabilityOptions& options);
 
-/// `operation` in a line: `claim 30000 ms -> leased attempt 1, token t, expires 1893456030000`.
+/// The token of `kind` as the exported history's `f` has it: `enqueue`, `claim`, `renew`,
+/// `complete`, `fail`, `settle`, `hold`.
+[[nodiscard]] std::string_view name(Operation::Kind kind) noexcept;
+/// The token of `answer` as the exported history has it: `enqueued`, `already`, `refused`,
+/// `leased`, `nothing`, `renewed`, `stale`, `settled`, `unknown`.
+[[nodiscard]] std::string_view name(Operation::Answer answer) noexcept;
+
+/// `operation` in a line: `claim 30000 ms -> leased attempt 1, expires 1893456030000`.
 [[nodiscard]] std::string describe(const Operation& operation);
 
 }  // namespace thm::conformance

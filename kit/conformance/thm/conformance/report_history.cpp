@@ -17,11 +17,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 using detail::shown_bytes;
 
-constexpr const char* kAnswers[] = {"enqueued", "already", "refused", "leased", "nothing",
-                                    "renewed",  "stale",   "settled", "unknown"};
-constexpr const char* kKinds[] = {"enqueue", "claim",  "renew", "complete",
-                                  "fail",    "settle", "hold"};
-
 // What a call was asked: its key, token and duration, where it has them.
 Json arguments(const HistoryEvent& e) {
   Json value = Json::object();
@@ -50,7 +45,7 @@ Json answer(const HistoryEvent& e) {
     return value;
   }
   const Operation& op = *e.operation;
-  value["answer"] = kAnswers[static_cast<std::size_t>(op.answer)];
+  value["answer"] = name(op.answer);
   if (op.answer == Operation::Answer::Leased) {
     value["key"] = shown_bytes(op.key);
     value["token"] = shown_bytes(op.token);
@@ -92,8 +87,7 @@ Json entries(const std::vector<HistoryEvent>& history) {
   for (const Entry& entry : order) {
     const HistoryEvent& e = history[entry.event];
     const bool session = e.kind == HistoryEvent::Kind::Call;
-    const std::string f =
-        e.operation && session ? kKinds[static_cast<std::size_t>(e.operation->kind)] : e.what;
+    const std::string f = e.operation && session ? std::string(name(e.operation->kind)) : e.what;
     Json item{{"index", out.size()},
               {"type", entry.completion ? completion_of(e) : (session ? "invoke" : "info")},
               {"process", session && e.lane ? Json(*e.lane) : Json("nemesis")},

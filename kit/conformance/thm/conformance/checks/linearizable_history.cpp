@@ -59,8 +59,9 @@ void bound(std::vector<Operation>& operations, const std::vector<Read>& reads) {
   }
 }
 
-}  // namespace
-
+// The operations of `stretch` (events with an operation), each bounded by the reads of the
+// store's clock (`store_now` events) that returned before it began and began after it
+// returned, with the index of its event.
 std::vector<Operation> operations_of(const std::vector<HistoryEvent>& stretch,
                                      std::vector<std::size_t>& events) {
   std::vector<Operation> operations;
@@ -76,6 +77,8 @@ std::vector<Operation> operations_of(const std::vector<HistoryEvent>& stretch,
   bound(operations, reads);
   return operations;
 }
+
+}  // namespace
 
 std::optional<Violation> judged(const std::vector<HistoryEvent>& stretch,
                                 const Capabilities& capabilities, std::size_t& unjudged) {

@@ -21,12 +21,6 @@ struct Violation {
   std::vector<HistoryEvent> events;
 };
 
-// The operations of `stretch` (events with an operation), each bounded by the reads of the
-// store's clock (`store_now` events) that returned before it began and began after it
-// returned, with the index of its event.
-[[nodiscard]] std::vector<Operation> operations_of(const std::vector<HistoryEvent>& stretch,
-                                                   std::vector<std::size_t>& events);
-
 // Judges `stretch`, the calls since a reset of a store that declares `capabilities`: nothing
 // when they are linearizable, else the violation. Adds to `unjudged` the keys it could not
 // judge.
