@@ -16,7 +16,9 @@
 
 A result is `pass`, `pass in part` (passed, with something left unproven: the report's
 `left_unproven`), `fail` or `skip`. Every result but `pass` needs its reason in one line, in
-the run's `why`.
+the run's `why`, and its evidence, in the run's `evidence`: words the suite's own reason for
+that check must contain (compared without case), so that a cell that keeps its colour for
+another cause is a difference too.
 """
 import json
 import subprocess
@@ -54,6 +56,9 @@ def runs_of(expected, path):
                 raise Problem(f"{path}: {label} {check}: {result!r} is not one of {RESULTS}")
             if result != "pass" and not run.get("why", {}).get(check):
                 raise Problem(f"{path}: {label} {check} is {result} without a reason in `why`")
+            if result != "pass" and not run.get("evidence", {}).get(check):
+                raise Problem(f"{path}: {label} {check} is {result} without its `evidence`, the"
+                              " words the suite's reason must contain")
         if not run.get("setup"):
             raise Problem(f"{path}: {label} has no `setup`, the line that says what the run is")
         run["label"] = label
@@ -74,7 +79,7 @@ def run(argv):
     matching = [r for r in runs_of(expected, expected_path) if r.get("flag") == recipe]
     if len(matching) != 1:
         raise Problem(f"{expected_path}: no one run whose flag is {recipe!r}")
-    wanted = matching[0]["expected"]
+    wanted, evidence = matching[0]["expected"], matching[0].get("evidence", {})
     report_path.unlink(missing_ok=True)
     # The suite exits 1 when a check fails, which a library's expected failures make it do:
     # the report, not the exit code, is what is judged. A run without one found nothing.
@@ -100,6 +105,10 @@ def run(argv):
             # not for the library's reason that expected.json names.
             differences.append(f"{check}: expected {wanted[check]}, and it failed, but for the "
                                f"adapter's own reason: {found[check]['reason']}")
+        elif wanted[check] != "pass" and (evidence[check].lower()
+                                          not in found[check].get("reason", "").lower()):
+            differences.append(f"{check}: {wanted[check]} as expected, but the suite's reason does "
+                               f"not say {evidence[check]!r}: {found[check].get('reason', '')}")
     label = matching[0]["label"]
     if differences:
         print(f"compat: {label} differs from {expected_path} in {len(differences)} check(s):")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """compat.py judges what it is given: a report that differs, a missing report, a missing
-check, a red cell without its reason and a stale matrix each fail."""
+check, a red cell without its reason, a red cell red for another reason than the one its
+evidence names and a stale matrix each fail."""
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ EXPECTED = {
         "recipe": "as documented", "flag": "plain", "setup": "a toy",
         "expected": {"EQ-01": "pass", "EQ-02": "skip", "EQ-04": "pass in part"},
         "why": {"EQ-02": "no hooks", "EQ-04": "judged the reported index"},
+        "evidence": {"EQ-02": "why eq-02", "EQ-04": "why EQ-04"},
     }],
 }
 
@@ -80,6 +82,7 @@ class CompatTest(unittest.TestCase):
         broken = json.loads(json.dumps(EXPECTED))
         broken["runs"][0]["expected"]["EQ-01"] = "fail"
         broken["runs"][0]["why"]["EQ-01"] = "the library duplicates"
+        broken["runs"][0]["evidence"]["EQ-01"] = "got Enqueued"
         self.expected.write_text(json.dumps(broken))
         found = report(EQ_01="fail", EQ_02="skip", EQ_04="pass in part")
         found["checks"][0]["reason"] = "harness error: the adapter failed 'enqueue_once': boom"
@@ -107,6 +110,25 @@ class CompatTest(unittest.TestCase):
         status, out = self.run_with(report(EQ_01="pass", EQ_02="skip", EQ_04="pass in part"))
         self.assertEqual(status, 2, out)
         self.assertIn("EQ-02 is skip without a reason", out)
+
+    def test_a_red_cell_needs_the_phrase_the_suite_must_say(self):
+        broken = json.loads(json.dumps(EXPECTED))
+        del broken["runs"][0]["evidence"]["EQ-04"]
+        self.expected.write_text(json.dumps(broken))
+        status, out = self.run_with(report(EQ_01="pass", EQ_02="skip", EQ_04="pass in part"))
+        self.assertEqual(status, 2, out)
+        self.assertIn("EQ-04 is pass in part without its `evidence`", out)
+
+    def test_a_red_cell_red_for_another_reason_fails(self):
+        # The colour held, but the suite's reason is not the one the cell was written for:
+        # the library changed, or the check now stops earlier, and the note below the matrix
+        # would no longer be true.
+        found = report(EQ_01="pass", EQ_02="skip", EQ_04="pass in part")
+        found["checks"][1]["reason"] = "needs capability `leases`"
+        status, out = self.run_with(found)
+        self.assertEqual(status, 1, out)
+        self.assertIn("EQ-02: skip as expected, but the suite's reason does not say 'why eq-02':"
+                      " needs capability `leases`", out)
 
     def test_the_matrix_must_be_the_one_the_expected_results_give(self):
         matrix = self.dir / "COMPATIBILITY.md"
