@@ -1,14 +1,15 @@
 // What the adapters over job-queue libraries share: the command line (--recipe, and what
-// else an adapter takes), and a child turn as a job's JSON payload (the request with its
-// bytes as base64: JSON text in PostgreSQL holds no NUL, and ids and content may be any
-// bytes; u64s as decimal text; thm-safe's record id).
+// else an adapter takes), and a child turn read back from a job's JSON payload (written by
+// recipe.mjs's childTurnPayload).
 import { parseArgs } from 'node:util';
 
-import { requestToWire, u64 } from '../protocol/node/protocol.mjs';
+import { fromStore } from '../protocol/node/postgres.mjs';
+import { LeaseError, requestToWire } from '../protocol/node/protocol.mjs';
 
 /**
  * The command line: `--recipe as-documented|thm-safe`, and each of `choices` (option name →
- * allowed values). Exits 2 with a usage line when one is missing or not allowed.
+ * allowed values; an option whose first value is `undefined` may be left out). Exits 2 with a
+ * usage line when one is missing or not allowed.
  */
 export function commandLine(choices = {}) {
   const all = { recipe: ['as-documented', 'thm-safe'], ...choices };
@@ -16,28 +17,15 @@ export function commandLine(choices = {}) {
     options: Object.fromEntries(Object.keys(all).map((name) => [name, { type: 'string' }])),
   });
   if (Object.entries(all).some(([name, allowed]) => !allowed.includes(values[name]))) {
-    const usage = Object.entries(all).map(([name, allowed]) => `--${name} ${allowed.join('|')}`);
+    const usage = Object.entries(all).map(([name, allowed]) => {
+      const spelled = `--${name} ${allowed.filter((value) => value !== undefined).join('|')}`;
+      return allowed.includes(undefined) ? `[${spelled}]` : spelled;
+    });
     console.error(`usage: adapter.mjs ${usage.join(' ')}`);
     process.exit(2);
   }
   return values;
 }
-
-/**
- * The payload of the child for `request` (requestFromWire's fields) under the canonical
- * turn key `key` (a Buffer); `childId` (thm-safe's record id) when there is one.
- */
-export const payloadOf = (request, key, childId) => ({
-  key: key.toString('base64'),
-  desk_id: request.desk_id.toString('base64'),
-  thread_root: u64(request.thread_root),
-  sequence: u64(request.sequence),
-  source_id: request.source_id.toString('base64'),
-  target_id: request.target_id.toString('base64'),
-  content: request.content.toString('base64'),
-  child_hop: request.child_hop,
-  ...(childId === undefined ? {} : { child_id: String(childId) }),
-});
 
 const bytes = (text) => Buffer.from(text, 'base64');
 
@@ -62,3 +50,18 @@ export const requestOf = (payload) => requestToWire({
   source_id: bytes(payload.source_id), target_id: bytes(payload.target_id),
   content: bytes(payload.content), child_hop: payload.child_hop,
 });
+
+/**
+ * `run()`, a lease call on the session's PostgreSQL connection: a store error (a lost
+ * connection, a server's error) is `unavailable`, logged with `log`; the adapter's own
+ * errors go through.
+ */
+export async function leaseCall(session, run, log) {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof LeaseError || !fromStore(error, session.client)) throw error;
+    log('lease:', error.message);
+    throw new LeaseError('unavailable');
+  }
+}

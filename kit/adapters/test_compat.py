@@ -130,6 +130,17 @@ class CompatTest(unittest.TestCase):
         self.assertIn("EQ-02: skip as expected, but the suite's reason does not say 'why eq-02':"
                       " needs capability `leases`", out)
 
+    def test_evidence_may_name_each_way_the_suite_reports_one_cause(self):
+        either = json.loads(json.dumps(EXPECTED))
+        either["runs"][0]["evidence"]["EQ-02"] = ["capability `hooks`", "why eq-02"]
+        self.expected.write_text(json.dumps(either))
+        status, out = self.run_with(report(EQ_01="pass", EQ_02="skip", EQ_04="pass in part"))
+        self.assertEqual(status, 0, out)
+        found = report(EQ_01="pass", EQ_02="skip", EQ_04="pass in part")
+        found["checks"][1]["reason"] = "needs capability `leases`"
+        status, out = self.run_with(found)
+        self.assertEqual(status, 1, out)
+
     def test_the_matrix_must_be_the_one_the_expected_results_give(self):
         matrix = self.dir / "COMPATIBILITY.md"
         matrix.write_text("# m\n<!-- matrix: written by kit/adapters/compat.py from each"

@@ -45,7 +45,8 @@ import {
 import {
   LeaseError, QueueError, checkLimits, integer, serve, toWire, validDuration,
 } from '../../protocol/node/protocol.mjs';
-import { commandLine, keyOf, payloadOf, requestOf, turnState } from '../library.mjs';
+import { commandLine, keyOf, requestOf, turnState } from '../library.mjs';
+import { childTurnPayload } from '../recipe.mjs';
 
 const { recipe: RECIPE, backend: BACKEND } = commandLine({ backend: ['redis', 'postgres'] });
 const SAFE = RECIPE === 'thm-safe';
@@ -117,10 +118,10 @@ class WorkerSession extends SessionQueue {
       // Keyed by the turn, not the record: a retry after a rollback (a new record) adds
       // nothing BullMQ does not already hold.
       return admitAndInsert(this.session, request, hook, (admitted) =>
-        this.add(payloadOf(request, admitted.turn_key), jobIdOf(admitted.turn_key)));
+        this.add(childTurnPayload(request, admitted.turn_key), jobIdOf(admitted.turn_key)));
     }
     return checkThenCall(this.session, request, async (key) => {
-      await this.add(payloadOf(request, key), jobIdOf(key));
+      await this.add(childTurnPayload(request, key), jobIdOf(key));
       return { status: 'enqueued' }; // add cannot tell a duplicate from a new job
     });
   }

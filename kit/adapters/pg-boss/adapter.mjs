@@ -13,6 +13,10 @@
 //     `fetch` claims, the job id is the token, `complete` and `fail` settle, and a job
 //     expires `expireInSeconds` after its fetch (set per job at send: here 1 s, pg-boss's
 //     shortest; 15 minutes by default), to be released by pg-boss's maintenance.
+//     `--expire before-fetch` calls pg-boss's `expire()` before each `fetch`, so that a job
+//     whose lease ended is claimable at once: `expire()` is in pg-boss's type definitions,
+//     not in its documentation, which leaves expiry to maintenance (`--expire maintenance`,
+//     the default).
 //
 //   node adapter.mjs --recipe thm-safe
 //     thm's record in the same transaction as the job: BEGIN, thm_admit (thm_queue.sql:
@@ -32,9 +36,14 @@ import {
 import {
   LeaseError, QueueError, checkLimits, integer, serve, toWire, u64, validDuration,
 } from '../../protocol/node/protocol.mjs';
-import { commandLine, keyOf, payloadOf, requestOf, turnState } from '../library.mjs';
+import {
+  commandLine, keyOf, leaseCall, requestOf, turnState,
+} from '../library.mjs';
+import { childTurnPayload } from '../recipe.mjs';
+import { sendChildTurn } from './recipe.mjs';
 
-const { recipe: RECIPE } = commandLine();
+const { recipe: RECIPE, expire: EXPIRE = 'maintenance' } =
+  commandLine({ expire: [undefined, 'maintenance', 'before-fetch'] });
 const SAFE = RECIPE === 'thm-safe';
 
 const SCHEMA = 'pgboss';
@@ -43,7 +52,7 @@ const RETRY_LIMIT = 2; // pg-boss's default: a job is fetched at most 3 times
 // A job's lease, fixed when it is sent: pg-boss's shortest, the nearest it comes to the
 // suite's 300 ms leases (its default is 15 minutes).
 const EXPIRE_IN_SECONDS = 1;
-const NAME = `pg-boss-${RECIPE}`;
+const NAME = `pg-boss-${RECIPE}${EXPIRE === 'before-fetch' ? '-expire-before-fetch' : ''}`;
 
 const CAPABILITIES = {
   hooks: SAFE, // as documented, no one transaction holds the checks and the insert
@@ -83,19 +92,17 @@ class Queue extends SessionQueue {
   async enqueueOnce(request, hook) {
     checkLimits(request, CAPABILITIES);
     if (SAFE) {
-      // pg-boss's insert on the step's connection, through send's `db` option.
-      const db = { executeSql: (text, values) => this.session.client.query(text, values) };
-      return admitAndInsert(this.session, request, hook, async (admitted) => {
-        const payload = payloadOf(request, admitted.turn_key, admitted.record_id);
-        if ((await this.boss.send(QUEUE, payload, { db })) === null) {
-          throw new QueueError('internal', `pg-boss inserted no job for ${QUEUE}`);
-        }
-      });
+      // A job pg-boss did not insert is the recipe's error, `internal` here.
+      const client = this.session.client;
+      return admitAndInsert(this.session, request, hook, (admitted) =>
+        sendChildTurn(this.boss, QUEUE, client, request, admitted).catch((error) => {
+          throw fromStore(error, client) ? error : new QueueError('internal', error.message);
+        }));
     }
     return checkThenCall(this.session, request, async (key) => {
       let id;
       try {
-        id = await this.boss.send(QUEUE, payloadOf(request, key), { singletonKey: key.toString('hex') });
+        id = await this.boss.send(QUEUE, childTurnPayload(request, key), { singletonKey: key.toString('hex') });
       } catch (error) {
         if (!fromStore(error, null)) throw error;
         throw new QueueError('unavailable', `pg-boss send failed: ${error.message}`);
@@ -106,14 +113,8 @@ class Queue extends SessionQueue {
 
   // ---- leases as documented: fetch, the job id as the token, complete and fail ----
 
-  async leaseCall(run) {
-    try {
-      return await run();
-    } catch (error) {
-      if (!fromStore(error, this.session.client)) throw error;
-      log('lease:', error.message);
-      throw new LeaseError('unavailable');
-    }
+  leaseCall(run) {
+    return leaseCall(this.session, run, log);
   }
 
   // A job by id as the inspector sees it; undefined when there is none.
@@ -126,6 +127,7 @@ class Queue extends SessionQueue {
     if (!validDuration(duration)) throw new LeaseError('invalid_duration');
     return this.leaseCall(async () => {
       // pg-boss fetches with no duration: the job's expire_in, fixed at send, is the lease.
+      if (EXPIRE === 'before-fetch') await this.boss.expire();
       const [job] = await this.boss.fetch(QUEUE);
       if (!job) return null;
       const row = await this.job(job.id);
