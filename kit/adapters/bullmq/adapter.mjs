@@ -25,16 +25,18 @@
 //     `moveToFailed`; three attempts.
 //
 //   --recipe thm-safe
-//     thm's record in PostgreSQL: BEGIN, thm_admit (thm_queue.sql), `add` with the jobId of
-//     the recipe as documented, COMMIT. The record outlives the job; but BullMQ writes the job through
-//     its own connections (Redis, or its own PostgreSQL pool, each call in a transaction of
-//     its own), so the job is added before the record commits, and a step that rolls back
-//     after the add leaves its job behind: no addition can put both in one transaction.
+//     the relay (bullmq/recipe.mjs): decide in PostgreSQL and let BullMQ carry only decided
+//     work. BullMQ writes jobs through its own connections (Redis, or its own PostgreSQL
+//     pool), so no job can join the host's transaction: BEGIN, thm_admit (thm_queue.sql), a
+//     row of an outbox table, COMMIT; then the relay adds the row as a job whose id is the
+//     turn's and deletes the row. The relay runs after each enqueue that admitted and before
+//     each claim (for rows a crash left). A staged row is a pending child. Leases as for the
+//     recipe as documented.
 //
 // Environment: PG* for the host's database; THM_REDIS_SOCKET, the Redis server's unix
 // socket; THM_REDIS_RESTART or THM_POSTGRES_RESTART, a shell command that restarts the
 // backend's server, makes `restart_store` real.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { Job, Queue, UnrecoverableError, Worker, createPostgresBackend } from 'bullmq';
 import IORedis from 'ioredis';
@@ -47,6 +49,7 @@ import {
 } from '../../protocol/node/protocol.mjs';
 import { commandLine, keyOf, requestOf, turnState } from '../library.mjs';
 import { childTurnPayload } from '../recipe.mjs';
+import { OUTBOX_TABLE, jobIdOf, relay, stageChildTurn } from './recipe.mjs';
 
 const { recipe: RECIPE, backend: BACKEND } = commandLine({ backend: ['redis', 'postgres'] });
 const SAFE = RECIPE === 'thm-safe';
@@ -82,9 +85,6 @@ const CAPABILITIES = {
   max_attempts: ATTEMPTS,
 };
 
-const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
-// The job id for a turn key, as documented: `k` and its SHA-256.
-const jobIdOf = (key) => `k${sha256(key)}`;
 // A child id for the protocol (u64), from the job id: the first 64 bits of its hash.
 const childIdOfJobId = (id) => BigInt(`0x${id.slice(1, 17)}`);
 const childIdOf = (job) => childIdOfJobId(job.id);
@@ -115,15 +115,25 @@ class WorkerSession extends SessionQueue {
   async enqueueOnce(request, hook) {
     checkLimits(request, CAPABILITIES);
     if (SAFE) {
-      // Keyed by the turn, not the record: a retry after a rollback (a new record) adds
-      // nothing BullMQ does not already hold.
-      return admitAndInsert(this.session, request, hook, (admitted) =>
-        this.add(childTurnPayload(request, admitted.turn_key), jobIdOf(admitted.turn_key)));
+      const answer = await admitAndInsert(this.session, request, hook,
+        (admitted) => stageChildTurn(this.session.client, request, admitted));
+      if (answer.status === 'enqueued') await this.relay();
+      return answer;
     }
     return checkThenCall(this.session, request, async (key) => {
       await this.add(childTurnPayload(request, key), jobIdOf(key));
       return { status: 'enqueued' }; // add cannot tell a duplicate from a new job
     });
+  }
+
+  // The relay (thm-safe): a child already decided is delivered later if not now, so a
+  // failure here changes no answer; the next relay takes the row.
+  async relay() {
+    try {
+      await relay(this.session.client, this.adapter.queue, { attempts: ATTEMPTS });
+    } catch (error) {
+      this.adapter.log('relay:', error.message);
+    }
   }
 
   // ---- leases: BullMQ's manual fetching ----
@@ -143,6 +153,7 @@ class WorkerSession extends SessionQueue {
 
   async claim(duration) {
     if (!validDuration(duration)) throw new LeaseError('invalid_duration');
+    if (SAFE) await this.relay();
     return this.leaseCall(async () => {
       const token = randomUUID();
       // A Worker holds connections of its own (a pool and a LISTEN client on PostgreSQL), so
@@ -207,6 +218,7 @@ class BullMqAdapter extends PostgresAdapter {
       this.redis = new IORedis(CONNECTION);
       this.redis.on('error', (error) => this.log('redis:', error.message));
     }
+    if (SAFE) await this.store.query(OUTBOX_TABLE);
     this.queue = new Queue(QUEUE, { connection: CONNECTION }, BACKEND_FACTORY);
     this.queue.on('error', (error) => this.log('queue:', error.message));
     await this.queue.waitUntilReady();
@@ -277,6 +289,7 @@ class BullMqAdapter extends PostgresAdapter {
     await this.started();
     this.held.clear();
     await this.store.truncateHost();
+    if (SAFE) await this.store.query('DELETE FROM thm_child_turn_outbox');
     await this.queue.obliterate({ force: true });
   }
 
@@ -365,6 +378,16 @@ class BullMqAdapter extends PostgresAdapter {
         id: integer(childIdOf(job)), key: toWire(keyOf(job.data)), request: requestOf(job.data),
         state: turnState(state), attempts: job.attemptsStarted ?? 0,
         lease_expires_at: state === 'active' ? await this.lockExpiry(job.id) : null,
+      });
+    }
+    // The relay's staged rows (thm-safe) are children not yet in BullMQ.
+    const staged = SAFE ? await this.store.query('SELECT payload FROM thm_child_turn_outbox') : [];
+    for (const { payload } of staged) {
+      const id = integer(childIdOfJobId(jobIdOf(keyOf(payload))));
+      if (children.some((child) => child.id === id)) continue; // added, its row not yet deleted
+      children.push({
+        id, key: toWire(keyOf(payload)), request: requestOf(payload), state: 'pending',
+        attempts: 0, lease_expires_at: null,
       });
     }
     children.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
