@@ -11,8 +11,10 @@
       library's finding. So is a suite that exits other than 0 or 1.
   compat.py table MATRIX EXPECTED...
       Exits 1 unless MATRIX (kit/adapters/COMPATIBILITY.md) holds, between its markers, the
-      table and the one-line reasons written from the EXPECTED files. With --write, writes
-      them there instead.
+      table and the one-line reasons written from the EXPECTED files, and under each
+      `<!-- recipe: PATH -->` marker a code block holding the file PATH (beside MATRIX) as it
+      is: the recipes the page shows are the files the adapters and their tests run. With
+      --write, writes them there instead.
 
 A result is `pass`, `pass in part` (passed, with something left unproven: the report's
 `left_unproven`), `fail` or `skip`. Every result but `pass` needs its reason in one line, in
@@ -22,6 +24,7 @@ report one cause in more than one way, so that a cell that keeps its colour for 
 cause is a difference too.
 """
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -149,6 +152,22 @@ def table(expected_paths):
     return "\n".join(lines)
 
 
+RECIPE = re.compile(r"(<!-- recipe: (?P<path>[^ ]+) -->\n```(?P<lang>\w*)\n)(?P<code>.*?)```",
+                    re.DOTALL)
+
+
+def with_recipes(document, base):
+    """The document with each recipe marker's code block replaced by the file it names."""
+    def code(match):
+        path = base / match["path"]
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise Problem(f"the recipe {match['path']}: {error}") from error
+        return f"{match[1]}{text}```"
+    return RECIPE.sub(code, document)
+
+
 def table_command(argv):
     write = "--write" in argv
     argv = [a for a in argv if a != "--write"]
@@ -160,13 +179,13 @@ def table_command(argv):
         raise Problem(f"{matrix}: the markers of the matrix are missing")
     head, rest = document.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    wanted = f"{head}{BEGIN}\n{text}\n{END}{tail}"
+    wanted = with_recipes(f"{head}{BEGIN}\n{text}\n{END}{tail}", matrix.parent)
     if write:
         matrix.write_text(wanted, encoding="utf-8")
         return 0
     if wanted != document:
-        print(f"compat: {matrix} does not hold the matrix the expected results give; "
-              f"run: kit/adapters/compat.py table --write {' '.join(argv)}")
+        print(f"compat: {matrix} does not hold the matrix the expected results give, or a "
+              f"recipe as its file is; run: kit/adapters/compat.py table --write {' '.join(argv)}")
         return 1
     print(f"compat: {matrix} holds the matrix of {len(argv) - 1} libraries")
     return 0

@@ -155,5 +155,24 @@ class CompatTest(unittest.TestCase):
         self.assertTrue(text.endswith("tail\n"))
 
 
+    def test_a_recipe_on_the_page_is_its_file(self):
+        matrix = self.dir / "COMPATIBILITY.md"
+        (self.dir / "recipe.mjs").write_text("export const step = 1;\n")
+        matrix.write_text("# m\n<!-- matrix: written by kit/adapters/compat.py from each"
+                          " expected.json -->\n<!-- end of the matrix -->\n"
+                          "<!-- recipe: recipe.mjs -->\n```js\nan old sketch\n```\ntail\n")
+        self.assertEqual(self.compat("table", "--write", matrix, self.expected)[0], 0)
+        self.assertIn("```js\nexport const step = 1;\n```\ntail\n", matrix.read_text())
+        self.assertEqual(self.compat("table", matrix, self.expected)[0], 0)
+        (self.dir / "recipe.mjs").write_text("export const step = 2;\n")
+        status, out = self.compat("table", matrix, self.expected)
+        self.assertEqual(status, 1, out)
+        self.assertIn("or a recipe as its file is", out)
+        (self.dir / "recipe.mjs").unlink()
+        status, out = self.compat("table", matrix, self.expected)
+        self.assertEqual(status, 2, out)
+        self.assertIn("the recipe recipe.mjs", out)
+
+
 if __name__ == "__main__":
     unittest.main()
