@@ -1,5 +1,6 @@
 // thm's decision in the host's own PostgreSQL transaction: the half of every thm-safe recipe
-// that does not depend on the queue library (COMPATIBILITY.md shows this file as it is).
+// that does not depend on the queue library, and the outbox and relay for a library that
+// cannot join that transaction (COMPATIBILITY.md shows this file as it is).
 //
 // Set-up, once: apply kit/stores/postgres/thm_queue.sql beside the library's schema. thm_admit
 // decides on the stored reply and the live policy, so the host keeps them where it reads them:
@@ -70,4 +71,50 @@ export const childTurnPayload = (turn, key, childId) => ({
 export function commitReply(client, reply) {
   return client.query('SELECT thm_commit_reply($1, $2, $3, $4, $5, $6)', [reply.desk_id,
     u64Text(reply.thread_root), u64Text(reply.sequence), reply.author_id, reply.content, reply.hop]);
+}
+
+// ---- for a library that cannot join the transaction: an outbox and a relay ----
+
+/** The outbox, created once beside thm_queue.sql's tables. */
+export const OUTBOX_TABLE = `CREATE TABLE IF NOT EXISTS thm_child_turn_outbox (
+  turn_key BYTEA PRIMARY KEY,
+  payload JSON NOT NULL
+)`;
+
+/**
+ * The outbox row, inside the transaction thm_admit ran in on `client`: the child, decided
+ * and committed with thm's record, not yet handed to the library.
+ */
+export function stageChildTurn(client, turn, admitted) {
+  return client.query('INSERT INTO thm_child_turn_outbox (turn_key, payload) VALUES ($1, $2)',
+    [admitted.turn_key, childTurnPayload(turn, admitted.turn_key)]);
+}
+
+/** The whole step: decide, and on `admitted` stage the child, in one transaction. */
+export function enqueueStagedChildTurn(client, turn) {
+  return inOneTransaction(client, async () => {
+    const admitted = await admit(client, turn);
+    if (admitted.outcome === 'admitted') await stageChildTurn(client, turn, admitted);
+    return admitted;
+  });
+}
+
+/**
+ * The relay: each staged child handed to the library by `deliver(turnKey, payload)`, which
+ * must be idempotent by the turn (a job id, an idempotency key, a workflow id made from
+ * `turnKey`), then its row deleted, in a transaction of its own on `client` that holds the
+ * rows (`FOR UPDATE SKIP LOCKED`), so that relays running at once take different rows. Run
+ * it after each step that admitted, and on a timer for the rows a crash left between commit
+ * and delivery. A relay that stops after a delivery and before its commit leaves the row to
+ * deliver again: the library's key must still hold it then. Resolves to how many it relayed.
+ */
+export function relay(client, deliver) {
+  return inOneTransaction(client, async () => {
+    const { rows } = await client.query('SELECT turn_key, payload FROM thm_child_turn_outbox' +
+      ' ORDER BY turn_key LIMIT 100 FOR UPDATE SKIP LOCKED');
+    for (const row of rows) await deliver(row.turn_key, row.payload);
+    await client.query('DELETE FROM thm_child_turn_outbox WHERE turn_key = ANY($1)',
+      [rows.map((row) => row.turn_key)]);
+    return rows.length;
+  });
 }

@@ -16,7 +16,7 @@ import * as bullmq from './bullmq/recipe.mjs';
 import * as graphile from './graphile-worker/recipe.mjs';
 import { keyOf, requestOf } from './library.mjs';
 import * as pgBoss from './pg-boss/recipe.mjs';
-import { commitReply } from './recipe.mjs';
+import { OUTBOX_TABLE, commitReply, enqueueStagedChildTurn } from './recipe.mjs';
 
 const bytes = (text) => Buffer.from(text, 'utf8');
 const clients = [];
@@ -140,7 +140,7 @@ describe('graphile-worker', () => {
 describe('BullMQ relay', () => {
   let queue;
   before(async () => {
-    await host.query(bullmq.OUTBOX_TABLE);
+    await host.query(OUTBOX_TABLE);
     const { PGHOST, PGPORT, PGUSER, PGDATABASE } = process.env;
     const connection = {
       connectionString: `postgresql://${encodeURIComponent(PGUSER ?? '')}@/` +
@@ -155,27 +155,28 @@ describe('BullMQ relay', () => {
 
   test('racing callers stage one row; relays at once add one job keyed by the turn', async () => {
     const turn = await storedTurn();
-    assert.deepEqual(await race((connection, t) => bullmq.enqueueChildTurn(connection, t), turn),
+    assert.deepEqual(await race((connection, t) => enqueueStagedChildTurn(connection, t), turn),
       ONE_WINNER);
     const relays = await Promise.all([client(), client()]);
-    const relayed = await Promise.all(relays.map((connection) => bullmq.relay(connection, queue)));
+    const relayed = await Promise.all(
+      relays.map((connection) => bullmq.relayToBullMQ(connection, queue)));
     assert.equal(relayed[0] + relayed[1], 1);
     const { rows: [record] } = await host.query('SELECT turn_key FROM thm_idempotency' +
       ' ORDER BY id DESC LIMIT 1');
     const job = await queue.getJob(bullmq.jobIdOf(record.turn_key));
     assertCarries(job.data, turn);
-    assert.equal(await bullmq.relay(relays[0], queue), 0); // nothing left to add
+    assert.equal(await bullmq.relayToBullMQ(relays[0], queue), 0); // nothing left to add
     assert.equal((await host.query('SELECT count(*) AS n FROM thm_child_turn_outbox')).rows[0].n, '0');
   });
 
   test('a row a relay left (it stopped before its commit) adds no second job', async () => {
     const turn = await storedTurn();
     const connection = await client();
-    await bullmq.enqueueChildTurn(connection, turn);
+    await enqueueStagedChildTurn(connection, turn);
     const { rows: [row] } = await host.query('SELECT payload FROM thm_child_turn_outbox');
     const id = bullmq.jobIdOf(keyOf(row.payload));
     await queue.add('child-turn', row.payload, { jobId: id }); // the add before the stop
-    assert.equal(await bullmq.relay(connection, queue), 1);
+    assert.equal(await bullmq.relayToBullMQ(connection, queue), 1);
     const jobs = (await queue.getJobs(['waiting'])).filter((job) => job.id === id);
     assert.equal(jobs.length, 1);
   });

@@ -48,8 +48,10 @@ import {
   LeaseError, QueueError, checkLimits, integer, serve, toWire, validDuration,
 } from '../../protocol/node/protocol.mjs';
 import { commandLine, keyOf, requestOf, turnState } from '../library.mjs';
-import { childTurnPayload } from '../recipe.mjs';
-import { OUTBOX_TABLE, jobIdOf, relay, stageChildTurn } from './recipe.mjs';
+import {
+  OUTBOX_TABLE, childTurnPayload, stageChildTurn,
+} from '../recipe.mjs';
+import { jobIdOf, relayToBullMQ } from './recipe.mjs';
 
 const { recipe: RECIPE, backend: BACKEND } = commandLine({ backend: ['redis', 'postgres'] });
 const SAFE = RECIPE === 'thm-safe';
@@ -130,7 +132,7 @@ class WorkerSession extends SessionQueue {
   // failure here changes no answer; the next relay takes the row.
   async relay() {
     try {
-      await relay(this.session.client, this.adapter.queue, { attempts: ATTEMPTS });
+      await relayToBullMQ(this.session.client, this.adapter.queue, { attempts: ATTEMPTS });
     } catch (error) {
       this.adapter.log('relay:', error.message);
     }
