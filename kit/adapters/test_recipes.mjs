@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
+import { DBOS, DBOSClient } from '@dbos-inc/dbos-sdk';
 import { Queue, createPostgresBackend } from 'bullmq';
 import { makeWorkerUtils } from 'graphile-worker';
 import pg from 'pg';
@@ -13,6 +14,7 @@ import PgBoss from 'pg-boss';
 import { migrate } from '../protocol/node/postgres.mjs';
 import { requestToWire } from '../protocol/node/protocol.mjs';
 import * as bullmq from './bullmq/recipe.mjs';
+import * as dbos from './dbos/recipe.mjs';
 import * as graphile from './graphile-worker/recipe.mjs';
 import { keyOf, requestOf } from './library.mjs';
 import * as pgBoss from './pg-boss/recipe.mjs';
@@ -137,17 +139,45 @@ describe('graphile-worker', () => {
   });
 });
 
+// The PG* database as a URL (a host name is required; `host=` names the socket's folder).
+const { PGHOST, PGPORT, PGUSER, PGDATABASE } = process.env;
+const DATABASE_URL = `postgresql://${encodeURIComponent(PGUSER ?? '')}@localhost/` +
+  `${encodeURIComponent(PGDATABASE ?? '')}?host=${encodeURIComponent(PGHOST ?? '')}` +
+  `&port=${PGPORT ?? 5432}`;
+
+describe('DBOS', () => {
+  let dbosClient;
+  const quiet = { info() {}, debug() {}, warn() {}, error() {} };
+  const options = { queueName: 'child_turns', workflowName: 'child_turn', appVersion: 'v1' };
+  before(async () => {
+    DBOS.setConfig({ name: 'recipes', systemDatabaseUrl: DATABASE_URL, logger: quiet });
+    await DBOS.launch(); // creates DBOS's schema in the host's database
+    dbosClient = await DBOSClient.create({ systemDatabaseUrl: DATABASE_URL, logger: quiet });
+  });
+  after(async () => {
+    await dbosClient.destroy();
+    await DBOS.shutdown();
+  });
+
+  test('eight callers racing on one turn: one workflow, the whole request its argument', async () => {
+    const turn = await storedTurn();
+    const enqueue = (connection, t) => dbos.enqueueChildTurn(dbosClient, connection, t, options);
+    assert.deepEqual(await race(enqueue, turn), ONE_WINNER);
+    const { rows: [record] } = await host.query('SELECT turn_key FROM thm_idempotency' +
+      ' ORDER BY id DESC LIMIT 1');
+    const [workflow] = await DBOS.listWorkflows({
+      workflowIDs: [dbos.workflowIdOf(record.turn_key)], loadInput: true,
+    });
+    assert.equal(workflow.status, 'ENQUEUED');
+    assertCarries(workflow.input[0], turn);
+  });
+});
+
 describe('BullMQ relay', () => {
   let queue;
   before(async () => {
     await host.query(OUTBOX_TABLE);
-    const { PGHOST, PGPORT, PGUSER, PGDATABASE } = process.env;
-    const connection = {
-      connectionString: `postgresql://${encodeURIComponent(PGUSER ?? '')}@/` +
-        `${encodeURIComponent(PGDATABASE ?? '')}?host=${encodeURIComponent(PGHOST ?? '')}` +
-        `&port=${PGPORT ?? 5432}`,
-      migrate: true,
-    };
+    const connection = { connectionString: DATABASE_URL, migrate: true };
     queue = new Queue('child-turn', { connection }, createPostgresBackend);
     await queue.waitUntilReady();
   });
