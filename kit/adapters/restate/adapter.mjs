@@ -1,0 +1,264 @@
+#!/usr/bin/env node
+// The conformance suite's adapter over Restate 1.7.12 (kit/protocol/PROTOCOL.md, version 1),
+// with the TypeScript SDK 1.17.2: child turns are runs of the workflow `thm_child_turn` on
+// the Restate server whose ingress and admin APIs THM_RESTATE_INGRESS and THM_RESTATE_ADMIN
+// name, served by restate/service.mjs (its deployment; kit/scripts/restate_test_server starts
+// and registers it); the host's replies and policy are thm_queue.sql's tables in the
+// PostgreSQL database the PG* variables name. Each run waits for the host's `settle`, so a
+// child stays pending until the suite settles it, and is kept a second after it ends.
+//
+//   node adapter.mjs --recipe as-documented
+//     Restate as its documentation tells a host to run work once: the turn's id as the
+//     workflow id (a workflow's `run` runs once per id), submitted through the ingress's
+//     `send`; `Accepted` is enqueued and `PreviouslyAccepted` already. The host's checks (the
+//     stored reply and the live policy) run first, in a transaction of their own.
+//
+//   node adapter.mjs --recipe thm-safe
+//     the relay (restate/recipe.mjs): BEGIN, thm_admit (thm_queue.sql), an outbox row, COMMIT;
+//     then the relay submits the row as the turn's workflow and deletes it. A staged row is a
+//     pending child.
+//
+// No leases: Restate pushes each invocation to the service; a host has no call that claims
+// one.
+//
+// Environment: as above; THM_RESTATE_RESTART, a shell command that restarts the Restate
+// server, makes `restart_store` real.
+import {
+  PostgresAdapter, Session, SessionQueue, admitAndInsert, checkThenCall, restartServer,
+} from '../../protocol/node/postgres.mjs';
+import { QueueError, checkLimits, integer, serve, toWire } from '../../protocol/node/protocol.mjs';
+import { commandLine, keyOf, requestOf } from '../library.mjs';
+import {
+  OUTBOX_TABLE, childTurnPayload, stageChildTurn,
+} from '../recipe.mjs';
+import { relayToRestate, submitChildTurn, workflowIdOf } from './recipe.mjs';
+import { RETENTION_SECONDS, SERVICE } from './service.mjs';
+
+const { recipe: RECIPE } = commandLine();
+const SAFE = RECIPE === 'thm-safe';
+const NAME = `restate-${RECIPE}`;
+const { THM_RESTATE_INGRESS: INGRESS, THM_RESTATE_ADMIN: ADMIN } = process.env;
+if (!INGRESS || !ADMIN) {
+  console.error(`${NAME}: THM_RESTATE_INGRESS and THM_RESTATE_ADMIN name no Restate server`);
+  process.exit(2);
+}
+
+const CAPABILITIES = {
+  hooks: SAFE, // as documented, the checks (PostgreSQL) and the submission (Restate) are two
+  row_locking: SAFE,
+  persistent: true,
+  sql_schema: SAFE, // as documented the record is Restate's workflow id, not a row
+  leases: false,
+  injected_store_clock: false,
+  skewable_client_clock: false,
+  max_content_bytes: 1 << 20,
+  max_id_bytes: 1024,
+  max_attempts: null,
+};
+
+const log = (...parts) => console.error(`${NAME}:`, ...parts);
+
+/** Restate's admin API: `path` with `body` (JSON) or none; its JSON answer. */
+async function admin(method, path, body) {
+  const response = await fetch(`${ADMIN}${path}`, {
+    method, headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`Restate admin ${method} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : {};
+}
+
+/** Rows of Restate's introspection SQL. */
+async function query(sql) {
+  return (await admin('POST', '/query', { query: sql })).rows;
+}
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+// A run's input, from its journal's first entry (its bytes as a list of numbers): the JSON
+// payload the ingress took.
+const inputOf = (entryJson) => (entryJson
+  ? JSON.parse(Buffer.from(JSON.parse(entryJson).Command.Input.payload).toString('utf8')) : null);
+
+// A workflow's number for the protocol (u64): the first 64 bits of its id (a SHA-256).
+const childIdOf = (workflowId) => BigInt(`0x${workflowId.slice(0, 16)}`);
+
+class Queue extends SessionQueue {
+  constructor(session, adapter) {
+    super(session);
+    this.adapter = adapter;
+  }
+
+  async enqueueOnce(request, hook) {
+    checkLimits(request, CAPABILITIES);
+    if (SAFE) {
+      const answer = await admitAndInsert(this.session, request, hook,
+        (admitted) => stageChildTurn(this.session.client, request, admitted));
+      if (answer.status === 'enqueued') await this.adapter.relay(this.session.client);
+      return answer;
+    }
+    return checkThenCall(this.session, request, async (key) => {
+      let status;
+      try {
+        status = await submitChildTurn(INGRESS, SERVICE, key, childTurnPayload(request, key));
+      } catch (error) {
+        throw new QueueError('unavailable', `Restate did not take the workflow: ${error.message}`);
+      }
+      return { status: status === 'PreviouslyAccepted' ? 'already' : 'enqueued' };
+    });
+  }
+}
+
+class RestateAdapter extends PostgresAdapter {
+  constructor() {
+    super({ name: NAME, capabilities: CAPABILITIES });
+  }
+
+  async boot() {
+    if (SAFE) await this.store.query(OUTBOX_TABLE);
+  }
+
+  // The relay (thm-safe): a child already decided is delivered later if not now, so a
+  // failure here changes no answer; the next relay takes the row.
+  async relay(client) {
+    try {
+      await relayToRestate(client, INGRESS, SERVICE);
+    } catch (error) {
+      log('relay:', error.message);
+    }
+  }
+
+  async openQueue() {
+    await this.started();
+    return new Queue(await Session.open(undefined, log), this);
+  }
+
+  /**
+   * The workflows Restate holds: {id, invocation, state, payload}, the payload read from the
+   * run's input in its journal (null once the journal is gone).
+   */
+  async workflows() {
+    await this.started();
+    const runs = await query('SELECT i.target_service_key AS id, i.id AS invocation, i.status,' +
+      ' i.completion_failure, j.entry_json FROM sys_invocation i LEFT JOIN sys_journal j' +
+      ` ON j.id = i.id AND j.index = 0 WHERE i.target_service_name = '${SERVICE}'` +
+      " AND i.target_handler_name = 'run'");
+    return runs.map((run) => ({
+      id: run.id, invocation: run.invocation, payload: inputOf(run.entry_json),
+      state: run.status !== 'completed' ? 'pending' : run.completion_failure ? 'failed' : 'completed',
+    }));
+  }
+
+  // Every workflow and settle call ended and purged, so their ids are free again.
+  async reset() {
+    await this.started();
+    const invocations = await query('SELECT id, status FROM sys_invocation' +
+      ` WHERE target_service_name = '${SERVICE}'`);
+    await Promise.all(invocations.filter((row) => row.status !== 'completed')
+      .map((row) => admin('PATCH', `/invocations/${row.id}/kill`).catch(() => {})));
+    await Promise.all(invocations.map((row) => this.purge(row.id)));
+    await this.store.truncateHost();
+    if (SAFE) await this.store.query('DELETE FROM thm_child_turn_outbox');
+  }
+
+  // Purges an invocation once it has ended (a kill takes a moment).
+  async purge(invocation) {
+    for (let tries = 0; tries < 100; tries += 1) {
+      try {
+        await admin('PATCH', `/invocations/${invocation}/purge`);
+        return;
+      } catch (error) {
+        if (/ 404 /.test(error.message)) return;
+        await sleep(50);
+      }
+    }
+    throw new Error(`Restate did not purge ${invocation}`);
+  }
+
+  async workflowOf(childId) {
+    const id = BigInt(childId);
+    const found = (await this.workflows()).find((workflow) => childIdOf(workflow.id) === id);
+    if (!found) throw new Error(`no workflow with child id ${childId}`);
+    return found;
+  }
+
+  // The host's word to the workflow, and its end awaited; delete kills and purges it.
+  async op_settle(message) {
+    if (!['complete', 'fail', 'dead_letter', 'delete'].includes(message.how)) {
+      throw new Error(`unknown way to settle: ${message.how}`);
+    }
+    const workflow = await this.workflowOf(message.child_id);
+    if (message.how === 'delete') {
+      await admin('PATCH', `/invocations/${workflow.invocation}/kill`).catch(() => {});
+      await this.purge(workflow.invocation);
+      return;
+    }
+    const response = await fetch(`${INGRESS}/${SERVICE}/${workflow.id}/settle`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(message.how),
+    });
+    if (!response.ok) throw new Error(`settle: Restate answered ${response.status}`);
+    for (let tries = 0; tries < 200; tries += 1) {
+      if ((await this.workflowOf(message.child_id)).state !== 'pending') return;
+      await sleep(50);
+    }
+    throw new Error(`child ${message.child_id} did not end within 10 s of its settle`);
+  }
+
+  // Restate's own retention: ended workflows are dropped RETENTION_SECONDS after they end,
+  // by its cleaner (every second on the test server).
+  async op_run_maintenance() {
+    await sleep(RETENTION_SECONDS * 1000 + 2500);
+  }
+
+  // As documented, the records are the workflow ids Restate holds; on thm-safe, thm's.
+  async op_records() {
+    if (SAFE) {
+      await this.started();
+      const rows = await this.store.query('SELECT turn_key FROM thm_idempotency ORDER BY id');
+      return {
+        records: rows.map((row) => ({
+          key: toWire(row.turn_key), child_id: integer(childIdOf(workflowIdOf(row.turn_key))),
+        })),
+      };
+    }
+    const workflows = (await this.workflows()).filter((workflow) => workflow.payload);
+    return {
+      records: workflows.map((workflow) => ({
+        key: toWire(keyOf(workflow.payload)), child_id: integer(childIdOf(workflow.id)),
+      })),
+    };
+  }
+
+  async op_children() {
+    const children = (await this.workflows()).filter((workflow) => workflow.payload)
+      .map((workflow) => ({
+        id: integer(childIdOf(workflow.id)), key: toWire(keyOf(workflow.payload)),
+        request: requestOf(workflow.payload), state: workflow.state, attempts: 0,
+        lease_expires_at: null,
+      }));
+    // The relay's staged rows (thm-safe) are children not yet submitted.
+    const staged = SAFE ? await this.store.query('SELECT payload FROM thm_child_turn_outbox') : [];
+    for (const { payload } of staged) {
+      const id = integer(childIdOf(workflowIdOf(keyOf(payload))));
+      if (children.some((child) => child.id === id)) continue;
+      children.push({
+        id, key: toWire(keyOf(payload)), request: requestOf(payload), state: 'pending',
+        attempts: 0, lease_expires_at: null,
+      });
+    }
+    return { children };
+  }
+
+  async op_unique_key_index() {
+    await this.started();
+    return { index: SAFE ? await this.store.uniqueKeyIndex('thm_idempotency') : null };
+  }
+
+  op_restart_store() {
+    restartServer(process.env.THM_RESTATE_RESTART);
+  }
+}
+
+serve(new RestateAdapter());
