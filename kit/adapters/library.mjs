@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 
 import { fromStore } from '../protocol/node/postgres.mjs';
-import { LeaseError, requestToWire } from '../protocol/node/protocol.mjs';
+import { LeaseError, integer, requestToWire, toWire } from '../protocol/node/protocol.mjs';
 
 /**
  * The command line: `--recipe as-documented|thm-safe`, and each of `choices` (option name →
@@ -64,4 +64,37 @@ export async function leaseCall(session, run, log) {
     log('lease:', error.message);
     throw new LeaseError('unavailable');
   }
+}
+
+/** The ways the host settles a child (PROTOCOL.md's `settle`); any other is an error. */
+export function checkSettleWay(how) {
+  if (!['complete', 'fail', 'dead_letter', 'delete'].includes(how)) {
+    throw new Error(`unknown way to settle: ${how}`);
+  }
+}
+
+/** The one of `items` whose child id, `idOf(item)` (a BigInt), is `childId`; throws if none. */
+export function childOf(items, childId, idOf) {
+  const id = BigInt(childId);
+  const found = items.find((item) => idOf(item) === id);
+  if (!found) throw new Error(`no child with id ${childId}`);
+  return found;
+}
+
+/**
+ * `children` (the protocol's) with the relay's staged rows (recipe.mjs's outbox, read on
+ * `store`) added: each row not yet delivered is a pending child, whose id is the one its
+ * delivered form will have, `childIdOfKey(turnKey)`.
+ */
+export async function withStagedChildren(store, children, childIdOfKey) {
+  const staged = await store.query('SELECT payload FROM thm_child_turn_outbox');
+  for (const { payload } of staged) {
+    const id = integer(childIdOfKey(keyOf(payload)));
+    if (children.some((child) => child.id === id)) continue; // delivered, its row not yet gone
+    children.push({
+      id, key: toWire(keyOf(payload)), request: requestOf(payload), state: 'pending',
+      attempts: 0, lease_expires_at: null,
+    });
+  }
+  return children;
 }

@@ -47,7 +47,9 @@ import {
 import {
   LeaseError, QueueError, checkLimits, integer, serve, toWire, validDuration,
 } from '../../protocol/node/protocol.mjs';
-import { commandLine, keyOf, requestOf, turnState } from '../library.mjs';
+import {
+  checkSettleWay, commandLine, keyOf, requestOf, turnState, withStagedChildren,
+} from '../library.mjs';
 import {
   OUTBOX_TABLE, childTurnPayload, stageChildTurn,
 } from '../recipe.mjs';
@@ -311,13 +313,11 @@ class BullMqAdapter extends PostgresAdapter {
   // fetch takes on the way are put back), then completed, or failed for good (fail and dead
   // letter alike: an UnrecoverableError, no retry); delete is `remove`.
   async op_settle(message) {
+    checkSettleWay(message.how);
     const job = await this.jobOf(message.child_id);
     if (message.how === 'delete') {
       await job.remove();
       return;
-    }
-    if (!['complete', 'fail', 'dead_letter'].includes(message.how)) {
-      throw new Error(`unknown way to settle: ${message.how}`);
     }
     const finish = async (active, token) => {
       if (message.how === 'complete') await active.moveToCompleted('settled', token, false);
@@ -383,15 +383,7 @@ class BullMqAdapter extends PostgresAdapter {
       });
     }
     // The relay's staged rows (thm-safe) are children not yet in BullMQ.
-    const staged = SAFE ? await this.store.query('SELECT payload FROM thm_child_turn_outbox') : [];
-    for (const { payload } of staged) {
-      const id = integer(childIdOfJobId(jobIdOf(keyOf(payload))));
-      if (children.some((child) => child.id === id)) continue; // added, its row not yet deleted
-      children.push({
-        id, key: toWire(keyOf(payload)), request: requestOf(payload), state: 'pending',
-        attempts: 0, lease_expires_at: null,
-      });
-    }
+    if (SAFE) await withStagedChildren(this.store, children, (key) => childIdOfJobId(jobIdOf(key)));
     children.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     return { children };
   }

@@ -33,7 +33,7 @@ import {
   PostgresAdapter, Session, SessionQueue, admitAndInsert, checkThenCall, fromStore,
 } from '../../protocol/node/postgres.mjs';
 import { QueueError, checkLimits, integer, serve, toWire } from '../../protocol/node/protocol.mjs';
-import { commandLine, keyOf, requestOf } from '../library.mjs';
+import { checkSettleWay, childOf, commandLine, keyOf, requestOf } from '../library.mjs';
 import { childTurnPayload } from '../recipe.mjs';
 import { enqueueChildWorkflow, workflowIdOf } from './recipe.mjs';
 
@@ -170,19 +170,14 @@ class DbosAdapter extends PostgresAdapter {
   }
 
   async workflowOf(childId) {
-    const id = BigInt(childId);
-    const found = (await this.workflows()).find((workflow) => childIdOf(workflow.workflowID) === id);
-    if (!found) throw new Error(`no workflow with child id ${childId}`);
-    return found;
+    return childOf(await this.workflows(), childId, (workflow) => childIdOf(workflow.workflowID));
   }
 
   // The host's word to the workflow, and its end awaited; delete is DBOS's deleteWorkflow of
   // a cancelled one.
   async op_settle(message) {
+    checkSettleWay(message.how);
     const { workflowID } = await this.workflowOf(message.child_id);
-    if (!['complete', 'fail', 'dead_letter', 'delete'].includes(message.how)) {
-      throw new Error(`unknown way to settle: ${message.how}`);
-    }
     if (message.how === 'delete') {
       await DBOS.cancelWorkflow(workflowID);
       await DBOS.send(workflowID, { how: 'delete' }, SETTLE).catch(() => {});

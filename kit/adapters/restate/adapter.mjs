@@ -27,7 +27,9 @@ import {
   PostgresAdapter, Session, SessionQueue, admitAndInsert, checkThenCall, restartServer,
 } from '../../protocol/node/postgres.mjs';
 import { QueueError, checkLimits, integer, serve, toWire } from '../../protocol/node/protocol.mjs';
-import { commandLine, keyOf, requestOf } from '../library.mjs';
+import {
+  checkSettleWay, childOf, commandLine, keyOf, requestOf, withStagedChildren,
+} from '../library.mjs';
 import {
   OUTBOX_TABLE, childTurnPayload, stageChildTurn,
 } from '../recipe.mjs';
@@ -177,17 +179,12 @@ class RestateAdapter extends PostgresAdapter {
   }
 
   async workflowOf(childId) {
-    const id = BigInt(childId);
-    const found = (await this.workflows()).find((workflow) => childIdOf(workflow.id) === id);
-    if (!found) throw new Error(`no workflow with child id ${childId}`);
-    return found;
+    return childOf(await this.workflows(), childId, (workflow) => childIdOf(workflow.id));
   }
 
   // The host's word to the workflow, and its end awaited; delete kills and purges it.
   async op_settle(message) {
-    if (!['complete', 'fail', 'dead_letter', 'delete'].includes(message.how)) {
-      throw new Error(`unknown way to settle: ${message.how}`);
-    }
+    checkSettleWay(message.how);
     const workflow = await this.workflowOf(message.child_id);
     if (message.how === 'delete') {
       await admin('PATCH', `/invocations/${workflow.invocation}/kill`).catch(() => {});
@@ -239,15 +236,7 @@ class RestateAdapter extends PostgresAdapter {
         lease_expires_at: null,
       }));
     // The relay's staged rows (thm-safe) are children not yet submitted.
-    const staged = SAFE ? await this.store.query('SELECT payload FROM thm_child_turn_outbox') : [];
-    for (const { payload } of staged) {
-      const id = integer(childIdOf(workflowIdOf(keyOf(payload))));
-      if (children.some((child) => child.id === id)) continue;
-      children.push({
-        id, key: toWire(keyOf(payload)), request: requestOf(payload), state: 'pending',
-        attempts: 0, lease_expires_at: null,
-      });
-    }
+    if (SAFE) await withStagedChildren(this.store, children, (key) => childIdOf(workflowIdOf(key)));
     return { children };
   }
 
