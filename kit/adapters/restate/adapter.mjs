@@ -2,7 +2,7 @@
 // The conformance suite's adapter over Restate 1.7.12 (kit/protocol/PROTOCOL.md, version 1),
 // with the TypeScript SDK 1.17.2: child turns are runs of the workflow `thm_child_turn` on
 // the Restate server whose ingress and admin APIs THM_RESTATE_INGRESS and THM_RESTATE_ADMIN
-// name, served by restate/service.mjs (its deployment; kit/scripts/restate_test_server starts
+// name, served by restate/service.mjs (its deployment; kit/scripts/restate_cluster starts
 // and registers it); the host's replies and policy are thm_queue.sql's tables in the
 // PostgreSQL database the PG* variables name. Each run waits for the host's `settle`, so a
 // child stays pending until the suite settles it, and is kept a second after it ends.
@@ -21,8 +21,14 @@
 // No leases: Restate pushes each invocation to the service; a host has no call that claims
 // one.
 //
-// Environment: as above; THM_RESTATE_RESTART, a shell command that restarts the Restate
-// server, makes `restart_store` real.
+// Environment: as above, each a comma-separated list for a cluster (the nodes, tried in
+// order); THM_RESTATE_RESTART, a shell command that restarts the Restate server, makes
+// `restart_store` real; THM_RESTATE_CLUSTER, a cluster kit/scripts/restate_cluster started
+// (its DIR), declares `nodes` and serves the node faults through that script.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
 import {
   PostgresAdapter, Session, SessionQueue, admitAndInsert, checkThenCall, restartServer,
 } from '../../protocol/node/postgres.mjs';
@@ -39,11 +45,14 @@ import { RETENTION_SECONDS, SERVICE } from './service.mjs';
 const { recipe: RECIPE } = commandLine();
 const SAFE = RECIPE === 'thm-safe';
 const NAME = `restate-${RECIPE}`;
-const { THM_RESTATE_INGRESS: INGRESS, THM_RESTATE_ADMIN: ADMIN } = process.env;
-if (!INGRESS || !ADMIN) {
+const { THM_RESTATE_INGRESS, THM_RESTATE_ADMIN, THM_RESTATE_CLUSTER: CLUSTER } = process.env;
+if (!THM_RESTATE_INGRESS || !THM_RESTATE_ADMIN) {
   console.error(`${NAME}: THM_RESTATE_INGRESS and THM_RESTATE_ADMIN name no Restate server`);
   process.exit(2);
 }
+const INGRESSES = THM_RESTATE_INGRESS.split(',');
+const ADMINS = THM_RESTATE_ADMIN.split(',');
+const CLUSTER_SCRIPT = fileURLToPath(new URL('../../scripts/restate_cluster', import.meta.url));
 
 const CAPABILITIES = {
   hooks: SAFE, // as documented, the checks (PostgreSQL) and the submission (Restate) are two
@@ -56,19 +65,42 @@ const CAPABILITIES = {
   max_content_bytes: 1 << 20,
   max_id_bytes: 1024,
   max_attempts: null,
+  nodes: CLUSTER !== undefined,
+  election_timeout: null,
 };
 
 const log = (...parts) => console.error(`${NAME}:`, ...parts);
 
-/** Restate's admin API: `path` with `body` (JSON) or none; its JSON answer. */
+/**
+ * Restate's admin API: `path` with `body` (JSON) or none; its JSON answer, from the first
+ * node that gives one. On a cluster, a node that was just killed leaves the others unable to
+ * answer queries for a moment while its partitions move: the nodes are asked again for up
+ * to 15 s.
+ */
 async function admin(method, path, body) {
-  const response = await fetch(`${ADMIN}${path}`, {
-    method, headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`Restate admin ${method} ${path}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : {};
+  const until = Date.now() + 15000;
+  for (;;) {
+    let last;
+    for (const base of ADMINS) {
+      let response;
+      try {
+        response = await fetch(`${base}${path}`, {
+          method, headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(5000),
+        });
+      } catch (error) {
+        last = error; // the node is down or paused: the next one
+        continue;
+      }
+      const text = await response.text();
+      if (response.ok) return text ? JSON.parse(text) : {};
+      last = new Error(`Restate admin ${method} ${path}: ${response.status} ${text}`);
+      if (response.status < 500) throw last; // an answer: the request itself was refused
+    }
+    if (ADMINS.length === 1 || Date.now() > until) throw last;
+    await sleep(100);
+  }
 }
 
 /** Rows of Restate's introspection SQL. */
@@ -77,6 +109,31 @@ async function query(sql) {
 }
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/** kit/scripts/restate_cluster's COMMAND on the cluster, with ARGS; its output. */
+async function cluster(command, ...args) {
+  const { stdout } = await promisify(execFile)(CLUSTER_SCRIPT,
+    [command, CLUSTER, ...args.map(String)], { timeout: 25000 });
+  return stdout.trim();
+}
+
+/** The host's word to workflow `id` (its `settle`), on the first node that takes it. */
+async function settleWorkflow(id, how) {
+  let last;
+  for (const ingress of INGRESSES) {
+    try {
+      const response = await fetch(`${ingress}/${SERVICE}/${id}/settle`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(how), signal: AbortSignal.timeout(5000),
+      });
+      if (response.ok) return;
+      last = new Error(`settle: Restate answered ${response.status}`);
+    } catch (error) {
+      last = error;
+    }
+  }
+  throw last;
+}
 
 // A run's input, from its journal's first entry (its bytes as a list of numbers): the JSON
 // payload the ingress took.
@@ -101,13 +158,18 @@ class Queue extends SessionQueue {
       return answer;
     }
     return checkThenCall(this.session, request, async (key) => {
-      let status;
+      let answer;
       try {
-        status = await submitChildTurn(INGRESS, SERVICE, key, childTurnPayload(request, key));
+        answer = await submitChildTurn(INGRESSES, SERVICE, key, childTurnPayload(request, key));
       } catch (error) {
-        throw new QueueError('unavailable', `Restate did not take the workflow: ${error.message}`);
+        throw new QueueError(error.uncertain ? 'indeterminate' : 'unavailable',
+          `Restate did not take the workflow: ${error.message}`);
       }
-      return { status: status === 'PreviouslyAccepted' ? 'already' : 'enqueued' };
+      if (answer.status !== 'PreviouslyAccepted') return { status: 'enqueued' };
+      // A node passed may have taken this very submission: then nobody knows whether the
+      // workflow Restate holds is this caller's.
+      if (answer.uncertain) throw new QueueError('indeterminate', 'a node passed may have taken it');
+      return { status: 'already' };
     });
   }
 }
@@ -125,7 +187,7 @@ class RestateAdapter extends PostgresAdapter {
   // failure here changes no answer; the next relay takes the row.
   async relay(client) {
     try {
-      await relayToRestate(client, INGRESS, SERVICE);
+      await relayToRestate(client, INGRESSES, SERVICE);
     } catch (error) {
       log('relay:', error.message);
     }
@@ -191,11 +253,7 @@ class RestateAdapter extends PostgresAdapter {
       await this.purge(workflow.invocation);
       return;
     }
-    const response = await fetch(`${INGRESS}/${SERVICE}/${workflow.id}/settle`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(message.how),
-    });
-    if (!response.ok) throw new Error(`settle: Restate answered ${response.status}`);
+    await settleWorkflow(workflow.id, message.how);
     for (let tries = 0; tries < 200; tries += 1) {
       if ((await this.workflowOf(message.child_id)).state !== 'pending') return;
       await sleep(50);
@@ -245,8 +303,39 @@ class RestateAdapter extends PostgresAdapter {
     return { index: SAFE ? await this.store.uniqueKeyIndex('thm_idempotency') : null };
   }
 
-  op_restart_store() {
-    restartServer(process.env.THM_RESTATE_RESTART);
+  async op_restart_store() {
+    if (CLUSTER !== undefined) await cluster('restart-all');
+    else restartServer(process.env.THM_RESTATE_RESTART);
+  }
+
+  // ---- node faults (PROTOCOL.md §4; with THM_RESTATE_CLUSTER) ----
+
+  op_node_count() {
+    return { count: 3 };
+  }
+
+  async op_leader() {
+    return { node: Number(await cluster('leader')) };
+  }
+
+  async op_kill_node({ node }) {
+    await cluster('kill', node);
+  }
+
+  async op_restart_node({ node }) {
+    await cluster('restart', node);
+  }
+
+  async op_pause_node({ node }) {
+    await cluster('pause', node);
+  }
+
+  async op_resume_node({ node }) {
+    await cluster('resume', node);
+  }
+
+  async op_recover() {
+    await cluster('recover');
   }
 }
 

@@ -11,17 +11,32 @@ import { relay } from '../recipe.mjs';
 export const workflowIdOf = (turnKey) => createHash('sha256').update(turnKey).digest('hex');
 
 /**
- * Submits the child's workflow `service` (its `run` handler) through Restate's ingress at
- * `ingress` (a URL), keyed by the turn: Resolves to Restate's answer, `Accepted` or, for a
- * workflow id it already holds, `PreviouslyAccepted`. Throws on any other answer.
+ * Submits the child's workflow `service` (its `run` handler), keyed by the turn, through
+ * Restate's ingress: `ingresses`, the URL of each node that takes submissions, tried in order
+ * (a node that refuses the connection, errs or does not answer within `timeoutMs` is
+ * passed). Resolves to {status, uncertain}: Restate's answer, `Accepted` or, for a workflow
+ * id it already holds, `PreviouslyAccepted`; and whether a node passed may have taken the
+ * submission (then `PreviouslyAccepted` may be this caller's own). Throws the last error
+ * when no node answers.
  */
-export async function submitChildTurn(ingress, service, turnKey, payload) {
-  const response = await fetch(`${ingress}/${service}/${workflowIdOf(turnKey)}/run/send`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
-  });
-  if (!response.ok) throw new Error(`Restate answered ${response.status}: ${await response.text()}`);
-  return (await response.json()).status;
+export async function submitChildTurn(ingresses, service, turnKey, payload, timeoutMs = 5000) {
+  let uncertain = false;
+  let last;
+  for (const ingress of ingresses) {
+    try {
+      const response = await fetch(`${ingress}/${service}/${workflowIdOf(turnKey)}/run/send`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(payload), signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (response.ok) return { status: (await response.json()).status, uncertain };
+      last = new Error(`Restate answered ${response.status}: ${await response.text()}`);
+    } catch (error) {
+      last = error;
+    }
+    // Only a refused connection says that nothing reached the node.
+    uncertain ||= last.cause?.code !== 'ECONNREFUSED';
+  }
+  throw Object.assign(last, { uncertain });
 }
 
 /**
@@ -29,6 +44,6 @@ export async function submitChildTurn(ingress, service, turnKey, payload) {
  * a second submission `PreviouslyAccepted` for as long as it keeps the workflow (its
  * `workflowRetention` after the workflow ends): keep it longer than a relay can lag.
  */
-export function relayToRestate(client, ingress, service) {
-  return relay(client, (turnKey, payload) => submitChildTurn(ingress, service, turnKey, payload));
+export function relayToRestate(client, ingresses, service) {
+  return relay(client, (turnKey, payload) => submitChildTurn(ingresses, service, turnKey, payload));
 }

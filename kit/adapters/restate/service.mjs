@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The host's Restate service for the suite's child turns: the workflow `thm_child_turn`, served
 // over HTTP/2 on 127.0.0.1:PORT, as a deployment the Restate server calls (register it with
-// the admin API: kit/scripts/restate_test_server does). Each run waits on a durable promise
+// the admin API: kit/scripts/restate_cluster does). Each run waits on a durable promise
 // that the host resolves through `settle`, so a child stays pending until the host ends it.
 // Workflows are kept RETENTION_SECONDS after they end (Restate's `workflowRetention`, a day
 // by default), so that a test sees the end of their life.
