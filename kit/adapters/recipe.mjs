@@ -3,11 +3,12 @@
 // cannot join that transaction (COMPATIBILITY.md shows this file as it is).
 //
 // Set-up, once: apply kit/stores/postgres/thm_queue.sql beside the library's schema. thm_admit
-// decides on the stored reply and the live policy, so the host keeps them where it reads them:
-// every reply through `commitReply` below, and the tables thm_policy, thm_forbidden_pair and
-// thm_available_agent current. A turn is the request of SPEC §6 as a plain object: ids and
-// content as Buffers (any bytes), sequence a u64 (BigInt or decimal text), thread_root a u64
-// or null (a message outside any thread), child_hop a number.
+// decides on the stored reply and the live policy, so the host keeps them where it reads them,
+// with the writers below: every reply (`commitReply`), the policy (`setPolicy`), the agents
+// that may be handed a turn (`setAgentAvailable`) and the pairs that may not
+// (`setPairForbidden`). A turn is the request of SPEC §6 as a plain object: ids and content as
+// Buffers (any bytes), sequence a u64 (BigInt, decimal text or a safe integer), thread_root a
+// u64 or null (a message outside any thread), child_hop a number.
 
 /**
  * Runs `work()` in one transaction on `client` (a pg.Client the host owns), committed when it
@@ -27,8 +28,15 @@ export async function inOneTransaction(client, work) {
   }
 }
 
-// A u64 as decimal text, which PostgreSQL reads into NUMERIC exactly; null stays null.
-const u64Text = (value) => (value === null || value === undefined ? null : String(value));
+// A u64 as decimal text, which PostgreSQL reads into NUMERIC exactly; null stays null. A
+// Number past 2^53 has lost its digits already, so it is refused rather than rounded.
+function u64Text(value) {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) {
+    throw new TypeError(`${value} is not a u64 a Number can hold exactly: pass a BigInt or text`);
+  }
+  return String(value);
+}
 
 const turnParameters = (turn) => [turn.desk_id, u64Text(turn.thread_root),
   u64Text(turn.sequence), turn.source_id, turn.target_id, turn.content, turn.child_hop];
@@ -71,6 +79,31 @@ export const childTurnPayload = (turn, key, childId) => ({
 export function commitReply(client, reply) {
   return client.query('SELECT thm_commit_reply($1, $2, $3, $4, $5, $6)', [reply.desk_id,
     u64Text(reply.thread_root), u64Text(reply.sequence), reply.author_id, reply.content, reply.hop]);
+}
+
+/**
+ * The policy thm_admit reads: dispatch `enabled` and `maxHops`, the longest chain of agent
+ * turns. Without a policy row, dispatch is disabled.
+ */
+export function setPolicy(client, { enabled, maxHops }) {
+  return client.query('INSERT INTO thm_policy (id, enabled, max_hops) VALUES (1, $1, $2)' +
+    ' ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled, max_hops = excluded.max_hops',
+  [enabled, maxHops]);
+}
+
+/** Whether agent `agentId` (a Buffer) may be handed a turn: an allow-list, empty at first. */
+export function setAgentAvailable(client, agentId, available) {
+  return client.query(available
+    ? 'INSERT INTO thm_available_agent (agent_id) VALUES ($1) ON CONFLICT DO NOTHING'
+    : 'DELETE FROM thm_available_agent WHERE agent_id = $1', [agentId]);
+}
+
+/** Whether `sourceId` may not hand turns to `targetId` (Buffers); every pair may at first. */
+export function setPairForbidden(client, sourceId, targetId, forbidden) {
+  return client.query(forbidden
+    ? 'INSERT INTO thm_forbidden_pair (source_id, target_id) VALUES ($1, $2) ON CONFLICT DO NOTHING'
+    : 'DELETE FROM thm_forbidden_pair WHERE source_id = $1 AND target_id = $2',
+  [sourceId, targetId]);
 }
 
 // ---- for a library that cannot join the transaction: an outbox and a relay ----

@@ -18,7 +18,9 @@ import * as dbos from './dbos/recipe.mjs';
 import * as graphile from './graphile-worker/recipe.mjs';
 import { keyOf, requestOf } from './library.mjs';
 import * as pgBoss from './pg-boss/recipe.mjs';
-import { OUTBOX_TABLE, commitReply, enqueueStagedChildTurn } from './recipe.mjs';
+import {
+  OUTBOX_TABLE, commitReply, enqueueStagedChildTurn, setAgentAvailable, setPairForbidden, setPolicy,
+} from './recipe.mjs';
 
 const bytes = (text) => Buffer.from(text, 'utf8');
 const clients = [];
@@ -73,10 +75,8 @@ async function records() {
 before(async () => {
   host = await client();
   await migrate(host);
-  await host.query('INSERT INTO thm_policy (id, enabled, max_hops) VALUES (1, true, 8)' +
-    ' ON CONFLICT (id) DO UPDATE SET enabled = true, max_hops = 8');
-  await host.query('INSERT INTO thm_available_agent VALUES ($1) ON CONFLICT DO NOTHING',
-    [bytes('bob')]);
+  await setPolicy(host, { enabled: true, maxHops: 8 });
+  await setAgentAvailable(host, bytes('bob'), true);
 });
 
 after(() => Promise.allSettled(clients.map((opened) => opened.end())));
@@ -108,6 +108,23 @@ describe('pg-boss', () => {
     await assert.rejects(pgBoss.enqueueChildTurn(boss, 'never-created', await client(), turn),
       /inserted no job/);
     assert.equal(await records(), before);
+  });
+
+  test('the policy the setters write decides: a forbidden pair and an agent not available', async () => {
+    const turn = await storedTurn();
+    const enqueue = (t) => pgBoss.enqueueChildTurn(boss, 'child-turn', host, t);
+    await setPairForbidden(host, turn.source_id, turn.target_id, true);
+    assert.equal((await enqueue(turn)).outcome, 'refused');
+    await setPairForbidden(host, turn.source_id, turn.target_id, false);
+    await setAgentAvailable(host, turn.target_id, false);
+    assert.equal((await enqueue(turn)).outcome, 'refused');
+    await setAgentAvailable(host, turn.target_id, true);
+    assert.equal((await enqueue(turn)).outcome, 'admitted');
+  });
+
+  test('a u64 as a Number past 2^53 is refused, not rounded', async () => {
+    const turn = { ...(await storedTurn()), sequence: 2 ** 53 + 2 };
+    await assert.rejects(pgBoss.enqueueChildTurn(boss, 'child-turn', host, turn), TypeError);
   });
 
   test('a turn with no stored reply writes nothing', async () => {

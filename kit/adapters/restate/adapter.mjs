@@ -7,11 +7,13 @@
 // PostgreSQL database the PG* variables name. Each run waits for the host's `settle`, so a
 // child stays pending until the suite settles it, and is kept a second after it ends.
 //
-//   node adapter.mjs --recipe as-documented
+//   node adapter.mjs --recipe as-documented [--key workflow-id|idempotency-key]
 //     Restate as its documentation tells a host to run work once: the turn's id as the
 //     workflow id (a workflow's `run` runs once per id), submitted through the ingress's
-//     `send`; `Accepted` is enqueued and `PreviouslyAccepted` already. The host's checks (the
-//     stored reply and the live policy) run first, in a transaction of their own.
+//     `send`; `Accepted` is enqueued and `PreviouslyAccepted` already. With `--key
+//     idempotency-key`, a call of the object `thm_child_turn_call` with the turn's id as its
+//     key and as its `idempotency-key` header instead. The host's checks (the stored reply
+//     and the live policy) run first, in a transaction of their own.
 //
 //   node adapter.mjs --recipe thm-safe
 //     the relay (restate/recipe.mjs): BEGIN, thm_admit (thm_queue.sql), an outbox row, COMMIT;
@@ -25,10 +27,9 @@
 // order); THM_RESTATE_RESTART, a shell command that restarts the Restate server, makes
 // `restart_store` real; THM_RESTATE_CLUSTER, a cluster kit/scripts/restate_cluster started
 // (its DIR), declares `nodes` and serves the node faults through that script.
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
+import { clusterScript, nodeOperations } from '../../protocol/node/cluster.mjs';
 import {
   PostgresAdapter, Session, SessionQueue, admitAndInsert, checkThenCall, restartServer,
 } from '../../protocol/node/postgres.mjs';
@@ -39,12 +40,16 @@ import {
 import {
   OUTBOX_TABLE, childTurnPayload, stageChildTurn,
 } from '../recipe.mjs';
-import { relayToRestate, submitChildTurn, workflowIdOf } from './recipe.mjs';
-import { RETENTION_SECONDS, SERVICE } from './service.mjs';
+import { postToRestate, relayToRestate, workflowIdOf } from './recipe.mjs';
+import { CALL_SERVICE, RETENTION_SECONDS, SERVICE } from './service.mjs';
 
-const { recipe: RECIPE } = commandLine();
+const { recipe: RECIPE, key: KEY = 'workflow-id' } =
+  commandLine({ key: [undefined, 'workflow-id', 'idempotency-key'] });
 const SAFE = RECIPE === 'thm-safe';
-const NAME = `restate-${RECIPE}`;
+const BY_IDEMPOTENCY_KEY = !SAFE && KEY === 'idempotency-key';
+const NAME = SAFE ? 'restate-thm-safe' : `restate-${KEY}`;
+// The child's service: the workflow, or (by idempotency key) the object.
+const CHILD_SERVICE = BY_IDEMPOTENCY_KEY ? CALL_SERVICE : SERVICE;
 const { THM_RESTATE_INGRESS, THM_RESTATE_ADMIN, THM_RESTATE_CLUSTER: CLUSTER } = process.env;
 if (!THM_RESTATE_INGRESS || !THM_RESTATE_ADMIN) {
   console.error(`${NAME}: THM_RESTATE_INGRESS and THM_RESTATE_ADMIN name no Restate server`);
@@ -110,29 +115,22 @@ async function query(sql) {
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
-/** kit/scripts/restate_cluster's COMMAND on the cluster, with ARGS; its output. */
-async function cluster(command, ...args) {
-  const { stdout } = await promisify(execFile)(CLUSTER_SCRIPT,
-    [command, CLUSTER, ...args.map(String)], { timeout: 25000 });
-  return stdout.trim();
-}
+/** kit/scripts/restate_cluster on the cluster of THM_RESTATE_CLUSTER. */
+const cluster = clusterScript(CLUSTER_SCRIPT, CLUSTER);
 
-/** The host's word to workflow `id` (its `settle`), on the first node that takes it. */
-async function settleWorkflow(id, how) {
-  let last;
-  for (const ingress of INGRESSES) {
-    try {
-      const response = await fetch(`${ingress}/${SERVICE}/${id}/settle`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(how), signal: AbortSignal.timeout(5000),
-      });
-      if (response.ok) return;
-      last = new Error(`settle: Restate answered ${response.status}`);
-    } catch (error) {
-      last = error;
-    }
+/**
+ * The host's word to child `id` (a workflow's `settle`; an object call's awakeable, read from
+ * its state), on the first node that takes it.
+ */
+async function settleChild(id, how) {
+  if (!BY_IDEMPOTENCY_KEY) {
+    await postToRestate(INGRESSES, `/${SERVICE}/${id}/settle`, how);
+    return;
   }
-  throw last;
+  const [row] = await query(`SELECT value_utf8 FROM state WHERE service_name = '${CALL_SERVICE}'` +
+    ` AND service_key = '${id}' AND key = 'awakeable'`);
+  if (!row) throw new Error(`child ${id} waits on no awakeable`);
+  await postToRestate(INGRESSES, `/restate/awakeables/${JSON.parse(row.value_utf8)}/resolve`, how);
 }
 
 // A run's input, from its journal's first entry (its bytes as a list of numbers): the JSON
@@ -157,21 +155,31 @@ class Queue extends SessionQueue {
       if (answer.status === 'enqueued') await this.adapter.relay(this.session.client);
       return answer;
     }
-    return checkThenCall(this.session, request, async (key) => {
-      let answer;
-      try {
-        answer = await submitChildTurn(INGRESSES, SERVICE, key, childTurnPayload(request, key));
-      } catch (error) {
-        throw new QueueError(error.uncertain ? 'indeterminate' : 'unavailable',
-          `Restate did not take the workflow: ${error.message}`);
-      }
-      if (answer.status !== 'PreviouslyAccepted') return { status: 'enqueued' };
-      // A node passed may have taken this very submission: then nobody knows whether the
-      // workflow Restate holds is this caller's.
-      if (answer.uncertain) throw new QueueError('indeterminate', 'a node passed may have taken it');
-      return { status: 'already' };
-    });
+    return checkThenCall(this.session, request, (key) => submit(request, key));
   }
+}
+
+/**
+ * As documented: the turn's workflow, or the object call with the turn as its idempotency
+ * key, submitted; `PreviouslyAccepted` is already.
+ */
+async function submit(request, key) {
+  const id = workflowIdOf(key);
+  const [path, headers] = BY_IDEMPOTENCY_KEY
+    ? [`/${CALL_SERVICE}/${id}/run/send`, { 'idempotency-key': id }]
+    : [`/${SERVICE}/${id}/run/send`, {}];
+  let sent;
+  try {
+    sent = await postToRestate(INGRESSES, path, childTurnPayload(request, key), headers);
+  } catch (error) {
+    throw new QueueError(error.uncertain ? 'indeterminate' : 'unavailable',
+      `Restate did not take the child: ${error.message}`);
+  }
+  if (sent.answer.status !== 'PreviouslyAccepted') return { status: 'enqueued' };
+  // A node passed may have taken this very submission: then nobody knows whether the child
+  // Restate holds is this caller's.
+  if (sent.uncertain) throw new QueueError('indeterminate', 'a node passed may have taken it');
+  return { status: 'already' };
 }
 
 class RestateAdapter extends PostgresAdapter {
@@ -206,7 +214,7 @@ class RestateAdapter extends PostgresAdapter {
     await this.started();
     const runs = await query('SELECT i.target_service_key AS id, i.id AS invocation, i.status,' +
       ' i.completion_failure, j.entry_json FROM sys_invocation i LEFT JOIN sys_journal j' +
-      ` ON j.id = i.id AND j.index = 0 WHERE i.target_service_name = '${SERVICE}'` +
+      ` ON j.id = i.id AND j.index = 0 WHERE i.target_service_name = '${CHILD_SERVICE}'` +
       " AND i.target_handler_name = 'run'");
     return runs.map((run) => ({
       id: run.id, invocation: run.invocation, payload: inputOf(run.entry_json),
@@ -218,7 +226,7 @@ class RestateAdapter extends PostgresAdapter {
   async reset() {
     await this.started();
     const invocations = await query('SELECT id, status FROM sys_invocation' +
-      ` WHERE target_service_name = '${SERVICE}'`);
+      ` WHERE target_service_name IN ('${SERVICE}', '${CALL_SERVICE}')`);
     await Promise.all(invocations.filter((row) => row.status !== 'completed')
       .map((row) => admin('PATCH', `/invocations/${row.id}/kill`).catch(() => {})));
     await Promise.all(invocations.map((row) => this.purge(row.id)));
@@ -253,7 +261,7 @@ class RestateAdapter extends PostgresAdapter {
       await this.purge(workflow.invocation);
       return;
     }
-    await settleWorkflow(workflow.id, message.how);
+    await settleChild(workflow.id, message.how);
     for (let tries = 0; tries < 200; tries += 1) {
       if ((await this.workflowOf(message.child_id)).state !== 'pending') return;
       await sleep(50);
@@ -307,36 +315,9 @@ class RestateAdapter extends PostgresAdapter {
     if (CLUSTER !== undefined) await cluster('restart-all');
     else restartServer(process.env.THM_RESTATE_RESTART);
   }
-
-  // ---- node faults (PROTOCOL.md §4; with THM_RESTATE_CLUSTER) ----
-
-  op_node_count() {
-    return { count: 3 };
-  }
-
-  async op_leader() {
-    return { node: Number(await cluster('leader')) };
-  }
-
-  async op_kill_node({ node }) {
-    await cluster('kill', node);
-  }
-
-  async op_restart_node({ node }) {
-    await cluster('restart', node);
-  }
-
-  async op_pause_node({ node }) {
-    await cluster('pause', node);
-  }
-
-  async op_resume_node({ node }) {
-    await cluster('resume', node);
-  }
-
-  async op_recover() {
-    await cluster('recover');
-  }
 }
+
+// The node faults (PROTOCOL.md §4; with THM_RESTATE_CLUSTER).
+Object.assign(RestateAdapter.prototype, nodeOperations(cluster));
 
 serve(new RestateAdapter());

@@ -11,25 +11,24 @@ import { relay } from '../recipe.mjs';
 export const workflowIdOf = (turnKey) => createHash('sha256').update(turnKey).digest('hex');
 
 /**
- * Submits the child's workflow `service` (its `run` handler), keyed by the turn, through
- * Restate's ingress: `ingresses`, the URL of each node that takes submissions, tried in order
- * (a node that refuses the connection, errs or does not answer within `timeoutMs` is
- * passed). Resolves to {status, uncertain}: Restate's answer, `Accepted` or, for a workflow
- * id it already holds, `PreviouslyAccepted`; and whether a node passed may have taken the
- * submission (then `PreviouslyAccepted` may be this caller's own). Throws the last error
- * when no node answers.
+ * POSTs `body` (JSON) to `path` on Restate's ingress: `ingresses`, the URL of each node that
+ * takes submissions, tried in order (a node that refuses the connection, errs or does not
+ * answer within `timeoutMs` is passed). Resolves to {answer, uncertain}: the JSON answer, and
+ * whether a node passed may have taken the request. Throws the last error when no node
+ * answers, with `uncertain` on it.
  */
-export async function submitChildTurn(ingresses, service, turnKey, payload, timeoutMs = 5000) {
+export async function postToRestate(ingresses, path, body, headers = {}, timeoutMs = 5000) {
   let uncertain = false;
   let last;
   for (const ingress of ingresses) {
     try {
-      const response = await fetch(`${ingress}/${service}/${workflowIdOf(turnKey)}/run/send`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(payload), signal: AbortSignal.timeout(timeoutMs),
+      const response = await fetch(`${ingress}${path}`, {
+        method: 'POST', headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
       });
-      if (response.ok) return { status: (await response.json()).status, uncertain };
-      last = new Error(`Restate answered ${response.status}: ${await response.text()}`);
+      const text = await response.text();
+      if (response.ok) return { answer: text ? JSON.parse(text) : null, uncertain };
+      last = new Error(`Restate answered ${response.status}: ${text}`);
     } catch (error) {
       last = error;
     }
@@ -37,6 +36,18 @@ export async function submitChildTurn(ingresses, service, turnKey, payload, time
     uncertain ||= last.cause?.code !== 'ECONNREFUSED';
   }
   throw Object.assign(last, { uncertain });
+}
+
+/**
+ * Submits the child's workflow `service` (its `run` handler), keyed by the turn. Resolves to
+ * {status, uncertain}: Restate's answer, `Accepted` or, for a workflow id it already holds,
+ * `PreviouslyAccepted`; and whether a node passed may have taken the submission (then
+ * `PreviouslyAccepted` may be this caller's own).
+ */
+export async function submitChildTurn(ingresses, service, turnKey, payload) {
+  const { answer, uncertain } = await postToRestate(ingresses,
+    `/${service}/${workflowIdOf(turnKey)}/run/send`, payload);
+  return { status: answer.status, uncertain };
 }
 
 /**

@@ -15,11 +15,11 @@
 //               drops it if it fails
 //
 // Logs go to stderr; stdout carries protocol messages only.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
+import { clusterScript, nodeOperations } from '../../protocol/node/cluster.mjs';
 import {
   Adapter, Unsupported, fromWire, integer, requestToWire, serve, toWire, u64,
 } from '../../protocol/node/protocol.mjs';
@@ -114,20 +114,8 @@ class AckEarlyQueue extends EtcdQueue {
   }
 }
 
-/** Runs kit/scripts/etcd_cluster COMMAND DIR [NODE] without this process's libfaketime. */
-function cluster(command, ...rest) {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (name === 'LD_PRELOAD' || name.startsWith('FAKETIME')) delete env[name];
-  }
-  return new Promise((resolve, reject) => {
-    execFile(CLUSTER_SCRIPT, [command, options.cluster, ...rest.map(String)],
-      { env, timeout: 25000 }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`etcd_cluster ${command}: ${stderr.trim() || error.message}`));
-        else resolve(stdout.trim());
-      });
-  });
-}
+/** kit/scripts/etcd_cluster on the cluster of --cluster. */
+const cluster = clusterScript(CLUSTER_SCRIPT, options.cluster);
 
 class EtcdAdapter extends Adapter {
   constructor() {
@@ -252,41 +240,14 @@ class EtcdAdapter extends Adapter {
     await cluster('restart-all');
   }
 
-  // ---- node faults (PROTOCOL.md §4; with --cluster) ----
-
-  op_node_count() {
-    return { count: 3 };
-  }
-
-  async op_leader() {
-    return { node: Number(await cluster('leader')) };
-  }
-
-  async op_kill_node({ node }) {
-    await cluster('kill', node);
-  }
-
-  async op_restart_node({ node }) {
-    await cluster('restart', node);
-  }
-
-  async op_pause_node({ node }) {
-    await cluster('pause', node);
-  }
-
-  async op_resume_node({ node }) {
-    await cluster('resume', node);
-  }
-
-  async op_recover() {
-    await cluster('recover');
-  }
-
   // ---- what this store does not have ----
 
   op_unique_key_index() {
     throw new Unsupported('etcd has no SQL schema: EQ-02 is the behavioural check');
   }
 }
+
+// The node faults (PROTOCOL.md §4; with --cluster).
+Object.assign(EtcdAdapter.prototype, nodeOperations(cluster));
 
 serve(new EtcdAdapter());
