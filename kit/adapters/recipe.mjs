@@ -9,6 +9,13 @@
 // (`setPairForbidden`). A turn is the request of SPEC §6 as a plain object: ids and content as
 // Buffers (any bytes), sequence a u64 (BigInt, decimal text or a safe integer), thread_root a
 // u64 or null (a message outside any thread), child_hop a number.
+import { createHash } from 'node:crypto';
+
+/**
+ * A turn's id for a library's own key (a job id, a workflow id): the SHA-256 of the canonical
+ * turn key (a Buffer) in hex, within every library's length and character limits.
+ */
+export const turnIdOf = (turnKey) => createHash('sha256').update(turnKey).digest('hex');
 
 /**
  * Runs `work()` in one transaction on `client` (a pg.Client the host owns), committed when it

@@ -3,15 +3,13 @@
 // writes its jobs through connections of its own, so no job can join the host's transaction:
 // the step commits thm's record with an outbox row (recipe.mjs's enqueueStagedChildTurn),
 // and the relay below adds each row to BullMQ afterwards, with the turn as the job id.
-import { createHash } from 'node:crypto';
-
-import { relay } from '../recipe.mjs';
+import { relay, turnIdOf } from '../recipe.mjs';
 
 /**
- * The job id of a turn: `k` and the SHA-256 of its key in hex (a BullMQ id may not hold ':'
- * or be all digits). While a job with this id exists, BullMQ ignores an add of it.
+ * The job id of a turn: `k` and its turn id (a BullMQ id may not hold ':' or be all digits).
+ * While a job with this id exists, BullMQ ignores an add of it.
  */
-export const jobIdOf = (turnKey) => `k${createHash('sha256').update(turnKey).digest('hex')}`;
+export const jobIdOf = (turnKey) => `k${turnIdOf(turnKey)}`;
 
 /**
  * The relay to `queue` (a BullMQ Queue): each staged child added as a job keyed by its turn.

@@ -2,12 +2,10 @@
 // transaction on the host's connection (COMPATIBILITY.md shows this file as it is; the adapter
 // runs it). DBOS's system database must be the host's database, so that the enqueue joins
 // the transaction: `DBOSClient.enqueueInTransaction` writes the workflow's rows on `client`.
-import { createHash } from 'node:crypto';
+import { admit, childTurnPayload, inOneTransaction, turnIdOf } from '../recipe.mjs';
 
-import { admit, childTurnPayload, inOneTransaction } from '../recipe.mjs';
-
-/** The workflow id of a turn: the SHA-256 of its key in hex. */
-export const workflowIdOf = (turnKey) => createHash('sha256').update(turnKey).digest('hex');
+/** The workflow id of a turn: its turn id. */
+export const workflowIdOf = turnIdOf;
 
 /**
  * The child's workflow, inside the transaction thm_admit ran in on `client`: `workflowName`

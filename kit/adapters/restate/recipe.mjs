@@ -3,12 +3,10 @@
 // takes invocations over HTTP, so none can join the host's transaction: the step commits
 // thm's record with an outbox row (recipe.mjs's enqueueStagedChildTurn), and the relay below
 // submits each row as a workflow whose id is the turn's.
-import { createHash } from 'node:crypto';
+import { relay, turnIdOf } from '../recipe.mjs';
 
-import { relay } from '../recipe.mjs';
-
-/** The workflow id of a turn: the SHA-256 of its key in hex. */
-export const workflowIdOf = (turnKey) => createHash('sha256').update(turnKey).digest('hex');
+/** The workflow id of a turn: its turn id. */
+export const workflowIdOf = turnIdOf;
 
 /**
  * POSTs `body` (JSON) to `path` on Restate's ingress: `ingresses`, the URL of each node that
