@@ -26,31 +26,74 @@ std::string why_words(const TraceStep& step) {
   return step.why ? words(name(*step.why)) : std::string();
 }
 
-// Host text as one line a terminal shows as written (SPEC §8.3): a backslash, and every
-// control character (C0, DEL) as a C escape (`\n`, `\t`, `\x1b`); with `quote`, `"` too.
-// UTF-8 above ASCII is kept.
+// The length of the well-formed UTF-8 sequence at the start of `text` (2 to 4), or 0.
+std::size_t utf8_length(std::string_view text) noexcept {
+  const auto at = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = at(0);
+  const std::size_t length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 0;
+  if (length == 0 || lead > 0xf4 || text.size() < length) return 0;
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((at(i) & 0xc0) != 0x80) return 0;
+  }
+  if (length == 3 && lead == 0xe0 && at(1) < 0xa0) return 0;   // overlong
+  if (length == 3 && lead == 0xed && at(1) >= 0xa0) return 0;  // a surrogate
+  if (length == 4 && lead == 0xf0 && at(1) < 0x90) return 0;   // overlong
+  if (length == 4 && lead == 0xf4 && at(1) >= 0x90) return 0;  // past U+10FFFF
+  return length;
+}
+
+// The code point of a well-formed sequence of `length` bytes.
+char32_t code_point(std::string_view sequence) noexcept {
+  const auto lead = static_cast<unsigned char>(sequence[0]);
+  char32_t value = lead & (sequence.size() == 2 ? 0x1fU : sequence.size() == 3 ? 0x0fU : 0x07U);
+  for (const char c : sequence.substr(1))
+    value = (value << 6) | (static_cast<unsigned char>(c) & 0x3fU);
+  return value;
+}
+
+constexpr std::string_view kHex = "0123456789abcdef";
+
+// One byte as `\xNN`.
+std::string hex_escape(unsigned char byte) {
+  return std::string{'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
+}
+
+// A control character or line separator as a C escape: `\n`, `\t`, `\r`, `\xNN` (C0, DEL),
+// `\uNNNN` (C1, U+2028, U+2029); nothing for any other character.
+std::optional<std::string> escape(char32_t c) {
+  if (c == '\n') return "\\n";
+  if (c == '\t') return "\\t";
+  if (c == '\r') return "\\r";
+  if (c < 0x20 || c == 0x7f) return hex_escape(static_cast<unsigned char>(c));
+  if ((c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029) {
+    return std::string{
+        '\\',         'u', kHex[(c >> 12) & 0xf], kHex[(c >> 8) & 0xf], kHex[(c >> 4) & 0xf],
+        kHex[c & 0xf]};
+  }
+  return std::nullopt;
+}
+
+// Host text as one line a terminal shows as written (SPEC §8.3): a backslash, every control
+// character (C0, DEL, C1) and U+2028/U+2029 as a C escape, and a byte that is no UTF-8 as
+// `\xNN`; with `quote`, `"` too. Every other character is kept.
 std::string printable(std::string_view text, bool quote = false) {
-  constexpr std::string_view kHex = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
-    if (c == '\\' || (quote && c == '"')) {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
+    std::size_t length = 1;
+    if (byte < 0x80) {
+      if (c == '\\' || (quote && c == '"')) out += '\\';
+      out += escape(byte).value_or(std::string(1, c));
+    } else if ((length = utf8_length(text.substr(i))) == 0) {
+      out += hex_escape(byte);
+      length = 1;
     } else {
-      out += c;
+      const std::string_view sequence = text.substr(i, length);
+      out += escape(code_point(sequence)).value_or(std::string(sequence));
     }
+    i += length;
   }
   return out;
 }

@@ -15,7 +15,8 @@ namespace thm {
 
 /// The operator's line for one step (SPEC §8.3), e.g. `mention @bob at byte 4: skipped,
 /// quiet`. It names agents, desks and people: for logs and operators, never for an agent.
-/// Control characters and backslashes of the subject are shown as C escapes (`\n`, `\x1b`).
+/// Control characters (C0, DEL, C1), U+2028, U+2029 and backslashes of the subject are shown
+/// as C escapes (`\n`, `\x1b`, `\u2028`), and a byte that is no UTF-8 as `\xNN`.
 [[nodiscard]] std::string to_string(const TraceStep& step);
 
 /// The agent's form of a trace (SPEC §8.4): the sentences of the steps on what the caller

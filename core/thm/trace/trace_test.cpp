@@ -285,6 +285,25 @@ TEST(DecisionTraceTest, TheOperatorsLineShowsControlCharactersEscaped) {
   EXPECT_EQ(to_string(chat), "desk: \"caf\xc3\xa9 \\\"x\\\"\\\\\" is no desk");
 }
 
+// C1 controls (U+0080 to U+009F: NEL, CSI) and the Unicode line and paragraph separators
+// break or steer a line as C0 controls do, so they are escaped too; other text above ASCII
+// is kept, and a byte that is no UTF-8 is shown as its value rather than passed to a terminal.
+TEST(DecisionTraceTest, TheOperatorsLineEscapesC1ControlsAndUnicodeSeparators) {
+  const TraceStep forged{.rule = TraceRule::Source,
+                         .outcome = TraceOutcome::Stopped,
+                         .why = TraceWhy::Inactive,
+                         .subject =
+                             "a\xc2\x85"
+                             "b\xc2\x9b"
+                             "31m\xe2\x80\xa8"
+                             "d\xe2\x80\xa9"
+                             "e"
+                             "\xc2\xa0\xe2\x80\xa7\xff\xc2"};
+  EXPECT_EQ(to_string(forged),
+            "source: a\\u0085b\\u009b31m\\u2028d\\u2029e\xc2\xa0\xe2\x80\xa7\\xff\\xc2 is not an "
+            "active member");
+}
+
 TEST(DecisionTraceTest, EveryTokenRoundTrips) {
   for (const TraceRule rule : kAllTraceRules) EXPECT_EQ(trace_rule_from_name(name(rule)), rule);
   for (const TraceOutcome outcome : kAllTraceOutcomes) {
