@@ -56,6 +56,7 @@ TEST(WordingTest, WithheldRefusalsShareOneSentenceByteForByte) {
   EXPECT_EQ(to_string(NoDispatchReason::TargetInactive), kNoAvailableTarget);
   EXPECT_EQ(to_string(EnqueueRefusal::Unauthorized), kNoAvailableTarget);
   EXPECT_EQ(to_string(EnqueueRefusal::TargetUnavailable), kNoAvailableTarget);
+  EXPECT_EQ(to_string(NoDispatchReason::HandoffNotAllowed), kNoAvailableTarget);
 }
 
 TEST(WordingTest, LateRefusalsReuseAnEarlierSentenceVerbatim) {
@@ -64,12 +65,15 @@ TEST(WordingTest, LateRefusalsReuseAnEarlierSentenceVerbatim) {
 }
 
 TEST(WordingTest, RefusalsWithTheirOwnSentenceArePairwiseDistinct) {
-  // Disabled, HopLimitReached, SourceInactive, SelfMention and the shared sentence: five
-  // sentences in all, no two alike.
-  const std::vector<std::string_view> own{
-      to_string(NoDispatchReason::Disabled), to_string(NoDispatchReason::HopLimitReached),
-      to_string(NoDispatchReason::SourceInactive), to_string(NoDispatchReason::SelfMention),
-      kNoAvailableTarget};
+  // Disabled, HopLimitReached, SourceInactive, SelfMention, ImmediateReturn, AgentTurnsSpent
+  // and the shared sentence: seven sentences in all, no two alike.
+  const std::vector<std::string_view> own{to_string(NoDispatchReason::Disabled),
+                                          to_string(NoDispatchReason::HopLimitReached),
+                                          to_string(NoDispatchReason::SourceInactive),
+                                          to_string(NoDispatchReason::SelfMention),
+                                          to_string(NoDispatchReason::ImmediateReturn),
+                                          to_string(NoDispatchReason::AgentTurnsSpent),
+                                          kNoAvailableTarget};
   for (std::size_t i = 0; i < own.size(); ++i) {
     for (std::size_t j = i + 1; j < own.size(); ++j) EXPECT_NE(own[i], own[j]) << i << " " << j;
   }

@@ -228,12 +228,15 @@ Value op_display_equal(Args& a) {
 }
 
 Value op_briefing_offers_dispatch(Args& a) {
-  (void)a.wire<TeamBriefing>("briefing");
+  const auto briefing = a.wire<TeamBriefing>("briefing");
   const auto context = a.nullable_wire<MentionDispatchContext>("context");
   if (a.error()) return error_result(*a.error());
   std::optional<model::DispatchContext> model_context;
   if (context) model_context = to_model(*context);
-  return {{"result", model::briefing_offers_dispatch(model_context)}};
+  std::vector<std::string> teammates;
+  for (const BriefedTeammate& teammate : briefing.teammates) teammates.push_back(teammate.id);
+  return {
+      {"result", model::briefing_offers_dispatch(model_context, briefing.viewer_id, teammates)}};
 }
 
 }  // namespace

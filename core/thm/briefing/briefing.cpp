@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "thm/detail/unicode.hpp"
+#include "thm/dispatch/shape.hpp"
 #include "thm/overloaded.hpp"
 #include "thm/team/snapshot_team.hpp"
 
@@ -117,8 +118,18 @@ bool offers_dispatch(std::string_view system_text) {
   return false;
 }
 
+bool TeamBriefing::offers_dispatch_under(const MentionDispatchContext& context) const {
+  if (!context.may_dispatch()) return false;
+  if (!context.policy.shapes_chains()) return true;
+  return std::ranges::any_of(teammates, [&](const BriefedTeammate& teammate) {
+    return teammate.id != viewer_id &&
+           !detail::shape_refusal(context.policy, context.chain, viewer_id, teammate.id,
+                                  detail::Untraced{});
+  });
+}
+
 std::string TeamBriefing::system_text_with_dispatch(const MentionDispatchContext& context) const {
-  return render(context.may_dispatch());
+  return render(offers_dispatch_under(context));
 }
 
 }  // namespace thm

@@ -39,7 +39,7 @@ struct Brevity {
 };
 
 /// The one line that tells an agent it may hand a turn on by mentioning a teammate. It is
-/// shown only when `MentionDispatchContext::may_dispatch()` holds (SPEC §7).
+/// shown only when `TeamBriefing::offers_dispatch_under` holds (SPEC §7).
 inline constexpr std::string_view kDispatchSentence =
     "- Mentioning one teammate directly as @id may start one follow-up turn for them; a chain "
     "of such handoffs is bounded.";
@@ -80,7 +80,12 @@ struct TeamBriefing {
   /// newline. Line breaks inside ids, names, roles and descriptions become spaces.
   [[nodiscard]] std::string system_text() const;
 
-  /// `system_text()` plus `kDispatchSentence` exactly when `context.may_dispatch()`;
+  /// Whether the dispatch sentence is shown under `context` (SPEC §7): when
+  /// `context.may_dispatch()`, and, if the policy turns on a rule of the chain's shape, some
+  /// listed teammate other than the viewer would pass every rule that is on.
+  [[nodiscard]] bool offers_dispatch_under(const MentionDispatchContext& context) const;
+
+  /// `system_text()` plus `kDispatchSentence` exactly when `offers_dispatch_under(context)`;
   /// otherwise byte-identical to `system_text()`.
   [[nodiscard]] std::string system_text_with_dispatch(const MentionDispatchContext& context) const;
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "thm/dispatch/shape.hpp"
 #include "thm/team/snapshot_team.hpp"
 #include "thm/trace/note.hpp"
 
@@ -36,9 +37,10 @@ void note_guard(const Note& note, TraceRule rule, bool held,
   });
 }
 
-// SPEC §3.2 steps 4 to 9, on a roster that validated.
+// SPEC §3.2 steps 4 to 12, on a roster that validated.
 template <class Team, class Note>
-MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& team,
+MentionDispatchDecision decide(const MentionDispatchPolicy& policy,
+                               const MentionDispatchInput& input, const Team& team,
                                const Note& note) {
   const bool source_active = team.is_active(input.author_id);
   note_guard(note, TraceRule::Source, source_active, TraceWhy::Inactive, input.author_id);
@@ -53,6 +55,10 @@ MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& te
   if (target == nullptr) return NoDispatch{NoDispatchReason::NoDirectAgentMention};
   note_guard(note, TraceRule::SelfMention, target->id != input.author_id);
   if (target->id == input.author_id) return NoDispatch{NoDispatchReason::SelfMention};
+  if (const auto refusal =
+          detail::shape_refusal(policy, input.chain, input.author_id, target->id, note)) {
+    return NoDispatch{*refusal};
+  }
   const bool target_active = team.is_active(target->id);
   note_guard(note, TraceRule::TargetActive, target_active, TraceWhy::Inactive, target->id);
   if (!target_active) return NoDispatch{NoDispatchReason::TargetInactive};
@@ -75,7 +81,7 @@ MentionDispatchDecision decide(const MentionDispatchInput& input, const Team& te
   }};
 }
 
-// SPEC §3.2 steps 1 and 2, before the roster is read; then `rest()`, steps 3 to 9.
+// SPEC §3.2 steps 1 and 2, before the roster is read; then `rest()`, steps 3 to 12.
 template <class Note, class Rest>
 Result<MentionDispatchDecision, RosterError> after_policy(const MentionDispatchPolicy& policy,
                                                           const MentionDispatchInput& input,
@@ -100,7 +106,7 @@ Result<MentionDispatchDecision, RosterError> on_roster(const MentionDispatchPoli
                        .subject = error ? std::string(name(*error)) : std::string()};
     });
     if (error) return unexpected{*std::move(error)};
-    return decide(input, detail::SnapshotTeam(roster), note);
+    return decide(policy, input, detail::SnapshotTeam(roster), note);
   });
 }
 
@@ -111,7 +117,7 @@ Result<MentionDispatchDecision, RosterError> on_team(const MentionDispatchPolicy
                                                      const Team& team, const Note& note) {
   return after_policy(policy, input, note, [&]() -> Result<MentionDispatchDecision, RosterError> {
     note([] { return TraceStep{.rule = TraceRule::Validate, .outcome = TraceOutcome::Passed}; });
-    return decide(input, team, note);
+    return decide(policy, input, team, note);
   });
 }
 

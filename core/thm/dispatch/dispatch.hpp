@@ -21,12 +21,16 @@ namespace thm {
 ///  5. the non-quiet `Agent` mention with the smallest `offset` (ties: earliest in the
 ///     list) is the target; none → `NoDirectAgentMention` (person, desk, everyone and
 ///     quiet mentions never count; mentions are used as given);
-///  6. target == author → `SelfMention`; 7. target not active → `TargetInactive`;
-///     both fail closed: a later mention is never tried;
-///  8. `hop + 1` overflows u32 → `HopOverflow` (unreachable after step 2);
-///  9. otherwise `DispatchOne` with key, content and conversation verbatim and
+///  6. target == author → `SelfMention`, failing closed: a later mention is never tried;
+///  7.–9. the chain's shape, each rule only when the policy turns it on: the target is the
+///     previous reply's author (`no_return`) → `ImmediateReturn`; it has taken
+///     `max_turns_per_agent` turns of `input.chain` → `AgentTurnsSpent`; (author, target)
+///     is not in `allowed_handoffs` → `HandoffNotAllowed`;
+/// 10. target not active → `TargetInactive`, again failing closed;
+/// 11. `hop + 1` overflows u32 → `HopOverflow` (unreachable after step 2);
+/// 12. otherwise `DispatchOne` with key, content and conversation verbatim and
 ///     `child_hop = hop + 1`.
-/// `hop`, `max_hops` and `enabled` are not authenticated (SPEC §3.5). Pure; never throws.
+/// The policy, `hop` and `chain` are not authenticated (SPEC §3.5). Pure; never throws.
 [[nodiscard]] Result<MentionDispatchDecision, RosterError> mention_dispatch(
     const MentionDispatchPolicy& policy, const MentionDispatchInput& input, const Roster& roster);
 
@@ -38,8 +42,9 @@ namespace thm {
 
 /// `mention_dispatch`, explained (SPEC §8): the same decision or error, and its steps
 /// appended to `trace`, one per step of §3.2 reached (`enabled`, `hop_budget`, `validate`,
-/// `source`, the mentions read, `target`, `self_mention`, `target_active`, `hop_overflow`,
-/// `dispatch`); the refusal is the step that stopped.
+/// `source`, the mentions read, `target`, `self_mention`, the shape rules that are on
+/// (`no_return`, `agent_turns`, `handoff`), `target_active`, `hop_overflow`, `dispatch`); the
+/// refusal is the step that stopped.
 [[nodiscard]] Result<MentionDispatchDecision, RosterError> mention_dispatch(
     const MentionDispatchPolicy& policy, const MentionDispatchInput& input, const Roster& roster,
     DecisionTrace& trace);

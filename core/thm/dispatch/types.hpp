@@ -17,13 +17,33 @@
 
 namespace thm {
 
+/// One hand-off a host allows (SPEC §3.1): a reply by `from` may start a turn for `to`.
+struct Handoff {
+  std::string from{};
+  std::string to{};
+  friend bool operator==(const Handoff&, const Handoff&) = default;
+};
+
 /// The host's dispatch policy, supplied on every call (SPEC §3.1). `max_hops` is the number
 /// of child turns a chain may start; 0 disables dispatch; any u32 is valid (no library cap).
-/// Both fields are unauthenticated caller input (SPEC §3.5): hosts with untrusted
-/// participants derive them, and `hop`, from their own stored rows.
+/// The shape of a chain (SPEC §3.2 steps 7 to 9), each rule off by default:
+///  - `no_return`: a reply may not start a turn for the author of the previous reply;
+///  - `max_turns_per_agent`: an agent takes at most this many turns of one chain, the
+///    root's included;
+///  - `allowed_handoffs`: when present, a reply starts a turn only along a listed pair.
+/// Every field is unauthenticated caller input (SPEC §3.5): hosts with untrusted
+/// participants derive the policy, and `hop` and `chain`, from their own stored rows.
 struct MentionDispatchPolicy {
   bool enabled = false;
   std::uint32_t max_hops = 0;
+  bool no_return = false;
+  std::optional<std::uint32_t> max_turns_per_agent{};
+  std::optional<std::vector<Handoff>> allowed_handoffs{};
+
+  /// True when a rule on the chain's shape is on (any of the last three fields).
+  [[nodiscard]] bool shapes_chains() const noexcept {
+    return no_return || max_turns_per_agent.has_value() || allowed_handoffs.has_value();
+  }
   friend bool operator==(const MentionDispatchPolicy&, const MentionDispatchPolicy&) = default;
 };
 
@@ -36,7 +56,8 @@ struct DispatchKey {
 
 /// One committed agent reply, as `mention_dispatch` reads it (SPEC §3.1). `mentions` are the
 /// reply's own resolved mentions, used as given; `hop` is the reply's depth in its chain
-/// (0 for a reply to a person), unauthenticated (SPEC §3.5).
+/// (0 for a reply to a person); `chain` is the authors of the chain's earlier replies, root
+/// first (`hop` entries), read only by the shape rules. Both are unauthenticated (SPEC §3.5).
 struct MentionDispatchInput {
   DispatchKey key{};
   DispatchConversation conversation{};
@@ -44,6 +65,7 @@ struct MentionDispatchInput {
   std::string content{};
   std::vector<Mention> mentions{};
   std::uint32_t hop = 0;
+  std::vector<std::string> chain{};
   friend bool operator==(const MentionDispatchInput&, const MentionDispatchInput&) = default;
 };
 
@@ -68,14 +90,18 @@ enum class NoDispatchReason : std::uint8_t {
   SelfMention,
   TargetInactive,
   HopOverflow,
+  ImmediateReturn,
+  AgentTurnsSpent,
+  HandoffNotAllowed,
 };
 
 /// Every `NoDispatchReason`, in declaration order.
 inline constexpr std::array kAllNoDispatchReasons{
-    NoDispatchReason::Disabled,       NoDispatchReason::HopLimitReached,
-    NoDispatchReason::SourceInactive, NoDispatchReason::NoDirectAgentMention,
-    NoDispatchReason::SelfMention,    NoDispatchReason::TargetInactive,
-    NoDispatchReason::HopOverflow,
+    NoDispatchReason::Disabled,        NoDispatchReason::HopLimitReached,
+    NoDispatchReason::SourceInactive,  NoDispatchReason::NoDirectAgentMention,
+    NoDispatchReason::SelfMention,     NoDispatchReason::TargetInactive,
+    NoDispatchReason::HopOverflow,     NoDispatchReason::ImmediateReturn,
+    NoDispatchReason::AgentTurnsSpent, NoDispatchReason::HandoffNotAllowed,
 };
 
 /// `mention_dispatch` declined (SPEC §3.1 `None{reason}`).
@@ -92,11 +118,13 @@ struct DispatchOne {
 /// Wire: tagged by `kind` (`none`, `one`).
 using MentionDispatchDecision = std::variant<NoDispatch, DispatchOne>;
 
-/// The policy and hop of the run an agent is in (SPEC §7, v2). Wire: both keys required;
-/// a missing `hop` must never default to the permissive 0.
+/// The policy, hop and chain of the run an agent is in (SPEC §7). Wire: `policy` and `hop`
+/// required, so a missing `hop` never defaults to the permissive 0; `chain` as in
+/// `MentionDispatchInput`.
 struct MentionDispatchContext {
   MentionDispatchPolicy policy{};
   std::uint32_t hop = 0;
+  std::vector<std::string> chain{};
 
   /// True exactly when `mention_dispatch` would get past its first two guards:
   /// `policy.enabled && hop < policy.max_hops` (SPEC §7).
@@ -137,6 +165,12 @@ inline constexpr std::string_view kHopBudgetSpentSentence =
       return "target_inactive";
     case NoDispatchReason::HopOverflow:
       return "hop_overflow";
+    case NoDispatchReason::ImmediateReturn:
+      return "immediate_return";
+    case NoDispatchReason::AgentTurnsSpent:
+      return "agent_turns_spent";
+    case NoDispatchReason::HandoffNotAllowed:
+      return "handoff_not_allowed";
   }
   detail::unreachable();
 }
@@ -148,8 +182,9 @@ inline constexpr std::string_view kHopBudgetSpentSentence =
 }
 
 /// The sentence an acting model may repeat to a person (SPEC §5 disclosure rule): own
-/// sentences only for what the caller already holds (its policy, its hop, its identity);
-/// the shared `kNoAvailableTarget` for anything that turns on another agent.
+/// sentences only for what the caller already holds (its policy, its hop, its chain, its
+/// identity, the mention it wrote); the shared `kNoAvailableTarget` for anything that turns
+/// on whether another agent exists, is active or may be handed a turn.
 [[nodiscard]] constexpr std::string_view to_string(NoDispatchReason reason) noexcept {
   switch (reason) {
     case NoDispatchReason::Disabled:
@@ -165,6 +200,12 @@ inline constexpr std::string_view kHopBudgetSpentSentence =
     case NoDispatchReason::NoDirectAgentMention:
       return kNoAvailableTarget;
     case NoDispatchReason::TargetInactive:
+      return kNoAvailableTarget;
+    case NoDispatchReason::ImmediateReturn:
+      return "you cannot hand the turn straight back to the teammate who handed it to you";
+    case NoDispatchReason::AgentTurnsSpent:
+      return "that teammate has taken all the turns it may take in this chain";
+    case NoDispatchReason::HandoffNotAllowed:
       return kNoAvailableTarget;
   }
   detail::unreachable();

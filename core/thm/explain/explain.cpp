@@ -129,6 +129,24 @@ std::string desk_plan_line(const TraceStep& step, const std::string& subject,
   return members + ", " + why_words(step) + ": " + subject + " answers";
 }
 
+// A step of a rule on the chain's shape (SPEC §3.2 steps 7 to 9).
+std::string shape_line(const TraceStep& step, const std::string& subject,
+                       const std::string& count) {
+  const bool passed = step.outcome == TraceOutcome::Passed;
+  if (step.rule == TraceRule::NoReturn) {
+    return passed ? "no return: " + subject + " did not write the previous reply"
+                  : "no return: " + subject +
+                        " wrote the previous reply, so the turn may not go straight back";
+  }
+  if (step.rule == TraceRule::AgentTurns) {
+    return "agent turns: " + subject + " has taken " + count + " turn" +
+           (step.count == 1 ? "" : "s") + " of this chain" +
+           (passed ? ", under max_turns_per_agent" : ", the most max_turns_per_agent allows");
+  }
+  return passed ? "handoff: a hand-off to " + subject + " is allowed"
+                : "handoff: a hand-off to " + subject + " is not in allowed_handoffs";
+}
+
 std::string operator_line(const TraceStep& step) {
   const std::string subject = printable(step.subject);
   const std::string count = step.count ? std::to_string(*step.count) : std::string("?");
@@ -143,6 +161,9 @@ std::string operator_line(const TraceStep& step) {
     case TraceRule::ExplicitMention:
       return applied ? "explicit mention: " + subject + " answers"
                      : "explicit mention: no mention names an active agent";
+    case TraceRule::ThreadResponder:
+      return applied ? "thread responder: " + subject + " answered last in this thread and answers"
+                     : "thread responder: " + subject + " is not an active member";
     case TraceRule::Chat:
       return "chat " + (subject.empty() ? std::string("(none)") : quoted(step.subject)) +
              ": General, so no desk or direct agent is tried";
@@ -187,6 +208,10 @@ std::string operator_line(const TraceStep& step) {
       return passed ? "self mention: the target is not the author"
                     : "self mention: the first direct agent mention is the author, so "
                       "dispatch fails closed";
+    case TraceRule::NoReturn:
+    case TraceRule::AgentTurns:
+    case TraceRule::Handoff:
+      return shape_line(step, subject, count);
     case TraceRule::TargetActive:
       return passed ? "target active: " + subject + " is active"
                     : "target active: " + subject +
@@ -214,6 +239,7 @@ Disclosure disclosure(TraceRule rule) noexcept {
       return Disclosure::Neutral;
     case TraceRule::Mention:
     case TraceRule::ExplicitMention:
+    case TraceRule::ThreadResponder:
     case TraceRule::Chat:
     case TraceRule::Desk:
     case TraceRule::DeskPlan:
@@ -227,6 +253,9 @@ Disclosure disclosure(TraceRule rule) noexcept {
     case TraceRule::Fallback:
     case TraceRule::Target:
     case TraceRule::SelfMention:
+    case TraceRule::NoReturn:
+    case TraceRule::AgentTurns:
+    case TraceRule::Handoff:
     case TraceRule::TargetActive:
     case TraceRule::HopOverflow:
     case TraceRule::Dispatch:
@@ -247,12 +276,15 @@ std::string_view passed_sentence(TraceRule rule) noexcept {
 // The refusal a stopped dispatch step is (SPEC §3.2: one step, one reason), or nothing for
 // a rule that refuses nothing.
 std::optional<NoDispatchReason> refusal(TraceRule rule) noexcept {
-  static constexpr std::array<std::pair<TraceRule, NoDispatchReason>, 7> kRefusals{{
+  static constexpr std::array<std::pair<TraceRule, NoDispatchReason>, 10> kRefusals{{
       {TraceRule::Enabled, NoDispatchReason::Disabled},
       {TraceRule::HopBudget, NoDispatchReason::HopLimitReached},
       {TraceRule::Source, NoDispatchReason::SourceInactive},
       {TraceRule::Target, NoDispatchReason::NoDirectAgentMention},
       {TraceRule::SelfMention, NoDispatchReason::SelfMention},
+      {TraceRule::NoReturn, NoDispatchReason::ImmediateReturn},
+      {TraceRule::AgentTurns, NoDispatchReason::AgentTurnsSpent},
+      {TraceRule::Handoff, NoDispatchReason::HandoffNotAllowed},
       {TraceRule::TargetActive, NoDispatchReason::TargetInactive},
       {TraceRule::HopOverflow, NoDispatchReason::HopOverflow},
   }};
@@ -278,6 +310,8 @@ void outcome_sentences(const TraceStep& last, std::vector<std::string_view>& out
   switch (last.rule) {
     case TraceRule::ExplicitMention:
       return answer(ResponderRung::ExplicitMention, SelectionDisposition::NotApplicable);
+    case TraceRule::ThreadResponder:
+      return answer(ResponderRung::ThreadResponder, SelectionDisposition::NotApplicable);
     case TraceRule::DeskPlan:
       return answer(ResponderRung::DeskDefault, last.why == TraceWhy::SelectionDisabled
                                                     ? SelectionDisposition::Disabled
@@ -312,6 +346,9 @@ void outcome_sentences(const TraceStep& last, std::vector<std::string_view>& out
     case TraceRule::Source:
     case TraceRule::Target:
     case TraceRule::SelfMention:
+    case TraceRule::NoReturn:
+    case TraceRule::AgentTurns:
+    case TraceRule::Handoff:
     case TraceRule::TargetActive:
     case TraceRule::HopOverflow:
       return;  // no trace ends applied on these

@@ -21,7 +21,7 @@ ResponderPlan decided(std::string responder_id, ResponderRung rung,
       {.responder_id = std::move(responder_id), .rung = rung, .disposition = disposition}};
 }
 
-// SPEC §2.2 step 3.
+// SPEC §2.2 step 4.
 template <class Team, class Note>
 PlanResult orchestrator_plan(const ResponderRequest& request, const Team& team, const Note& note) {
   const bool active = team.is_active(request.orchestrator_id);
@@ -37,7 +37,7 @@ PlanResult orchestrator_plan(const ResponderRequest& request, const Team& team, 
   return decided(request.orchestrator_id, ResponderRung::Orchestrator);
 }
 
-// SPEC §2.2 step 2b: the agent whose own chat this is, if exactly one.
+// SPEC §2.2 step 3.2: the agent whose own chat this is, if exactly one.
 template <class Team, class Note>
 std::optional<std::string> direct_agent(std::string_view chat, const Team& team, const Note& note) {
   if (chat.starts_with("dm:")) chat.remove_prefix(3);
@@ -128,7 +128,7 @@ PlanResult desk_plan(const ResponderRequest& request, const Desk& desk, const Te
   return select;
 }
 
-// SPEC §2.2 steps 1 to 3, on snapshots that validated.
+// SPEC §2.2 steps 1 to 4, on snapshots that validated.
 template <class Team, class Note>
 PlanResult plan(const ResponderRequest& request, const Team& team,
                 std::span<const SelectorCandidate> candidate_details, const Note& note) {
@@ -146,6 +146,16 @@ PlanResult plan(const ResponderRequest& request, const Team& team,
                      .subject = mentioned.value_or("")};
   });
   if (mentioned) return decided(*std::move(mentioned), ResponderRung::ExplicitMention);
+  if (request.thread_responder) {
+    const bool active = team.is_active(*request.thread_responder);
+    note([&] {
+      return TraceStep{.rule = TraceRule::ThreadResponder,
+                       .outcome = active ? TraceOutcome::Applied : TraceOutcome::Skipped,
+                       .why = active ? std::optional<TraceWhy>() : TraceWhy::Inactive,
+                       .subject = *request.thread_responder};
+    });
+    if (active) return decided(*request.thread_responder, ResponderRung::ThreadResponder);
+  }
   if (!request.chat || is_general_chat(*request.chat)) {
     note([&] {
       return TraceStep{.rule = TraceRule::Chat,

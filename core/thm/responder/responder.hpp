@@ -43,12 +43,14 @@ using ResponderError =
 /// Picks who answers `request` (SPEC §2.2), one rung after another; it never dispatches:
 ///  0. validate the roster, then the desks (errors propagate);
 ///  1. `ExplicitMention`: `direct_responder(request.mentions)`, whatever the chat;
-///  2. if `chat` is not a General spelling: a desk it resolves to (id, else unique name)
+///  2. `ThreadResponder`: `request.thread_responder`, when given and active (an inactive
+///     one is skipped);
+///  3. if `chat` is not a General spelling: a desk it resolves to (id, else unique name)
 ///     gets the desk plan, whatever agent shares that name; an ambiguous desk name goes
 ///     straight to the orchestrator; otherwise `DirectAgent`: `chat` minus one leading
 ///     `dm:` that is an active member's exact id, else the one active member with exactly
 ///     that name;
-///  3. `Orchestrator`: `request.orchestrator_id` if active, else `NoActiveResponder`.
+///  4. `Orchestrator`: `request.orchestrator_id` if active, else `NoActiveResponder`.
 /// The desk plan (SPEC §2.3): active effective members; none → orchestrator; `Lead` mode or
 /// one candidate → `DeskDefault` with the first; `Auto` with selection `Disabled` →
 /// `DeskDefault`/`Disabled`; else `Select` with candidates built from `candidate_details`

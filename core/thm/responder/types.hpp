@@ -42,13 +42,16 @@ struct SelectionRequest {
 
 /// Who answers a message: the ladder's input (SPEC §2.1). `chat` is the addressed chat
 /// (wire: required, nullable; absent means General); `mentions` are the message's resolved
-/// mentions; `orchestrator_id` answers when no other rung does.
+/// mentions; `orchestrator_id` answers when no other rung does; `thread_responder`, when the
+/// host gives one, is the agent that last answered in the message's thread, which keeps
+/// answering unless the message names another (SPEC §2.2 step 2).
 struct ResponderRequest {
   std::string message{};
   std::optional<std::string> chat{};
   std::vector<Mention> mentions{};
   std::string orchestrator_id{};
   SelectionPolicy selection_policy = SelectionPolicy::Allowed;
+  std::optional<std::string> thread_responder{};
   friend bool operator==(const ResponderRequest&, const ResponderRequest&) = default;
 };
 
@@ -59,6 +62,7 @@ enum class ResponderRung : std::uint8_t {
   DeskDefault,
   DirectAgent,
   Orchestrator,
+  ThreadResponder,
 };
 
 /// What happened to model selection for a decision (SPEC §2.4).
@@ -99,7 +103,7 @@ inline constexpr std::array kAllSelectionPolicies{SelectionPolicy::Allowed,
 /// Every `ResponderRung`, in declaration order.
 inline constexpr std::array kAllResponderRungs{
     ResponderRung::ExplicitMention, ResponderRung::AutoSelection, ResponderRung::DeskDefault,
-    ResponderRung::DirectAgent, ResponderRung::Orchestrator};
+    ResponderRung::DirectAgent,     ResponderRung::Orchestrator,  ResponderRung::ThreadResponder};
 /// Every `SelectionDisposition`, in declaration order.
 inline constexpr std::array kAllSelectionDispositions{
     SelectionDisposition::NotApplicable, SelectionDisposition::Selected,
@@ -135,6 +139,8 @@ inline constexpr std::array kAllSelectionDispositions{
       return "direct_agent";
     case ResponderRung::Orchestrator:
       return "orchestrator";
+    case ResponderRung::ThreadResponder:
+      return "thread_responder";
   }
   detail::unreachable();
 }
@@ -156,6 +162,8 @@ inline constexpr std::array kAllSelectionDispositions{
       return "the message was sent to this agent's own chat";
     case ResponderRung::Orchestrator:
       return "no other rule applied, so the orchestrator answers";
+    case ResponderRung::ThreadResponder:
+      return "this agent answered last in this thread and keeps answering";
   }
   detail::unreachable();
 }

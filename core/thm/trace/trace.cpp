@@ -12,6 +12,8 @@ std::string_view name(TraceRule rule) noexcept {
       return "mention";
     case TraceRule::ExplicitMention:
       return "explicit_mention";
+    case TraceRule::ThreadResponder:
+      return "thread_responder";
     case TraceRule::Chat:
       return "chat";
     case TraceRule::Desk:
@@ -44,6 +46,12 @@ std::string_view name(TraceRule rule) noexcept {
       return "target";
     case TraceRule::SelfMention:
       return "self_mention";
+    case TraceRule::NoReturn:
+      return "no_return";
+    case TraceRule::AgentTurns:
+      return "agent_turns";
+    case TraceRule::Handoff:
+      return "handoff";
     case TraceRule::TargetActive:
       return "target_active";
     case TraceRule::HopOverflow:

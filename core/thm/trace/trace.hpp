@@ -21,6 +21,7 @@ enum class TraceRule : std::uint8_t {
   Validate,            ///< §2.2 step 0, §3.2 step 3: the snapshots are well formed
   Mention,             ///< one mention, in reading order (§2.2 step 1, §3.2 step 5)
   ExplicitMention,     ///< §2.2 step 1
+  ThreadResponder,     ///< §2.2 step 2: the agent that last answered in the thread
   Chat,                ///< §2.2 step 2: the chat is a General spelling
   Desk,                ///< §2.2 step 2.1: the chat as a desk identity
   DeskPlan,            ///< §2.3: the desk's active effective members and its mode
@@ -37,9 +38,12 @@ enum class TraceRule : std::uint8_t {
   Source,              ///< §3.2 step 4
   Target,              ///< §3.2 step 5
   SelfMention,         ///< §3.2 step 6
-  TargetActive,        ///< §3.2 step 7
-  HopOverflow,         ///< §3.2 step 8
-  Dispatch,            ///< §3.2 step 9
+  NoReturn,            ///< §3.2 step 7: not straight back to the previous reply's author
+  AgentTurns,          ///< §3.2 step 8: the target's turns in the chain under its budget
+  Handoff,             ///< §3.2 step 9: the pair is an allowed hand-off
+  TargetActive,        ///< §3.2 step 10
+  HopOverflow,         ///< §3.2 step 11
+  Dispatch,            ///< §3.2 step 12
 };
 
 /// What became of a rule (SPEC §8.2). Wire: the snake_case token.
@@ -94,7 +98,7 @@ enum class TraceWhy : std::uint8_t {
 /// a mention's text, a desk, agent or candidate id, a normalized selector answer, or a
 /// validation error's name; empty when there is none. `offset` is a mention's byte offset;
 /// `count` is the number the rule turned on: a desk plan's active members, a `Select`'s
-/// candidates, the hop, or a dispatch's child hop.
+/// candidates, the hop, a target's turns in the chain, or a dispatch's child hop.
 struct TraceStep {
   TraceRule rule = TraceRule::Validate;
   TraceOutcome outcome = TraceOutcome::Passed;
@@ -114,6 +118,7 @@ inline constexpr std::array kAllTraceRules{
     TraceRule::Validate,
     TraceRule::Mention,
     TraceRule::ExplicitMention,
+    TraceRule::ThreadResponder,
     TraceRule::Chat,
     TraceRule::Desk,
     TraceRule::DeskPlan,
@@ -130,6 +135,9 @@ inline constexpr std::array kAllTraceRules{
     TraceRule::Source,
     TraceRule::Target,
     TraceRule::SelfMention,
+    TraceRule::NoReturn,
+    TraceRule::AgentTurns,
+    TraceRule::Handoff,
     TraceRule::TargetActive,
     TraceRule::HopOverflow,
     TraceRule::Dispatch,

@@ -211,6 +211,20 @@ std::map<NoDispatchReason, Reply> one_reply_per_refusal() {
   Reply gone;
   gone.input.mentions = {agent("ghost", 0), agent("bob", 9)};
   replies[NoDispatchReason::TargetInactive] = gone;
+  Reply back;  // bob wrote the previous reply; ana names him again
+  back.policy.no_return = true;
+  back.input.chain = {"bob"};
+  back.input.mentions = {agent("bob", 0)};
+  replies[NoDispatchReason::ImmediateReturn] = back;
+  Reply again;  // bob has had his one turn of this chain
+  again.policy.max_turns_per_agent = 1;
+  again.input.chain = {"bob"};
+  again.input.mentions = {agent("bob", 0)};
+  replies[NoDispatchReason::AgentTurnsSpent] = again;
+  Reply elsewhere;  // only bob may start ana, not the other way round
+  elsewhere.policy.allowed_handoffs = std::vector<Handoff>{{.from = "bob", .to = "ana"}};
+  elsewhere.input.mentions = {agent("bob", 0)};
+  replies[NoDispatchReason::HandoffNotAllowed] = elsewhere;
   return replies;
 }
 
@@ -254,6 +268,67 @@ TEST(DecisionTraceTest, RefusalsWordedAlikeRenderAlikeForTheAgent) {
   Reply unknown = replies.at(NoDispatchReason::TargetInactive);
   unknown.input.mentions = {agent("zed", 0)};
   EXPECT_EQ(agent_sentences(unknown.trace()), gone);
+
+  // A hand-off the host's graph does not allow reads as an inactive target does: an agent
+  // cannot map the graph one mention at a time.
+  EXPECT_EQ(agent_sentences(replies.at(NoDispatchReason::HandoffNotAllowed).trace()), gone);
+}
+
+// The shape rules read the chain and the mention, never the roster: their sentences are
+// the same whether the named agent is active, retired or was never on the roster.
+TEST(DecisionTraceTest, ShapeRefusalsReadTheSameWhateverTheNamedAgentsState) {
+  const auto replies = one_reply_per_refusal();
+  for (const NoDispatchReason reason :
+       {NoDispatchReason::ImmediateReturn, NoDispatchReason::AgentTurnsSpent}) {
+    SCOPED_TRACE(std::string(name(reason)));
+    const auto active = agent_sentences(replies.at(reason).trace());
+    Reply retired = replies.at(reason);
+    retired.roster.retired.push_back("bob");
+    EXPECT_EQ(agent_sentences(retired.trace()), active);
+    Reply unknown = replies.at(reason);
+    unknown.input.chain = {"zed"};
+    unknown.input.mentions = {agent("zed", 0)};
+    EXPECT_EQ(agent_sentences(unknown.trace()), active);
+  }
+}
+
+TEST(DecisionTraceTest, TheShapeRulesNoteOneStepEachOnlyWhenOn) {
+  Reply all;
+  all.policy.no_return = true;
+  all.policy.max_turns_per_agent = 2;
+  all.policy.allowed_handoffs = std::vector<Handoff>{{.from = "ana", .to = "bob"}};
+  all.input.chain = {"bob"};
+  all.input.hop = 1;
+  all.input.mentions = {agent("bob", 0)};
+  Reply back = all;
+  EXPECT_EQ(lines(back.trace()).back(),
+            "no return: bob wrote the previous reply, so the turn may not go straight back");
+  all.input.chain = {"bob", "carol"};
+  all.input.hop = 2;
+  EXPECT_EQ(lines(all.trace()),
+            (std::vector<std::string>{
+                "enabled: dispatch is on",
+                "hop budget: hop 2 is under max_hops",
+                "validate: the snapshots are well formed",
+                "source: ana is active",
+                "mention @bob at byte 0: chosen",
+                "target: bob",
+                "self mention: the target is not the author",
+                "no return: bob did not write the previous reply",
+                "agent turns: bob has taken 1 turn of this chain, under max_turns_per_agent",
+                "handoff: a hand-off to bob is allowed",
+                "target active: bob is active",
+                "hop overflow: the child hop fits",
+                "dispatch: one child turn for bob at hop 3",
+            }));
+  Reply off;
+  off.input.chain = {"bob"};
+  off.input.mentions = {agent("bob", 0)};
+  for (const TraceStep& step : off.trace()) {
+    EXPECT_NE(step.rule, TraceRule::NoReturn);
+    EXPECT_NE(step.rule, TraceRule::AgentTurns);
+    EXPECT_NE(step.rule, TraceRule::Handoff);
+  }
 }
 
 TEST(DecisionTraceTest, ADispatchRecordsTheChildHop) {

@@ -44,11 +44,11 @@ using WireTypes =
                ResponderMode, Desk, DeskMember, DeskOrder, DeskSnapshot, SelectorCandidate,
                SelectionPolicy, ResponderRequest, SelectionRequest, ResponderRung,
                SelectionDisposition, ResponderDecision, ResponderPlan, Probability,
-               CandidateProbability, SelectionEvaluation, SelectorResult, MentionDispatchPolicy,
-               DispatchKey, DispatchConversation, MentionDispatchInput, MentionTurnRequest,
-               NoDispatchReason, MentionDispatchDecision, EnqueueRefusal, EnqueueOutcome,
-               MentionDispatchOutcome, Conversation, MentionDispatchContext, QueueErrorKind,
-               QueueError, Brevity, BriefedTeammate, TeamBriefing, TraceStep>;
+               CandidateProbability, SelectionEvaluation, SelectorResult, Handoff,
+               MentionDispatchPolicy, DispatchKey, DispatchConversation, MentionDispatchInput,
+               MentionTurnRequest, NoDispatchReason, MentionDispatchDecision, EnqueueRefusal,
+               EnqueueOutcome, MentionDispatchOutcome, Conversation, MentionDispatchContext,
+               QueueErrorKind, QueueError, Brevity, BriefedTeammate, TeamBriefing, TraceStep>;
 
 namespace detail {
 template <class T, class Tuple>
@@ -87,6 +87,7 @@ inline constexpr std::array<std::string_view, std::tuple_size_v<WireTypes>> kWir
     "CandidateProbability",
     "SelectionEvaluation",
     "SelectorResult",
+    "Handoff",
     "MentionDispatchPolicy",
     "DispatchKey",
     "DispatchConversation",

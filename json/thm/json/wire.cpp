@@ -178,6 +178,16 @@ class Fields {
     return *this;
   }
 
+  // An optional key of a field that is itself optional: when present, its value must be
+  // a `T`; `null` is refused, so that absent and `null` never mean the same (SPEC §0.5).
+  template <class T>
+  Fields& optional(const char* key, std::optional<T>& out) {
+    if (!r_.ok()) return *this;
+    const auto found = j_.find(key);
+    if (found != j_.end()) r_.at(key, [&] { read(r_, *found, out.emplace()); });
+    return *this;
+  }
+
   // The tag of an internally tagged enum (`kind` or `status`).
   std::string tag(const char* key) {
     std::string value;
@@ -294,7 +304,8 @@ void read(Reader& r, const Value& j, ResponderRequest& out) {
       .required("chat", out.chat)
       .required("mentions", out.mentions)
       .required("orchestrator_id", out.orchestrator_id)
-      .required("selection_policy", out.selection_policy);
+      .required("selection_policy", out.selection_policy)
+      .optional("thread_responder", out.thread_responder);
 }
 
 void read(Reader& r, const Value& j, TraceStep& out) {
@@ -365,8 +376,17 @@ void read(Reader& r, const Value& j, SelectorResult& out) {
   }
 }
 
+void read(Reader& r, const Value& j, Handoff& out) {
+  Fields(r, j).required("from", out.from).required("to", out.to);
+}
+
 void read(Reader& r, const Value& j, MentionDispatchPolicy& out) {
-  Fields(r, j).required("enabled", out.enabled).required("max_hops", out.max_hops);
+  Fields(r, j)
+      .required("enabled", out.enabled)
+      .required("max_hops", out.max_hops)
+      .optional("no_return", out.no_return)
+      .optional("max_turns_per_agent", out.max_turns_per_agent)
+      .optional("allowed_handoffs", out.allowed_handoffs);
 }
 
 void read(Reader& r, const Value& j, DispatchKey& out) {
@@ -384,7 +404,8 @@ void read(Reader& r, const Value& j, MentionDispatchInput& out) {
       .required("author_id", out.author_id)
       .required("content", out.content)
       .required("mentions", out.mentions)
-      .required("hop", out.hop);
+      .required("hop", out.hop)
+      .optional("chain", out.chain);
 }
 
 void read(Reader& r, const Value& j, MentionTurnRequest& out) {
@@ -444,7 +465,7 @@ void read(Reader& r, const Value& j, Conversation& out) {
 }
 
 void read(Reader& r, const Value& j, MentionDispatchContext& out) {
-  Fields(r, j).required("policy", out.policy).required("hop", out.hop);
+  Fields(r, j).required("policy", out.policy).required("hop", out.hop).optional("chain", out.chain);
 }
 
 void read(Reader& r, const Value& j, Brevity& out) {
@@ -513,6 +534,7 @@ void put(WireWriter& out, const ResponderPlan& value);
 void put(WireWriter& out, const CandidateProbability& value);
 void put(WireWriter& out, const SelectionEvaluation& value);
 void put(WireWriter& out, const SelectorResult& value);
+void put(WireWriter& out, const Handoff& value);
 void put(WireWriter& out, const MentionDispatchPolicy& value);
 void put(WireWriter& out, const DispatchKey& value);
 void put(WireWriter& out, const DispatchConversation& value);
@@ -647,13 +669,14 @@ void put(WireWriter& out, const SelectorCandidate& c) {
       .end();
 }
 void put(WireWriter& out, const ResponderRequest& q) {
-  Object(out, 5)
-      .field("message", q.message)
+  Object request(out, q.thread_responder ? 6 : 5);
+  request.field("message", q.message)
       .field("chat", q.chat)
       .field("mentions", q.mentions)
       .field("orchestrator_id", q.orchestrator_id)
-      .field("selection_policy", q.selection_policy)
-      .end();
+      .field("selection_policy", q.selection_policy);
+  if (q.thread_responder) request.field("thread_responder", *q.thread_responder);
+  request.end();
 }
 void put(WireWriter& out, const SelectionRequest& q) {
   Object(out, 3)
@@ -712,8 +735,19 @@ void put(WireWriter& out, const SelectorResult& result) {
              result);
 }
 
+void put(WireWriter& out, const Handoff& h) {
+  Object(out, 2).field("from", h.from).field("to", h.to).end();
+}
+// A rule on the chain's shape is written only when it is on, so a policy without one
+// encodes as it did before the rules existed.
 void put(WireWriter& out, const MentionDispatchPolicy& p) {
-  Object(out, 2).field("enabled", p.enabled).field("max_hops", p.max_hops).end();
+  Object policy(out, 2 + std::size_t{p.no_return} + std::size_t{p.max_turns_per_agent.has_value()} +
+                         std::size_t{p.allowed_handoffs.has_value()});
+  policy.field("enabled", p.enabled).field("max_hops", p.max_hops);
+  if (p.no_return) policy.field("no_return", true);
+  if (p.max_turns_per_agent) policy.field("max_turns_per_agent", *p.max_turns_per_agent);
+  if (p.allowed_handoffs) policy.field("allowed_handoffs", *p.allowed_handoffs);
+  policy.end();
 }
 void put(WireWriter& out, const DispatchKey& k) {
   Object(out, 1).field("trigger_sequence", k.trigger_sequence).end();
@@ -722,14 +756,15 @@ void put(WireWriter& out, const DispatchConversation& c) {
   Object(out, 2).field("desk_id", c.desk_id).field("thread_root", c.thread_root).end();
 }
 void put(WireWriter& out, const MentionDispatchInput& i) {
-  Object(out, 6)
-      .field("key", i.key)
+  Object input(out, i.chain.empty() ? 6 : 7);
+  input.field("key", i.key)
       .field("conversation", i.conversation)
       .field("author_id", i.author_id)
       .field("content", i.content)
       .field("mentions", i.mentions)
-      .field("hop", i.hop)
-      .end();
+      .field("hop", i.hop);
+  if (!i.chain.empty()) input.field("chain", i.chain);
+  input.end();
 }
 void put(WireWriter& out, const MentionTurnRequest& q) {
   Object(out, 6)
@@ -776,7 +811,10 @@ void put(WireWriter& out, const Conversation& c) {
       .end();
 }
 void put(WireWriter& out, const MentionDispatchContext& c) {
-  Object(out, 2).field("policy", c.policy).field("hop", c.hop).end();
+  Object context(out, c.chain.empty() ? 2 : 3);
+  context.field("policy", c.policy).field("hop", c.hop);
+  if (!c.chain.empty()) context.field("chain", c.chain);
+  context.end();
 }
 void put(WireWriter& out, const QueueError& e) {
   Object(out, 2).field("kind", e.kind).field("message", e.message).end();
@@ -1013,6 +1051,7 @@ THM_JSON_WIRE_TYPE(Probability)
 THM_JSON_WIRE_TYPE(CandidateProbability)
 THM_JSON_WIRE_TYPE(SelectionEvaluation)
 THM_JSON_WIRE_TYPE(SelectorResult)
+THM_JSON_WIRE_TYPE(Handoff)
 THM_JSON_WIRE_TYPE(MentionDispatchPolicy)
 THM_JSON_WIRE_TYPE(DispatchKey)
 THM_JSON_WIRE_TYPE(DispatchConversation)

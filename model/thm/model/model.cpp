@@ -351,7 +351,16 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
 
   // Rung 1: an explicit mention.
   if (auto mentioned = explicit_mention_rung(request, roster, trace)) return *mentioned;
-  // Rung 2: a named chat.
+  // Rung 2: the agent that answered last in the thread, when the host names one.
+  if (request.thread_responder) {
+    const std::string& agent = *request.thread_responder;
+    if (is_active(roster, agent)) {
+      note(trace, "thread_responder", "applied", "", agent);
+      return decided(agent, "thread_responder");
+    }
+    note(trace, "thread_responder", "skipped", "inactive", agent);
+  }
+  // Rung 3: a named chat.
   if (is_general_chat(request.chat)) {
     note(trace, "chat", "skipped", "general", request.chat.value_or(""));
   } else {
@@ -367,7 +376,7 @@ Answer<Plan> responder_plan(const ResponderRequest& request, const Roster& roste
     note(trace, "desk", "skipped", "unknown", *request.chat);
     if (auto direct = direct_agent_rung(*request.chat, roster, trace)) return *direct;
   }
-  // Rung 3: the orchestrator.
+  // Rung 4: the orchestrator.
   return orchestrator_rung(request, roster, trace);
 }
 
@@ -488,6 +497,38 @@ Decision settle_selection(const Plan& plan, const Selector& selector, Trace trac
   return {*judged.accepted, "auto_selection", "selected"};
 }
 
+namespace {
+
+// §3.2 steps 7 to 9: the first rule of the chain's shape that refuses `target`, or "" when
+// none does. A rule that is off is not looked at and leaves no step.
+std::string shape_refusal(const Policy& policy, const std::vector<std::string>& chain,
+                          const std::string& author, const std::string& target, Trace trace) {
+  if (policy.no_return) {
+    const bool back = !chain.empty() && chain[chain.size() - 1] == target;
+    note(trace, "no_return", back ? "stopped" : "passed", "", target);
+    if (back) return "immediate_return";
+  }
+  if (policy.max_turns_per_agent) {
+    std::uint64_t turns = 0;
+    for (const std::string& agent : chain) {
+      if (agent == target) ++turns;
+    }
+    const bool spent = turns >= *policy.max_turns_per_agent;
+    note(trace, "agent_turns", spent ? "stopped" : "passed", "", target, turns);
+    if (spent) return "agent_turns_spent";
+  }
+  if (policy.allowed_handoffs) {
+    bool listed = false;
+    for (const auto& [from, to] : *policy.allowed_handoffs)
+      listed = listed || (from == author && to == target);
+    note(trace, "handoff", listed ? "passed" : "stopped", "", target);
+    if (!listed) return "handoff_not_allowed";
+  }
+  return "";
+}
+
+}  // namespace
+
 // §3.2, first match wins.
 Answer<DispatchDecision> mention_dispatch(const Policy& policy, const DispatchInput& input,
                                           const Roster& roster, Trace trace) {
@@ -525,13 +566,16 @@ Answer<DispatchDecision> mention_dispatch(const Policy& policy, const DispatchIn
   note(trace, "target", "applied", "", first->target.id);
   if (!guard("self_mention", first->target.id != input.author_id))
     return none("self_mention");  // 6
+  const std::string shape =
+      shape_refusal(policy, input.chain, input.author_id, first->target.id, trace);  // 7-9
+  if (!shape.empty()) return none(shape.c_str());
   if (!guard("target_active", is_active(roster, first->target.id), "inactive", first->target.id)) {
-    return none("target_inactive");  // 7
+    return none("target_inactive");  // 10
   }
   if (!guard("hop_overflow", input.hop != std::numeric_limits<std::uint32_t>::max())) {
-    return none("hop_overflow");  // 8
+    return none("hop_overflow");  // 11
   }
-  note(trace, "dispatch", "applied", "", first->target.id, std::uint64_t{input.hop} + 1);  // 9
+  note(trace, "dispatch", "applied", "", first->target.id, std::uint64_t{input.hop} + 1);  // 12
   DispatchDecision decision;
   decision.request = {input.trigger_sequence, input.author_id,    first->target.id,
                       input.content,          input.conversation, input.hop + 1};
@@ -578,15 +622,20 @@ std::optional<std::string> display(const std::string& type, const std::string& v
     if (variant == "hop_limit_reached" || variant == "hop_overflow") return budget;
     if (variant == "source_inactive") return "only active teammates can hand off";
     if (variant == "self_mention") return "a handoff cannot go to its own author";
-    if (variant == "no_direct_agent_mention" || variant == "target_inactive") return shared;
+    if (variant == "immediate_return") return "a handoff cannot go straight back to its sender";
+    if (variant == "agent_turns_spent") return "that agent has had its turns in this chain";
+    if (variant == "no_direct_agent_mention" || variant == "target_inactive" ||
+        variant == "handoff_not_allowed") {
+      return shared;
+    }
   }
   if (type == "EnqueueRefusal") {
     if (variant == "unauthorized" || variant == "target_unavailable") return shared;
     if (variant == "feature_disabled") return off;
   }
   if (type == "ResponderRung") {
-    for (const char* rung :
-         {"explicit_mention", "auto_selection", "desk_default", "direct_agent", "orchestrator"}) {
+    for (const char* rung : {"explicit_mention", "auto_selection", "desk_default", "direct_agent",
+                             "orchestrator", "thread_responder"}) {
       if (variant == rung) return "rung " + variant;
     }
   }
@@ -637,9 +686,21 @@ Answer<Briefing> brief(const std::string& viewer_id, const Conversation& convers
   return {briefing, std::nullopt};
 }
 
-// §7: the dispatch sentence is shown iff there is a context and it may dispatch.
-bool briefing_offers_dispatch(const std::optional<DispatchContext>& context) {
-  return context.has_value() && may_dispatch(*context);
+// §7: the dispatch sentence is shown iff there is a context, it may dispatch, and, when
+// the chain has a shape, someone listed could be handed the turn.
+bool briefing_offers_dispatch(const std::optional<DispatchContext>& context,
+                              const std::string& viewer_id,
+                              const std::vector<std::string>& teammates) {
+  if (!context.has_value() || !may_dispatch(*context)) return false;
+  const Policy& policy = context->policy;
+  if (!policy.no_return && !policy.max_turns_per_agent && !policy.allowed_handoffs) return true;
+  for (const std::string& teammate : teammates) {
+    if (teammate != viewer_id &&
+        shape_refusal(policy, context->chain, viewer_id, teammate, nullptr).empty()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace thm::model

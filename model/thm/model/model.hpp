@@ -152,6 +152,7 @@ struct ResponderRequest {
   std::vector<Mention> mentions;
   std::string orchestrator_id;
   bool selection_allowed = true;
+  std::optional<std::string> thread_responder;  // who answered last in the thread, if given
 };
 /// §8.2: one step of a decision's trace, in wire tokens; `why` is empty when there is none.
 struct Step {
@@ -213,6 +214,10 @@ Decision settle_selection(const Plan& plan, const Selector& selector, Trace trac
 struct Policy {
   bool enabled = false;
   std::uint32_t max_hops = 0;
+  bool no_return = false;
+  std::optional<std::uint32_t> max_turns_per_agent;
+  /// (from, to) pairs; nothing means every hand-off is allowed.
+  std::optional<std::vector<std::pair<std::string, std::string>>> allowed_handoffs;
 };
 struct DispatchInput {
   std::uint64_t trigger_sequence = 0;
@@ -221,6 +226,7 @@ struct DispatchInput {
   std::string content;
   std::vector<Mention> mentions;
   std::uint32_t hop = 0;
+  std::vector<std::string> chain;  // authors of the earlier replies of the chain, root first
 };
 struct TurnRequest {
   std::uint64_t trigger_sequence = 0;
@@ -261,6 +267,7 @@ DispatchResult dispatch_mention(const QueueScript& queue, const Policy& policy,
 struct DispatchContext {
   Policy policy;
   std::uint32_t hop = 0;
+  std::vector<std::string> chain;
 };
 /// §7: the first two guards of §3.2.
 bool may_dispatch(const DispatchContext& context);
@@ -281,7 +288,11 @@ struct Briefing {
 Answer<Briefing> brief(const std::string& viewer_id, const Conversation& conversation,
                        const Desks& desks, const Roster& roster);
 
-/// Whether a briefing shows the dispatch sentence (§7): only with a context that may dispatch.
-bool briefing_offers_dispatch(const std::optional<DispatchContext>& context);
+/// Whether the briefing of `viewer_id` listing `teammates` shows the dispatch sentence (§7):
+/// only with a context that may dispatch and, when a rule of the chain's shape is on, a
+/// teammate other than the viewer that every rule that is on lets through.
+bool briefing_offers_dispatch(const std::optional<DispatchContext>& context,
+                              const std::string& viewer_id,
+                              const std::vector<std::string>& teammates);
 
 }  // namespace thm::model

@@ -113,8 +113,12 @@ std::vector<model::Candidate> to_model(const std::vector<SelectorCandidate>& can
 }
 
 model::ResponderRequest to_model(const ResponderRequest& r) {
-  return {r.message, r.chat, to_model(r.mentions), r.orchestrator_id,
-          r.selection_policy == SelectionPolicy::Allowed};
+  return {r.message,
+          r.chat,
+          to_model(r.mentions),
+          r.orchestrator_id,
+          r.selection_policy == SelectionPolicy::Allowed,
+          r.thread_responder};
 }
 
 model::Decision to_model(const ResponderDecision& d) {
@@ -168,7 +172,14 @@ model::Selector to_model(const SelectorResult& selector) {
                     selector);
 }
 
-model::Policy to_model(const MentionDispatchPolicy& p) { return {p.enabled, p.max_hops}; }
+model::Policy to_model(const MentionDispatchPolicy& p) {
+  model::Policy out{p.enabled, p.max_hops, p.no_return, p.max_turns_per_agent, std::nullopt};
+  if (p.allowed_handoffs) {
+    out.allowed_handoffs.emplace();
+    for (const Handoff& h : *p.allowed_handoffs) out.allowed_handoffs->emplace_back(h.from, h.to);
+  }
+  return out;
+}
 
 model::DispatchInput to_model(const MentionDispatchInput& i) {
   return {i.key.trigger_sequence,
@@ -176,11 +187,12 @@ model::DispatchInput to_model(const MentionDispatchInput& i) {
           i.author_id,
           i.content,
           to_model(i.mentions),
-          i.hop};
+          i.hop,
+          i.chain};
 }
 
 model::DispatchContext to_model(const MentionDispatchContext& c) {
-  return {to_model(c.policy), c.hop};
+  return {to_model(c.policy), c.hop, c.chain};
 }
 
 model::QueueScript to_model(const Result<EnqueueOutcome, QueueError>& answer) {
