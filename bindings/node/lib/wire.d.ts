@@ -82,6 +82,8 @@ export interface ResponderRequest {
   readonly mentions: readonly Mention[];
   readonly orchestrator_id: string;
   readonly selection_policy: SelectionPolicy;
+  /** The agent that answered last in the message's thread; absent: none (SPEC §2.2). */
+  readonly thread_responder?: string;
 }
 /** What a selector is asked (SPEC §2.5). */
 export interface SelectionRequest {
@@ -91,7 +93,8 @@ export interface SelectionRequest {
 }
 /** The rule that chose a responder (SPEC §2.2). */
 export type ResponderRung =
-  | "explicit_mention" | "auto_selection" | "desk_default" | "direct_agent" | "orchestrator";
+  | "explicit_mention" | "auto_selection" | "desk_default" | "direct_agent" | "orchestrator"
+  | "thread_responder";
 /** What became of a selection (SPEC §2.6). */
 export type SelectionDisposition =
   | "not_applicable" | "selected" | "disabled" | "unavailable" | "invalid_output";
@@ -123,13 +126,26 @@ export type SelectorResult =
   | { readonly kind: "text"; readonly output: string }
   | { readonly kind: "evaluation"; readonly evaluation: SelectionEvaluation; readonly minimum_confidence: Probability };
 
-/** The host's dispatch policy (SPEC §3.1): `max_hops` is a u32. */
-export interface MentionDispatchPolicy { readonly enabled: boolean; readonly max_hops: number }
+/** A hand-off a host allows (SPEC §3.1): a reply by `source_id` may start `target_id`. */
+export interface Handoff { readonly source_id: string; readonly target_id: string }
+/** The host's dispatch policy (SPEC §3.1): `max_hops` is a u32. The rules on a chain's shape
+ * are each off when absent (and are written only when on): `no_return` refuses a turn
+ * straight back to the previous reply's author; `max_turns_per_agent` (a u32) bounds the
+ * turns one agent takes in a chain, the root's included; `allowed_handoffs`, when present, is
+ * the only hand-offs allowed. */
+export interface MentionDispatchPolicy {
+  readonly enabled: boolean;
+  readonly max_hops: number;
+  readonly no_return?: boolean;
+  readonly max_turns_per_agent?: number;
+  readonly allowed_handoffs?: readonly Handoff[];
+}
 /** The committed reply's host sequence (SPEC §3.3). */
 export interface DispatchKey { readonly trigger_sequence: Sequence }
 /** The conversation as dispatch keys it (SPEC §3.3). */
 export interface DispatchConversation { readonly desk_id: string; readonly thread_root: Sequence | null }
-/** One committed agent reply (SPEC §3.1): `hop` is its depth in its chain (u32). */
+/** One committed agent reply (SPEC §3.1): `hop` is its depth in its chain (u32); `chain`
+ * the authors of the chain's earlier replies, root first (absent: none). */
 export interface MentionDispatchInput {
   readonly key: DispatchKey;
   readonly conversation: DispatchConversation;
@@ -137,6 +153,7 @@ export interface MentionDispatchInput {
   readonly content: string;
   readonly mentions: readonly Mention[];
   readonly hop: number;
+  readonly chain?: readonly string[];
 }
 /** The one child turn a reply starts (SPEC §3.1). */
 export interface MentionTurnRequest {
@@ -150,7 +167,8 @@ export interface MentionTurnRequest {
 /** Why a reply starts no turn (SPEC §3.2). */
 export type NoDispatchReason =
   | "disabled" | "hop_limit_reached" | "source_inactive" | "no_direct_agent_mention"
-  | "self_mention" | "target_inactive" | "hop_overflow";
+  | "self_mention" | "target_inactive" | "hop_overflow" | "immediate_return"
+  | "agent_turns_spent" | "handoff_not_allowed";
 /** Whether a reply starts exactly one child turn (SPEC §3). */
 export type MentionDispatchDecision =
   | { readonly kind: "none"; readonly reason: NoDispatchReason }
@@ -181,8 +199,12 @@ export interface Conversation {
   readonly desk_name: string;
   readonly thread_root: Sequence | null;
 }
-/** The policy and hop of the turn a reply is written in (SPEC §3.4). */
-export interface MentionDispatchContext { readonly policy: MentionDispatchPolicy; readonly hop: number }
+/** The policy, hop and chain of the turn a reply is written in (SPEC §7). */
+export interface MentionDispatchContext {
+  readonly policy: MentionDispatchPolicy;
+  readonly hop: number;
+  readonly chain?: readonly string[];
+}
 /** A teammate the briefing names (SPEC §7). */
 export interface BriefedTeammate {
   readonly id: string;
@@ -203,7 +225,7 @@ export interface TeamBriefing {
 
 /** The rule of the spec a trace step looked at (SPEC §8.2). */
 export type TraceRule =
-  | "validate" | "mention" | "explicit_mention" | "chat" | "desk" | "desk_plan" | "selector_candidates" | "direct_agent" | "orchestrator" | "plan" | "selector" | "accept_selection" | "accept_evaluation" | "fallback" | "enabled" | "hop_budget" | "source" | "target" | "self_mention" | "target_active" | "hop_overflow" | "dispatch";
+  | "validate" | "mention" | "explicit_mention" | "thread_responder" | "chat" | "desk" | "desk_plan" | "selector_candidates" | "direct_agent" | "orchestrator" | "plan" | "selector" | "accept_selection" | "accept_evaluation" | "fallback" | "enabled" | "hop_budget" | "source" | "target" | "self_mention" | "no_return" | "agent_turns" | "handoff" | "target_active" | "hop_overflow" | "dispatch";
 /** What became of a trace step's rule (SPEC §8.2). */
 export type TraceOutcome = "applied" | "passed" | "skipped" | "stopped";
 /** Why a trace step came out as it did (SPEC §8.2). */
@@ -212,7 +234,7 @@ export type TraceWhy =
 /** One step of a decision's trace (SPEC §8.2): `subject` is a mention's text, an id or a
  * normalized answer ("" for none); `offset` a mention's byte offset (a `bigint` only beyond
  * 2^53 - 1, as `Mention`'s); `count` the number the rule turned on (members, candidates, hop,
- * child hop). */
+ * child hop, a target's turns in the chain). */
 export interface TraceStep {
   readonly rule: TraceRule;
   readonly outcome: TraceOutcome;
@@ -233,7 +255,7 @@ export interface Wire {
   SelectionDisposition: SelectionDisposition; ResponderDecision: ResponderDecision;
   ResponderPlan: ResponderPlan; Probability: Probability;
   CandidateProbability: CandidateProbability; SelectionEvaluation: SelectionEvaluation;
-  SelectorResult: SelectorResult; MentionDispatchPolicy: MentionDispatchPolicy;
+  SelectorResult: SelectorResult; Handoff: Handoff; MentionDispatchPolicy: MentionDispatchPolicy;
   DispatchKey: DispatchKey; DispatchConversation: DispatchConversation;
   MentionDispatchInput: MentionDispatchInput; MentionTurnRequest: MentionTurnRequest;
   NoDispatchReason: NoDispatchReason; MentionDispatchDecision: MentionDispatchDecision;

@@ -1,13 +1,19 @@
 // @ts-check
-// Every case of every shared case file, through the Node.js package (spec/cases.md).
+// Every case of every shared case file and of the project's own (cli/cases), through the
+// Node.js package (spec/cases.md).
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { OPERATIONS, caseFiles, loadCases, matches, runOp } from "./case_runner.mjs";
 
+// THM_CASES: the case folders, separated as PATH is.
 const directory =
-  process.env.THM_CASES ?? fileURLToPath(new URL("../../../model/cases", import.meta.url));
-const files = caseFiles(directory);
+  process.env.THM_CASES ??
+  ["../../../model/cases", "../../../cli/cases"]
+    .map((folder) => fileURLToPath(new URL(folder, import.meta.url)))
+    .join(path.delimiter);
+const files = directory.split(path.delimiter).flatMap(caseFiles);
 const cases = files.flatMap(loadCases);
 
 test("the case files are there", () => {

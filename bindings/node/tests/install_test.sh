@@ -70,7 +70,7 @@ JS
 # The package's tests, beside the installed copy (lossless-json, which they use too, came
 # with it); with the tool, the suite's tests must run, not skip.
 cp -r "$here" "$installed/tests"
-THM_REQUIRE_TOOL=1 THM_CASES="$root/model/cases" "${bare[@]}" node --test "$installed/tests/"
+THM_REQUIRE_TOOL=1 THM_CASES="$root/model/cases:$root/cli/cases" "${bare[@]}" node --test "$installed/tests/"
 
 # The LangGraph.js example, as its README runs it with npm alone: its own locked
 # dependencies, then the tarball.
@@ -85,6 +85,6 @@ cp "$root"/examples/node/langgraph/{package.json,package-lock.json,team.mjs,team
 # No prebuilt for this platform: npm's install script builds from the tarball's sources.
 rm -rf "$installed/prebuilds"
 (cd "$installed" && node build.cjs >/dev/null)
-THM_CASES="$root/model/cases" "${bare[@]}" node --test "$installed/tests/cases.test.mjs" | tail -8
+THM_CASES="$root/model/cases:$root/cli/cases" "${bare[@]}" node --test "$installed/tests/cases.test.mjs" | tail -8
 rm -rf "$scratch"
 echo "install_test: $(basename "${tarball[0]}") installed without a compiler, built from its sources, and tested for node $(node --version)"

@@ -101,3 +101,40 @@ test("trace must be an array", () => {
     /mentionDispatch\(trace\): expected an array/,
   );
 });
+
+test("a chain with a shape: no return, a turn budget and allowed hand-offs", () => {
+  const team = { ...roster, retired: [], members: [...roster.members, { id: "cy", name: null }] };
+  const shaped = {
+    ...policy,
+    no_return: true,
+    max_turns_per_agent: 2,
+    allowed_handoffs: [{ source_id: "ada", target_id: "cy" }],
+  };
+  /** @type {thm.TraceStep[]} */
+  const trace = [];
+  const back = { ...reply("bob"), hop: 1, chain: ["bob"] };
+  assert.deepEqual(thm.mentionDispatch({ policy: shaped, input: back, roster: team, trace }), {
+    kind: "none",
+    reason: "immediate_return",
+  });
+  assert.equal(trace.at(-1)?.rule, "no_return");
+  const elsewhere = { ...reply("bob"), hop: 1, chain: ["cy"] };
+  assert.deepEqual(thm.mentionDispatch({ policy: shaped, input: elsewhere, roster: team }), {
+    kind: "none",
+    reason: "handoff_not_allowed",
+  });
+  const onward = thm.mentionDispatch({ policy: shaped, input: { ...reply("cy"), hop: 1, chain: ["bob"] }, roster: team });
+  assert.equal(onward.kind === "one" && onward.request.target_id, "cy");
+  assert.deepEqual(thm.fromJSON("MentionDispatchPolicy", shaped), shaped);
+  // Off by default: the same reply straight back dispatches, as it always did.
+  assert.equal(thm.mentionDispatch({ policy, input: back, roster: team }).kind, "one");
+});
+
+test("a thread keeps its agent", () => {
+  const request = { message: "and then?", chat: null, mentions: [], orchestrator_id: "ada", selection_policy: /** @type {const} */ ("allowed"), thread_responder: "bob" };
+  const desks = { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] };
+  assert.deepEqual(thm.responderPlan(request, { candidate_details: [], roster: { ...roster, retired: [] }, desks }), {
+    kind: "decided",
+    decision: { responder_id: "bob", rung: "thread_responder", disposition: "not_applicable" },
+  });
+});

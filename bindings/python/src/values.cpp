@@ -115,7 +115,9 @@ void bind_responder(py::module_& m) {
       .field("mentions", &ResponderRequest::mentions, "Its resolved mentions.")
       .field("orchestrator_id", &ResponderRequest::orchestrator_id, "Who answers by default.")
       .field("selection_policy", &ResponderRequest::selection_policy, "Whether to select.",
-             Given::Optional);
+             Given::Optional)
+      .field("thread_responder", &ResponderRequest::thread_responder,
+             "The agent that answered last in the message's thread, or None.", Given::Optional);
   ValueClass<ResponderDecision>(m, "ResponderDecision", "Who answers, and by which rule.")
       .field("responder_id", &ResponderDecision::responder_id, "The responder's id.")
       .field("rung", &ResponderDecision::rung, "The rule that chose it.")
@@ -146,9 +148,19 @@ void bind_responder(py::module_& m) {
 }
 
 void bind_dispatch(py::module_& m) {
+  ValueClass<Handoff>(m, "Handoff",
+                      "A hand-off a host allows: a reply by one agent may start another.")
+      .field("source_id", &Handoff::source_id, "The agent whose reply starts the turn.")
+      .field("target_id", &Handoff::target_id, "The agent that takes it.");
   ValueClass<MentionDispatchPolicy>(m, "MentionDispatchPolicy", "The host's dispatch policy.")
       .field("enabled", &MentionDispatchPolicy::enabled, "Whether replies may start turns.")
-      .field("max_hops", &MentionDispatchPolicy::max_hops, "Child turns a chain may start.");
+      .field("max_hops", &MentionDispatchPolicy::max_hops, "Child turns a chain may start.")
+      .field("no_return", &MentionDispatchPolicy::no_return,
+             "Refuse a turn straight back to the previous reply's author.", Given::Optional)
+      .field("max_turns_per_agent", &MentionDispatchPolicy::max_turns_per_agent,
+             "Turns an agent may take in one chain, the root's included, or None.", Given::Optional)
+      .field("allowed_handoffs", &MentionDispatchPolicy::allowed_handoffs,
+             "The only hand-offs allowed, or None for any.", Given::Optional);
   ValueClass<DispatchKey>(m, "DispatchKey", "The committed reply's host sequence.")
       .field("trigger_sequence", &DispatchKey::trigger_sequence, "A u64.");
   ValueClass<MentionDispatchInput>(m, "MentionDispatchInput", "One committed agent reply.")
@@ -157,7 +169,9 @@ void bind_dispatch(py::module_& m) {
       .field("author_id", &MentionDispatchInput::author_id, "The agent that wrote it.")
       .field("content", &MentionDispatchInput::content, "Its body.")
       .field("mentions", &MentionDispatchInput::mentions, "Its resolved mentions.")
-      .field("hop", &MentionDispatchInput::hop, "Its depth in its chain (0: a reply to a person).");
+      .field("hop", &MentionDispatchInput::hop, "Its depth in its chain (0: a reply to a person).")
+      .field("chain", &MentionDispatchInput::chain,
+             "The authors of the chain's earlier replies, root first.", Given::Optional);
   ValueClass<MentionTurnRequest>(m, "MentionTurnRequest", "The one child turn a reply starts.")
       .field("key", &MentionTurnRequest::key, "The trigger's sequence.")
       .field("source_id", &MentionTurnRequest::source_id, "Who asked.")
@@ -173,7 +187,9 @@ void bind_dispatch(py::module_& m) {
       .field("request", &DispatchOne::request, "The child turn to enqueue.");
   ValueClass<MentionDispatchContext>(m, "MentionDispatchContext", "What a briefing may offer.")
       .field("policy", &MentionDispatchContext::policy, "The host's policy.")
-      .field("hop", &MentionDispatchContext::hop, "The turn's hop.");
+      .field("hop", &MentionDispatchContext::hop, "The turn's hop.")
+      .field("chain", &MentionDispatchContext::chain,
+             "The authors of the chain's earlier replies, root first.", Given::Optional);
   ValueClass<Enqueued, EnqueueOutcome>(m, "Enqueued", "The queue committed the child turn.");
   ValueClass<Already, EnqueueOutcome>(m, "Already",
                                       "A child turn for this key was already committed.");

@@ -11,6 +11,8 @@ within one object of the input refuses the whole input (SPEC §0.5).
 
 from __future__ import annotations
 
+import enum
+
 import asyncio
 import json
 from collections.abc import Callable
@@ -104,6 +106,8 @@ class Args:
 
 
 def _jsonable(value: Any) -> Json:
+    if isinstance(value, enum.Enum):
+        return value.value  # a bare token, e.g. "agent_turns_spent"
     return value.to_json() if hasattr(value, "to_json") else value
 
 

@@ -1,4 +1,5 @@
-"""Every case of every shared case file, through the Python package (spec/cases.md)."""
+"""Every case of every shared case file and of the project's own (cli/cases), through the
+Python package (spec/cases.md)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import pytest
 
 from case_runner import OPERATIONS, load_cases, matches, run_op
 
-CASES = Path(os.environ.get("THM_CASES", Path(__file__).resolve().parents[3] / "model" / "cases"))
-FILES = sorted(CASES.glob("*.json"))
+ROOT = Path(__file__).resolve().parents[3]
+# THM_CASES: the case folders, separated as PATH is.
+CASES = [Path(folder) for folder in os.environ.get(
+    "THM_CASES", os.pathsep.join([str(ROOT / "model" / "cases"), str(ROOT / "cli" / "cases")]))
+    .split(os.pathsep)]
+FILES = sorted(path for folder in CASES for path in folder.glob("*.json"))
 ALL = [case for path in FILES for case in load_cases(path)]
 
 

@@ -88,3 +88,35 @@ def test_a_step_has_a_wire_form() -> None:
 def test_trace_must_be_a_list() -> None:
     with pytest.raises(TypeError, match=r"mention_dispatch\(trace\): expected a list or None"):
         thm.mention_dispatch(policy=POLICY, input=reply(), roster=ROSTER, trace=())  # type: ignore[call-overload]
+
+
+def test_a_chain_with_a_shape_from_python_values() -> None:
+    team = ROSTER.replace(retired=[], members=[*ROSTER.members, thm.RosterMember(id="cy", name=None)])
+    shaped = POLICY.replace(no_return=True, max_turns_per_agent=2,
+                            allowed_handoffs=[thm.Handoff(source_id="ada", target_id="cy")])
+    assert shaped.allowed_handoffs == (thm.Handoff(source_id="ada", target_id="cy"),)
+    back = reply("bob").replace(hop=1, chain=["bob"])
+    steps: list[thm.TraceStep] = []
+    assert thm.mention_dispatch(policy=shaped, input=back, roster=team, trace=steps) == \
+        thm.NoDispatch(reason=thm.NoDispatchReason.IMMEDIATE_RETURN)
+    assert steps[-1].rule == thm.TraceRule.NO_RETURN
+    elsewhere = reply("bob").replace(hop=1, chain=["cy"])
+    assert thm.mention_dispatch(policy=shaped, input=elsewhere, roster=team) == \
+        thm.NoDispatch(reason=thm.NoDispatchReason.HANDOFF_NOT_ALLOWED)
+    onward = reply("cy").replace(hop=1, chain=["bob"])
+    decision = thm.mention_dispatch(policy=shaped, input=onward, roster=team)
+    assert isinstance(decision, thm.DispatchOne) and decision.request.target_id == "cy"
+    # Off by default: the same reply straight back dispatches, as it always did.
+    assert isinstance(thm.mention_dispatch(policy=POLICY, input=back, roster=team), thm.DispatchOne)
+
+
+def test_a_thread_keeps_its_agent() -> None:
+    team = ROSTER.replace(retired=[])
+    request = thm.ResponderRequest(message="and then?", chat=None, mentions=[],
+                                   orchestrator_id="ada", thread_responder="bob")
+    plan = thm.responder_plan(request, roster=team, desks=thm.DeskSnapshot(),
+                              candidate_details=[])
+    assert plan == thm.Decided(decision=thm.ResponderDecision(
+        responder_id="bob", rung=thm.ResponderRung.THREAD_RESPONDER,
+        disposition=thm.SelectionDisposition.NOT_APPLICABLE))
+    assert request.replace(thread_responder=None).thread_responder is None

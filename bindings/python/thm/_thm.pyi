@@ -25,6 +25,9 @@ class NoDispatchReason(StrEnum):
     SELF_MENTION = 'self_mention'
     TARGET_INACTIVE = 'target_inactive'
     HOP_OVERFLOW = 'hop_overflow'
+    IMMEDIATE_RETURN = 'immediate_return'
+    AGENT_TURNS_SPENT = 'agent_turns_spent'
+    HANDOFF_NOT_ALLOWED = 'handoff_not_allowed'
 
 class QueueErrorKind(StrEnum):
     UNAVAILABLE = 'unavailable'
@@ -44,6 +47,7 @@ class ResponderRung(StrEnum):
     DESK_DEFAULT = 'desk_default'
     DIRECT_AGENT = 'direct_agent'
     ORCHESTRATOR = 'orchestrator'
+    THREAD_RESPONDER = 'thread_responder'
 
 class SelectionDisposition(StrEnum):
     NOT_APPLICABLE = 'not_applicable'
@@ -66,6 +70,7 @@ class TraceRule(StrEnum):
     VALIDATE = 'validate'
     MENTION = 'mention'
     EXPLICIT_MENTION = 'explicit_mention'
+    THREAD_RESPONDER = 'thread_responder'
     CHAT = 'chat'
     DESK = 'desk'
     DESK_PLAN = 'desk_plan'
@@ -82,6 +87,9 @@ class TraceRule(StrEnum):
     SOURCE = 'source'
     TARGET = 'target'
     SELF_MENTION = 'self_mention'
+    NO_RETURN = 'no_return'
+    AGENT_TURNS = 'agent_turns'
+    HANDOFF = 'handoff'
     TARGET_ACTIVE = 'target_active'
     HOP_OVERFLOW = 'hop_overflow'
     DISPATCH = 'dispatch'
@@ -273,6 +281,14 @@ class EveryoneTarget(_Value):
     def __init__(self) -> None: ...
 
 @final
+class Handoff(_Value):
+    def __init__(self, *, source_id: str, target_id: str) -> None: ...
+    @property
+    def source_id(self) -> str: ...
+    @property
+    def target_id(self) -> str: ...
+
+@final
 class Mention(_Value):
     def __init__(self, *, target: MentionTarget, text: str, offset: int, quiet: bool = ...) -> None: ...
     @property
@@ -286,16 +302,18 @@ class Mention(_Value):
 
 @final
 class MentionDispatchContext(_Value):
-    def __init__(self, *, policy: MentionDispatchPolicy, hop: int) -> None: ...
+    def __init__(self, *, policy: MentionDispatchPolicy, hop: int, chain: Sequence[str] = ...) -> None: ...
     @property
     def policy(self) -> MentionDispatchPolicy: ...
     @property
     def hop(self) -> int: ...
+    @property
+    def chain(self) -> tuple[str, ...]: ...
     def may_dispatch(self) -> bool: ...
 
 @final
 class MentionDispatchInput(_Value):
-    def __init__(self, *, key: DispatchKey, conversation: DispatchConversation, author_id: str, content: str, mentions: Sequence[Mention], hop: int) -> None: ...
+    def __init__(self, *, key: DispatchKey, conversation: DispatchConversation, author_id: str, content: str, mentions: Sequence[Mention], hop: int, chain: Sequence[str] = ...) -> None: ...
     @property
     def key(self) -> DispatchKey: ...
     @property
@@ -308,14 +326,22 @@ class MentionDispatchInput(_Value):
     def mentions(self) -> tuple[Mention, ...]: ...
     @property
     def hop(self) -> int: ...
+    @property
+    def chain(self) -> tuple[str, ...]: ...
 
 @final
 class MentionDispatchPolicy(_Value):
-    def __init__(self, *, enabled: bool, max_hops: int) -> None: ...
+    def __init__(self, *, enabled: bool, max_hops: int, no_return: bool = ..., max_turns_per_agent: int | None = ..., allowed_handoffs: Sequence[Handoff] | None = ...) -> None: ...
     @property
     def enabled(self) -> bool: ...
     @property
     def max_hops(self) -> int: ...
+    @property
+    def no_return(self) -> bool: ...
+    @property
+    def max_turns_per_agent(self) -> int | None: ...
+    @property
+    def allowed_handoffs(self) -> tuple[Handoff, ...] | None: ...
 
 @final
 class MentionTurnRequest(_Value):
@@ -393,7 +419,7 @@ class ResponderDecision(_Value):
 
 @final
 class ResponderRequest(_Value):
-    def __init__(self, *, message: str, chat: str | None, mentions: Sequence[Mention], orchestrator_id: str, selection_policy: SelectionPolicy | str = ...) -> None: ...
+    def __init__(self, *, message: str, chat: str | None, mentions: Sequence[Mention], orchestrator_id: str, selection_policy: SelectionPolicy | str = ..., thread_responder: str | None = ...) -> None: ...
     @property
     def message(self) -> str: ...
     @property
@@ -404,6 +430,8 @@ class ResponderRequest(_Value):
     def orchestrator_id(self) -> str: ...
     @property
     def selection_policy(self) -> SelectionPolicy: ...
+    @property
+    def thread_responder(self) -> str | None: ...
 
 @final
 class RosterMember(_Value):

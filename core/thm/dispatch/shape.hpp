@@ -45,7 +45,7 @@ std::optional<NoDispatchReason> shape_refusal(const MentionDispatchPolicy& polic
   }
   if (policy.allowed_handoffs) {
     const bool allowed = std::ranges::any_of(*policy.allowed_handoffs, [&](const Handoff& pair) {
-      return pair.from == author && pair.to == target;
+      return pair.source_id == author && pair.target_id == target;
     });
     if (!noted(TraceRule::Handoff, allowed)) return NoDispatchReason::HandoffNotAllowed;
   }

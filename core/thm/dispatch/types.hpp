@@ -17,10 +17,11 @@
 
 namespace thm {
 
-/// One hand-off a host allows (SPEC §3.1): a reply by `from` may start a turn for `to`.
+/// One hand-off a host allows (SPEC §3.1): a reply by `source_id` may start a turn for
+/// `target_id`.
 struct Handoff {
-  std::string from{};
-  std::string to{};
+  std::string source_id{};
+  std::string target_id{};
   friend bool operator==(const Handoff&, const Handoff&) = default;
 };
 

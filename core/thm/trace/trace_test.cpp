@@ -222,7 +222,7 @@ std::map<NoDispatchReason, Reply> one_reply_per_refusal() {
   again.input.mentions = {agent("bob", 0)};
   replies[NoDispatchReason::AgentTurnsSpent] = again;
   Reply elsewhere;  // only bob may start ana, not the other way round
-  elsewhere.policy.allowed_handoffs = std::vector<Handoff>{{.from = "bob", .to = "ana"}};
+  elsewhere.policy.allowed_handoffs = std::vector<Handoff>{{.source_id = "bob", .target_id = "ana"}};
   elsewhere.input.mentions = {agent("bob", 0)};
   replies[NoDispatchReason::HandoffNotAllowed] = elsewhere;
   return replies;
@@ -296,7 +296,7 @@ TEST(DecisionTraceTest, TheShapeRulesNoteOneStepEachOnlyWhenOn) {
   Reply all;
   all.policy.no_return = true;
   all.policy.max_turns_per_agent = 2;
-  all.policy.allowed_handoffs = std::vector<Handoff>{{.from = "ana", .to = "bob"}};
+  all.policy.allowed_handoffs = std::vector<Handoff>{{.source_id = "ana", .target_id = "bob"}};
   all.input.chain = {"bob"};
   all.input.hop = 1;
   all.input.mentions = {agent("bob", 0)};

@@ -377,7 +377,7 @@ void read(Reader& r, const Value& j, SelectorResult& out) {
 }
 
 void read(Reader& r, const Value& j, Handoff& out) {
-  Fields(r, j).required("from", out.from).required("to", out.to);
+  Fields(r, j).required("source_id", out.source_id).required("target_id", out.target_id);
 }
 
 void read(Reader& r, const Value& j, MentionDispatchPolicy& out) {
@@ -736,7 +736,7 @@ void put(WireWriter& out, const SelectorResult& result) {
 }
 
 void put(WireWriter& out, const Handoff& h) {
-  Object(out, 2).field("from", h.from).field("to", h.to).end();
+  Object(out, 2).field("source_id", h.source_id).field("target_id", h.target_id).end();
 }
 // A rule on the chain's shape is written only when it is on, so a policy without one
 // encodes as it did before the rules existed.
