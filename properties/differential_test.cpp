@@ -307,7 +307,11 @@ RC_GTEST_PROP(Differential, ResponderPlanAgrees, ()) {
       .mentions = *gen_mentions(),
       .orchestrator_id =
           *rc::gen::weightedElement<std::string>({{6, "orch"}, {1, "alice"}, {1, "ghost"}}),
-      .selection_policy = *rc::gen::element(SelectionPolicy::Allowed, SelectionPolicy::Disabled)};
+      .selection_policy = *rc::gen::element(SelectionPolicy::Allowed, SelectionPolicy::Disabled),
+      // A thread responder a third of the time: a member (active or not) or a stranger.
+      .thread_responder = one_in(5) ? std::optional(*rc::gen::elementOf(
+                                          roster.members.empty() ? kIds : member_ids(roster)))
+                                    : std::nullopt};
   // Half the time address an existing desk by id or name, so that desk plans are reached.
   ResponderRequest addressed = request;
   const auto all_desks = DeskSet(desks).desks();
@@ -405,8 +409,9 @@ RC_GTEST_PROP(Differential, SelectionAgrees, ()) {
 
 RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
   const RosterSnapshot roster = *gen_roster();
-  const MentionDispatchPolicy policy = *gen_policy();
+  const MentionDispatchPolicy policy = *gen_policy(member_ids(roster));
   MentionDispatchInput input = *gen_dispatch_input();
+  input.chain = *gen_chain(member_ids(roster));
   // Mostly a member writing inside its hop budget, so that the later steps are reached.
   if (!roster.members.empty() && *rc::gen::inRange(0, 4) != 0) {
     input.author_id = (*rc::gen::elementOf(roster.members)).id;
@@ -418,6 +423,11 @@ RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
     if (!roster.members.empty() && *rc::gen::arbitrary<bool>()) {
       mention.target = AgentTarget{(*rc::gen::elementOf(roster.members)).id};
     }
+  }
+  // Now and then the chain ends with, or already holds, an agent the reply names.
+  for (const Mention& mention : input.mentions) {
+    const auto* agent = std::get_if<AgentTarget>(&mention.target);
+    if (agent != nullptr && one_in(3)) input.chain.push_back(agent->id);
   }
   const auto core = mention_dispatch(policy, input, Roster(roster));
   std::vector<model::Step> model_trace;
@@ -442,8 +452,26 @@ RC_GTEST_PROP(Differential, MentionDispatchAgrees, ()) {
     RC_ASSERT(mention_dispatch(policy, input, *team, on_team) == core);
     RC_ASSERT(on_team == trace);
   }
-  const MentionDispatchContext context{.policy = policy, .hop = input.hop};
+  const MentionDispatchContext context{.policy = policy, .hop = input.hop, .chain = input.chain};
   RC_ASSERT(context.may_dispatch() == model::may_dispatch(to_model(context)));
+}
+
+// SPEC §7: whether a briefing offers dispatch, with the shape rules asked of its teammates.
+RC_GTEST_PROP(Differential, BriefingOffersAgree, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  const auto staff = member_ids(roster);
+  TeamBriefing briefing{.viewer_id = *rc::gen::elementOf(staff.empty() ? kIds : staff)};
+  for (const std::string& id : *gen_ids(3)) briefing.teammates.push_back({.id = id, .label = id});
+  const MentionDispatchContext context{
+      .policy = *gen_policy(staff), .hop = *gen_hop_count(), .chain = *gen_chain(staff)};
+  const bool offered = briefing.offers_dispatch_under(context);
+  std::vector<std::string> teammates;
+  for (const BriefedTeammate& mate : briefing.teammates) teammates.push_back(mate.id);
+  RC_TAG(offered ? "offered" : "withheld");
+  RC_ASSERT(offered ==
+            model::briefing_offers_dispatch(to_model(context), briefing.viewer_id, teammates));
+  RC_ASSERT(offered == offers_dispatch(briefing.system_text_with_dispatch(context)));
+  if (!context.policy.shapes_chains()) RC_ASSERT(offered == context.may_dispatch());
 }
 
 RC_GTEST_PROP(Differential, BriefingTeammatesAgree, ()) {

@@ -546,11 +546,47 @@ inline rc::Gen<std::uint32_t> gen_hop_count() {
                         rc::gen::arbitrary<std::uint32_t>());
 }
 
-inline rc::Gen<MentionDispatchPolicy> gen_policy() {
-  return rc::gen::exec([] {
-    return MentionDispatchPolicy{
+// Hand-off lists over the id pool, `staff` first when given: sometimes empty, sometimes
+// with a pair repeated.
+inline rc::Gen<std::vector<Handoff>> gen_handoffs(std::vector<std::string> staff = {}) {
+  return rc::gen::exec([staff] {
+    std::vector<std::string> ids = staff.empty() ? kIds : staff;
+    std::vector<Handoff> pairs;
+    const int n = *rc::gen::weightedElement<int>({{1, 0}, {3, 2}, {3, 5}, {1, 12}});
+    for (int i = 0; i < n; ++i) {
+      pairs.push_back(
+          {.source_id = *rc::gen::elementOf(ids), .target_id = *rc::gen::elementOf(ids)});
+    }
+    if (!pairs.empty() && one_in(4)) pairs.push_back(pairs.front());
+    return pairs;
+  });
+}
+
+// The policy: each rule of a chain's shape on a quarter of the time, at its edges.
+inline rc::Gen<MentionDispatchPolicy> gen_policy(std::vector<std::string> staff = {}) {
+  return rc::gen::exec([staff] {
+    MentionDispatchPolicy policy{
         .enabled = *rc::gen::weightedElement<bool>({{1, false}, {5, true}}),
         .max_hops = *gen_hop_count()};
+    policy.no_return = one_in(4);
+    if (one_in(4)) {
+      policy.max_turns_per_agent = *rc::gen::weightedElement<std::uint32_t>(
+          {{1, 0}, {4, 1}, {4, 2}, {1, 3}, {1, std::numeric_limits<std::uint32_t>::max()}});
+    }
+    if (one_in(4)) policy.allowed_handoffs = *gen_handoffs(staff);
+    return policy;
+  });
+}
+
+// A chain's earlier authors: mostly a few ids of the pool (`staff` first when given), with
+// repeats, so that the shape rules meet targets that did and did not answer before.
+inline rc::Gen<std::vector<std::string>> gen_chain(std::vector<std::string> staff = {}) {
+  return rc::gen::exec([staff] {
+    std::vector<std::string> ids = staff.empty() ? kIds : staff;
+    std::vector<std::string> chain;
+    const int n = *rc::gen::weightedElement<int>({{2, 0}, {3, 1}, {3, 2}, {2, 4}, {1, 9}});
+    for (int i = 0; i < n; ++i) chain.push_back(*rc::gen::elementOf(ids));
+    return chain;
   });
 }
 
@@ -563,7 +599,8 @@ inline rc::Gen<MentionDispatchInput> gen_dispatch_input() {
         .author_id = *gen_id(),
         .content = *gen_body(),
         .mentions = *gen_mentions(),
-        .hop = *gen_hop_count()};
+        .hop = *gen_hop_count(),
+        .chain = *gen_chain()};
   });
 }
 

@@ -1,8 +1,9 @@
 // @ts-check
 // A LangGraph.js team, a supervisor, a researcher and a writer, routed by thm: thm's
-// responder ladder chooses who answers a person's message, and every agent → agent mention
-// in a reply goes through thm's dispatch under the host's `max_hops`, so a chain of
-// handoffs always ends. Each agent is a graph node that calls a chat model; the models here
+// responder ladder chooses who answers a person's message (in a thread, the agent that
+// answered there last keeps it), and every agent → agent mention in a reply goes through
+// thm's dispatch under the host's policy (`max_hops`, and a shape such as `no_return`), so a
+// chain of handoffs always ends. Each agent is a graph node that calls a chat model; the models here
 // are scripted, so the example runs offline, and its test (team.test.mjs) knows each reply.
 import { pathToFileURL } from "node:url";
 import { SimpleChatModel } from "@langchain/core/language_models/chat_models";
@@ -45,22 +46,34 @@ const ROSTER = thm.fromJSON("RosterSnapshot", {
 const DESKS = thm.fromJSON("DeskSnapshot", {
   declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [],
 });
-// Everything here is said in the General channel: no desk, no thread.
-const CONVERSATION = thm.fromJSON("Conversation", {
-  desk_id: "General", desk_name: "General", thread_root: null,
-});
-/** The conversation as dispatch keys it (SPEC §3.3). */
+/** Where a message is said: the General channel, or a thread in it (rooted at the host
+ * sequence of its first message). No desks here.
+ * @param {bigint | null} thread */
+function conversationOf(thread) {
+  return thm.fromJSON("Conversation", { desk_id: "General", desk_name: "General", thread_root: thread });
+}
+const CONVERSATION = conversationOf(null);
+/** The channel as dispatch keys it (SPEC §3.3). */
 export const SCOPE = thm.dispatchConversation(CONVERSATION);
 
 /** The host's dispatch policy: a reply may start a child turn, and a chain of such turns
  * stops after three. thm sets no limit of its own; the host chooses it. */
 export const POLICY = thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: 3 });
 
-/** The graph's state: the conversation so far, and the hop of the turn the next node runs
- * in (0 for the agent answering a person; a child turn runs at its request's `child_hop`). */
+/** The same policy with a shape: a reply may not hand the turn straight back to the agent
+ * that handed it over (SPEC §3.1 `no_return`), so a ping-pong ends at its first return. */
+export const NO_RETURN = thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: 3, no_return: true });
+
+/** The graph's state: the conversation so far; the hop of the turn the next node runs in (0
+ * for the agent answering a person; a child turn runs at its request's `child_hop`); the
+ * chain, the agents whose replies led to that turn, root first (thm's `chain`, which the
+ * host derives from its rows as it does the hop); and the thread, the root sequence as a
+ * decimal string, or null in the channel. */
 export const TeamState = new StateSchema({
   messages: MessagesValue,
   hop: z.number().int().nonnegative().default(0),
+  chain: z.array(z.string()).default([]),
+  thread: z.string().nullable().default(null),
 });
 /** @typedef {typeof TeamState.State} TeamStateValue */
 
@@ -142,6 +155,10 @@ export class Team {
   /** The host's message sequence, as a chat store numbers its rows: each message posted,
    * a person's, an agent's or the host's own, takes the next one. */
   #sequence = 0n;
+  /** The agent that last replied in each thread, by root sequence: what a chat store reads
+   * from its newest agent row in the thread, and thm's `thread_responder`.
+   * @type {Map<string, AgentId>} */
+  #answered = new Map();
 
   /**
    * @param {Record<AgentId, readonly string[]>} scripts what each agent's model replies
@@ -176,27 +193,29 @@ export class Team {
   }
 
   /**
-   * Posts `text` from the person `author` and runs the team until no turn is left.
+   * Posts `text` from the person `author`, in the channel or in the thread rooted at
+   * `thread` (a message's id), and runs the team until no turn is left.
    * @param {string} text
-   * @param {string} [author]
-   * @returns {Promise<{ ran: string[], messages: BaseMessage[] }>} the nodes that ran, in
-   *   order, and the conversation at the end
+   * @param {{ author?: string, thread?: string | null }} [where]
+   * @returns {Promise<{ ran: string[], messages: BaseMessage[], id: string }>} the nodes that
+   *   ran, in order, the conversation at the end, and the posted message's id
    */
-  async post(text, author = "ada") {
-    const message = new HumanMessage({ content: text, name: author, id: this.#next() });
+  async post(text, { author = "ada", thread = null } = {}) {
+    const id = this.#next();
+    const message = new HumanMessage({ content: text, name: author, id });
     /** @type {string[]} */
     const ran = [];
     /** @type {BaseMessage[]} */
     let messages = [];
     // "updates" names each node as it finishes a step, which is how the test counts turns
     // from LangGraph's side; "values" is the state after each step.
-    const stream = await this.graph.stream({ messages: [message], hop: 0 },
+    const stream = await this.graph.stream({ messages: [message], hop: 0, chain: [], thread },
                                            { streamMode: ["updates", "values"] });
     for await (const [mode, chunk] of stream) {
       if (mode === "updates") ran.push(...Object.keys(chunk));
       else messages = chunk.messages;
     }
-    return { ran, messages };
+    return { ran, messages, id };
   }
 
   /**
@@ -208,9 +227,12 @@ export class Team {
     const message = state.messages[state.messages.length - 1];
     const author = { kind: /** @type {const} */ ("person"), id: message.name ?? "" };
     const mentions = thm.resolveMentions(message.text, { author, roster: ROSTER, desks: DESKS });
+    // In a thread, the agent that answered there last keeps answering, unless the message
+    // names another agent (SPEC §2.2): thm's `thread_responder` rung.
+    const last = state.thread === null ? undefined : this.#answered.get(state.thread);
     const plan = thm.responderPlan(
       { message: message.text, chat: null, mentions, orchestrator_id: "supervisor",
-        selection_policy: "allowed" },
+        selection_policy: "allowed", ...(last === undefined ? {} : { thread_responder: last }) },
       { roster: ROSTER, desks: DESKS, candidate_details: [] });
     // A `select` plan comes only from a desk in auto mode, which this team has none of. A
     // host with one asks its selector model once and settles with the answer; with no
@@ -228,23 +250,29 @@ export class Team {
    * @param {TeamStateValue} state
    */
   async #turn(id, state) {
-    // The model is briefed on its team and, only while the hop budget lasts, told that
-    // `@id` hands a teammate a turn (SPEC §7): at the last hop it is not invited to try.
+    // The model is briefed on its team and, only while some teammate could still be handed
+    // a turn (SPEC §7), told that `@id` hands one on: not at the last hop, and not when the
+    // policy's shape leaves no one.
+    const thread = state.thread === null ? null : BigInt(state.thread);
     const briefing = thm.briefingText(
-      thm.teamBriefing({ viewer_id: id, conversation: CONVERSATION, desks: DESKS, roster: ROSTER }),
-      { policy: this.policy, hop: state.hop });
+      thm.teamBriefing({ viewer_id: id, conversation: conversationOf(thread), desks: DESKS, roster: ROSTER }),
+      { policy: this.policy, hop: state.hop, chain: state.chain });
     const reply = await this.models[id].invoke([new SystemMessage(briefing), ...state.messages]);
     const message = new AIMessage({ content: reply.text, name: id, id: this.#next() });
-    return this.handoff(message, state.hop);
+    if (state.thread !== null) this.#answered.set(state.thread, id);
+    return this.handoff(message, state.hop, state.chain,
+                        thm.dispatchConversation(conversationOf(thread)));
   }
 
   /**
-   * Where a committed agent reply, written in a turn at `hop`, sends the graph (SPEC §3,
-   * §4): to the one teammate it hands a turn to, or to END.
+   * Where a committed agent reply, written in a turn at `hop` after the replies of `chain`,
+   * sends the graph (SPEC §3, §4): to the one teammate it hands a turn to, or to END.
    * @param {AIMessage} message the reply; `name` its author, `id` its sequence
    * @param {number} hop
+   * @param {readonly string[]} [chain] the authors of the chain's earlier replies, root first
+   * @param {DispatchConversation} [scope] where it was said, as dispatch keys it
    */
-  handoff(message, hop) {
+  handoff(message, hop, chain = [], scope = SCOPE) {
     const author = message.name ?? "";
     const sequence = sequenceOf(message);
     const mentions = thm.resolveMentions(message.text, {
@@ -252,18 +280,19 @@ export class Team {
     });
     const outcome = thm.dispatchMention(this.queue, {
       policy: this.policy,
-      input: { key: { trigger_sequence: sequence }, conversation: SCOPE, author_id: author,
-               content: message.text, mentions, hop },
+      input: { key: { trigger_sequence: sequence }, conversation: scope, author_id: author,
+               content: message.text, mentions, hop, chain },
       roster: ROSTER,
     });
     switch (outcome.status) {
       case "enqueued": {
         // The outcome says what the queue did, not what it was given: the child turn to
         // run is the one the queue now holds under this reply's key.
-        const turn = this.queue.turn(SCOPE, sequence);
+        const turn = this.queue.turn(scope, sequence);
         if (turn === undefined) throw new Error(`the queue holds no turn for ${sequence}`);
         return new Command({
-          goto: turn.target_id, update: { messages: [message], hop: turn.child_hop },
+          goto: turn.target_id,
+          update: { messages: [message], hop: turn.child_hop, chain: [...chain, author] },
         });
       }
       case "already":
@@ -294,13 +323,14 @@ export class Team {
 }
 
 // `node team.mjs`: the supervisor and the researcher hand a task back and forth, and thm
-// stops them after the third handoff. Printed, not asserted: team.test.mjs asserts it.
+// stops them after the third handoff (`--no-return`: at the first return). Printed, not
+// asserted: team.test.mjs asserts it.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const team = new Team({
     supervisor: ["@researcher look again"],
     researcher: ["@supervisor back to you"],
     writer: ["Release notes for 0.1.0"],
-  });
+  }, { policy: process.argv.includes("--no-return") ? NO_RETURN : POLICY });
   const { messages } = await team.post("please get the facts straight");
   for (const message of messages) console.log(`${message.id} ${message.name}: ${message.text}`);
 }

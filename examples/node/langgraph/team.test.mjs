@@ -1,7 +1,8 @@
 // @ts-check
 // The LangGraph team of team.mjs, on the real @langchain/langgraph, offline: a message that
-// names one agent is answered by that agent alone, and the supervisor ↔ worker ping-pong
-// that never ends under plain mention routing ends under thm at the host's max_hops.
+// names one agent is answered by that agent alone; the supervisor ↔ worker ping-pong that
+// never ends under plain mention routing ends under thm at the host's max_hops, and at its
+// first return with `no_return`; and a thread keeps the agent that answered in it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -18,7 +19,8 @@ const { AIMessage, HumanMessage } = await import("@langchain/core/messages");
 const { Command, END, GraphRecursionError, MessagesValue, START, StateGraph, StateSchema } =
   await import("@langchain/langgraph");
 const thm = await import("thm");
-const { AGENTS, POLICY, SCOPE, ScriptedChatModel, Team, TurnQueue } = await import("./team.mjs");
+const { AGENTS, NO_RETURN, POLICY, SCOPE, ScriptedChatModel, Team, TurnQueue } =
+  await import("./team.mjs");
 
 /** @typedef {import("./team.mjs").AgentId} AgentId */
 /** @typedef {import("@langchain/core/messages").BaseMessage} BaseMessage */
@@ -183,5 +185,48 @@ test("a turn the queue refuses is not run, and the notice names no one", async (
   const notice = messages[messages.length - 1];
   assert.equal(notice.text, thm.display("EnqueueRefusal", "target_unavailable"));
   assert.doesNotMatch(notice.text, /@|researcher/);
+  assert.deepEqual(requests, []);
+});
+
+test("with no_return, the same ping-pong stops at the first return", async () => {
+  const team = new Team(PING_PONG, { policy: NO_RETURN });
+  const { ran, messages } = await team.post("please get the facts straight");
+
+  // One handoff, supervisor → researcher; the researcher's "@supervisor back to you" would
+  // hand the turn straight back, so it starts nothing, where max_hops alone allowed three.
+  assert.deepEqual(ran, ["supervisor", "researcher"]);
+  assert.deepEqual(turns(team), [["supervisor", "researcher", 1]]);
+  const [reply, notice] = messages.slice(-2);
+  assert.deepEqual([reply.name, reply.text], ["researcher", "@supervisor back to you"]);
+  assert.equal(notice.name, "host");
+  assert.equal(notice.text, thm.display("NoDispatchReason", "immediate_return"));
+  assert.doesNotMatch(notice.text, /@|supervisor|researcher/);
+  // The researcher was still invited to hand on: the writer is a teammate it could start.
+  assert.equal(thm.offersDispatch(team.models.researcher.prompts[0][0].text), true);
+  assert.deepEqual(requests, []);
+});
+
+test("a thread keeps its agent: a follow-up goes to whoever answered there last", async () => {
+  const team = new Team({
+    supervisor: ["Let me look into it.", "@researcher can you check this?"],
+    researcher: ["The facts check out.", "Two sources: the changelog and the spec."],
+    writer: ["Release notes for 0.1.0"],
+  }, { policy: NO_RETURN });
+  const first = await team.post("are the facts in the draft right?");
+  assert.deepEqual(first.ran, ["supervisor"]);  // in the channel: no thread yet
+
+  // The person replies in a thread under the supervisor's answer; the supervisor answers
+  // there (the orchestrator), hands to the researcher, and the researcher replies last.
+  const root = first.messages[1].id ?? "";
+  const opened = await team.post("please double-check", { thread: root });
+  assert.deepEqual(opened.ran, ["supervisor", "researcher"]);
+  // A follow-up that names no one stays with the researcher, not the orchestrator.
+  const followUp = await team.post("and the sources?", { thread: root });
+  assert.deepEqual(followUp.ran, ["researcher"]);
+  assert.equal(followUp.messages.at(-1)?.text, "Two sources: the changelog and the spec.");
+  // Naming another agent still takes the thread there, and in the channel the ladder is as
+  // before: the orchestrator answers.
+  assert.deepEqual((await team.post("@writer draft it", { thread: root })).ran, ["writer"]);
+  assert.deepEqual((await team.post("anything else?")).ran, ["supervisor"]);
   assert.deepEqual(requests, []);
 });
