@@ -4,7 +4,10 @@
 // Invariants: core agrees with the model (decision or error); an admitted request carries
 // the reply's key, content, conversation and author verbatim, names an agent the reply
 // mentions other than its author, and has child_hop = hop + 1 within max_hops;
-// dispatch_mention calls the queue exactly once for an admitted request and never otherwise.
+// an admitted request keeps to every shape rule that is on (never straight back, within the
+// per-agent budget, along an allowed hand-off); dispatch_mention calls the queue exactly
+// once for an admitted request and never otherwise.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -48,6 +51,13 @@ DispatchCase drawn(FuzzedDataProvider& bytes) {
   c.input.author_id = draw.name();
   c.input.hop = draw.hop();
   c.input.mentions = draw.mentions();
+  c.policy.no_return = draw.coin();
+  if (draw.coin()) c.policy.max_turns_per_agent = static_cast<std::uint32_t>(draw.count(3));
+  if (draw.coin()) {
+    c.policy.allowed_handoffs.emplace(draw.count(4));
+    for (auto& pair : *c.policy.allowed_handoffs) pair = {draw.name(), draw.name()};
+  }
+  c.input.chain = draw.names(4);
   c.input.content = draw.rest();
   return c;
 }
@@ -92,6 +102,16 @@ void check(const DispatchCase& c) {
                    request.source_id == c.input.author_id);
     THM_FUZZ_CHECK(request.target_id != request.source_id &&
                    mentions_agent(c.input, request.target_id));
+    const auto& chain = c.input.chain;
+    THM_FUZZ_CHECK(!c.policy.no_return || chain.empty() || chain.back() != request.target_id);
+    THM_FUZZ_CHECK(
+        !c.policy.max_turns_per_agent ||
+        static_cast<std::uint64_t>(std::count(chain.begin(), chain.end(), request.target_id)) <
+            *c.policy.max_turns_per_agent);
+    const thm::Handoff pair{request.source_id, request.target_id};
+    THM_FUZZ_CHECK(!c.policy.allowed_handoffs ||
+                   std::find(c.policy.allowed_handoffs->begin(), c.policy.allowed_handoffs->end(),
+                             pair) != c.policy.allowed_handoffs->end());
   }
 
   thm::bridge::ScriptedQueue queue(thm::EnqueueOutcome{thm::Enqueued{}});

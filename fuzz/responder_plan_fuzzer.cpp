@@ -65,6 +65,7 @@ PlanCase drawn(FuzzedDataProvider& bytes) {
   c.request.orchestrator_id = draw.name();
   c.request.selection_policy =
       draw.coin() ? thm::SelectionPolicy::Allowed : thm::SelectionPolicy::Disabled;
+  c.request.thread_responder = draw.maybe_name();
   c.request.message = draw.rest();
   return c;
 }
@@ -130,7 +131,15 @@ void check(const PlanCase& c) {
   THM_FUZZ_CHECK(*core == thm::bridge::to_core(*model.value));
   if (const auto* decided = std::get_if<thm::Decided>(&*core)) {
     check_decision(decided->decision, roster);
+    // SPEC §2.2 step 2: an active thread responder answers unless a mention did.
+    const bool keeps = c.request.thread_responder && roster.is_active(*c.request.thread_responder);
+    if (decided->decision.rung == thm::ResponderRung::ThreadResponder) {
+      THM_FUZZ_CHECK(keeps && decided->decision.responder_id == *c.request.thread_responder);
+    } else if (keeps) {
+      THM_FUZZ_CHECK(decided->decision.rung == thm::ResponderRung::ExplicitMention);
+    }
   } else {
+    THM_FUZZ_CHECK(!c.request.thread_responder || !roster.is_active(*c.request.thread_responder));
     check_select(std::get<thm::Select>(*core), c, roster);
   }
 }

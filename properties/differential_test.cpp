@@ -81,9 +81,9 @@ RC_GTEST_PROP(Differential, DeskRulesAgree, ()) {
 
 // Preparing reports exactly the views' first error (roster first), and a prepared team
 // looks up members, names, people and desks as the views do.
-RC_GTEST_PROP(Differential, PreparedTeamsAgreeWithTheViews, ()) {
-  const RosterSnapshot roster = *gen_roster();
-  const DeskSnapshot desks = *gen_desks(member_ids(roster));
+// A team prepared from `roster` and `desks` answers every lookup as the views do, or fails
+// with the views' first error.
+void expect_team_agrees(const RosterSnapshot& roster, const DeskSnapshot& desks) {
   const auto team = Team::prepare(roster, desks);
   const auto roster_error = Roster(roster).validate();
   const auto desk_error = DeskSet(desks).validate();
@@ -132,6 +132,11 @@ RC_GTEST_PROP(Differential, PreparedTeamsAgreeWithTheViews, ()) {
   std::vector<std::string> expected;
   for (const RosterMember* member : view.active_members()) expected.push_back(member->id);
   RC_ASSERT(active == expected);
+}
+
+RC_GTEST_PROP(Differential, PreparedTeamsAgreeWithTheViews, ()) {
+  const RosterSnapshot roster = *gen_roster();
+  expect_team_agrees(roster, *gen_desks(member_ids(roster)));
 }
 
 RC_GTEST_PROP(Differential, ResolveMentionsAgrees, ()) {
@@ -593,6 +598,70 @@ RC_GTEST_PROP(Differential, AnAmbiguousDeskNameSkipsTheDirectAgentRung, ()) {
         Decided{{.responder_id = "orch", .rung = ResponderRung::Orchestrator}};
     RC_ASSERT(*core == orchestrator);
   }
+}
+
+// Past every size where a prepared team's indexes change shape (gen_large_roster), with
+// retired and tombstoned namesakes of active agents and desk names that differ only in
+// case: the team answers as the views, and the core as the model, for every decision that
+// reads the roster, two mentions at one offset included.
+RC_GTEST_PROP(Differential, DecisionsAgreePastEveryIndexSize, ()) {
+  const RosterSnapshot roster = *gen_large_roster();
+  const auto staff = member_ids(roster);
+  const DeskSnapshot desks = *gen_case_twin_desks(staff);
+  expect_team_agrees(roster, desks);
+  const auto team = prepared(roster, desks);
+
+  std::string body;
+  for (int i = uniform(1, 6); i > 0; --i) {
+    const RosterMember& member = *rc::gen::elementOf(roster.members);
+    body += *rc::gen::element<std::string>(" @", "\n@", " (@") +
+            (member.name && one_in(2) ? *member.name : member.id) +
+            *rc::gen::element<std::string>(" ", ", ", ")");
+  }
+  body += *rc::gen::element<std::string>(" @#Ops", " @#ops", " @#OPS", "");
+  const MentionAuthor author = *gen_author();
+  const auto mentions =
+      resolve_mentions(body, std::nullopt, author, Roster(roster), DeskSet(desks));
+  RC_ASSERT(mentions == to_core(model::resolve_mentions(body, std::nullopt, to_model(author),
+                                                        to_model(roster), to_model(desks))));
+  if (team) RC_ASSERT(resolve_mentions(body, std::nullopt, author, *team) == mentions);
+
+  ResponderRequest request{
+      .message = body,
+      .chat = *rc::gen::element<std::string>("Ops", "ops", "OPS", "ops-2", "alice"),
+      .mentions = one_in(2) ? std::vector<Mention>{} : mentions,
+      .orchestrator_id = "orch"};
+  if (one_in(3)) request.thread_responder = *rc::gen::elementOf(staff);
+  std::vector<model::Step> model_steps;
+  const auto plan = responder_plan(request, Roster(roster), DeskSet(desks), {});
+  expect_same_plan(plan, model::responder_plan(to_model(request), to_model(roster), to_model(desks),
+                                               {}, &model_steps));
+  DecisionTrace steps;
+  RC_ASSERT(responder_plan(request, Roster(roster), DeskSet(desks), {}, steps) == plan);
+  RC_ASSERT(to_model(steps) == model_steps);
+  if (team) RC_ASSERT(responder_plan(request, *team, {}) == plan);
+
+  MentionDispatchInput reply{.author_id = *rc::gen::elementOf(staff),
+                             .content = body,
+                             .mentions = mentions,
+                             .hop = 1,
+                             .chain = *gen_chain(staff)};
+  if (!reply.mentions.empty() && one_in(2)) {  // a second mention at the first one's offset
+    Mention twin = reply.mentions.front();
+    twin.target = AgentTarget{*rc::gen::elementOf(staff)};
+    reply.mentions.insert(reply.mentions.begin() + (one_in(2) ? 0 : 1), twin);
+  }
+  const MentionDispatchPolicy policy = *gen_policy(staff);
+  std::vector<model::Step> model_dispatch;
+  const auto decision = mention_dispatch(policy, reply, Roster(roster));
+  const auto model_decision =
+      model::mention_dispatch(to_model(policy), to_model(reply), to_model(roster), &model_dispatch);
+  RC_ASSERT(decision.has_value() == model_decision.value.has_value());
+  if (decision) RC_ASSERT(*decision == to_core(*model_decision.value));
+  DecisionTrace dispatch_steps;
+  RC_ASSERT(mention_dispatch(policy, reply, Roster(roster), dispatch_steps) == decision);
+  RC_ASSERT(to_model(dispatch_steps) == model_dispatch);
+  if (team) RC_ASSERT(mention_dispatch(policy, reply, *team) == decision);
 }
 
 }  // namespace

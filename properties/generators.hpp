@@ -26,6 +26,19 @@ inline const std::vector<std::string> kIds{
 
 inline rc::Gen<std::string> gen_id() { return rc::gen::elementOf(kIds); }
 
+// A number in [low, high), uniformly, whatever the size.
+inline int uniform(int low, int high) {
+  std::vector<int> values;
+  for (int v = low; v < high; ++v) values.push_back(v);
+  return *rc::gen::elementOf(values);
+}
+
+// True once in `n` times, whatever the size.
+inline bool one_in(std::size_t n) {
+  return *rc::gen::weightedElement<bool>({{1, true}, {n - 1, false}});
+}
+
+
 // `items` in an order RapidCheck picks (and can shrink towards the original).
 template <class T>
 std::vector<T> shuffled(std::vector<T> items) {
@@ -82,6 +95,47 @@ inline rc::Gen<RosterSnapshot> gen_roster() {
       roster.people.push_back({.id = " ", .label = "x"});
     roster.retired = *gen_ids(2);
     roster.tombstoned = *gen_ids(1);
+    return roster;
+  });
+}
+
+// Sizes at which a prepared team's indexes change shape: a FlatIndex of at least 8 slots,
+// at most three quarters full, doubles past 6, 12, 24, 48 and 96 keys; repeats are found
+// pair by pair up to kPairwiseRepeatLimit (32) and by a hash past it. One size each side of
+// every edge, and the edge.
+inline const std::vector<int> kIndexEdges{5,  6,  7,  11, 12, 13, 23, 24, 25,
+                                          31, 32, 33, 47, 48, 49, 95, 96, 97};
+
+// A roster of one of those sizes: generated ids, a few of the pool's, and names shared on
+// purpose: a retired or tombstoned member named as an active one (a namesake the alias
+// table must not serve), two active members of one name (no alias), names that differ only
+// in case. Now and then an id twice (invalid).
+inline rc::Gen<RosterSnapshot> gen_large_roster() {
+  return rc::gen::exec([] {
+    RosterSnapshot roster;
+    const int size = *rc::gen::elementOf(kIndexEdges);
+    const std::vector<std::string> names{"Ada", "ada", "ADA", "Bob", "Quinn", "Rook", "Sam"};
+    for (int i = 0; i < size; ++i) {
+      const std::string id = i < 3 ? std::vector<std::string>{"orch", "alice", "bob"}[i]
+                                   : "agent-" + std::to_string(i);
+      std::optional<std::string> name;
+      if (one_in(2)) name = *rc::gen::elementOf(names);
+      roster.members.push_back({.id = id, .name = name});
+      if (name && one_in(3)) {  // a namesake, retired or tombstoned
+        roster.members.push_back({.id = id + "-old", .name = name});
+        (one_in(2) ? roster.retired : roster.tombstoned).push_back(id + "-old");
+      }
+    }
+    for (const std::string& id : *gen_ids(3)) {
+      if (std::ranges::none_of(roster.members, [&](const RosterMember& m) { return m.id == id; })) {
+        roster.members.push_back({.id = id, .name = std::nullopt});
+      }
+    }
+    roster.people = {{.id = "p1", .label = "Ada"}, {.id = "p2", .label = "Pat"}};
+    for (int i = 0; i < size / 8; ++i) {
+      roster.retired.push_back((*rc::gen::elementOf(roster.members)).id);
+    }
+    if (one_in(12)) roster.members.push_back(*rc::gen::elementOf(roster.members));
     return roster;
   });
 }
@@ -167,6 +221,28 @@ inline rc::Gen<DeskSnapshot> gen_desks(std::vector<std::string> staff = {}) {
     }
     desks.retired = *gen_ids(2);
     desks.tombstoned = *gen_ids(1);
+    return desks;
+  });
+}
+
+// Desks whose names differ only in case ("Ops", "ops", "OPS", and now and then a second
+// "Ops"), staffed from `staff`, before the desks `gen_desks` makes.
+inline rc::Gen<DeskSnapshot> gen_case_twin_desks(std::vector<std::string> staff) {
+  return rc::gen::exec([staff] {
+    DeskSnapshot desks = *gen_desks(staff);
+    std::vector<Desk> twins;
+    for (const auto& [id, desk_name] : std::vector<std::pair<std::string, std::string>>{
+             {"ops-1", "Ops"}, {"ops-2", "ops"}, {"ops-3", "OPS"}}) {
+      Desk desk{.id = id, .name = desk_name};
+      for (int i = 0; i < 3 && !staff.empty(); ++i)
+        desk.members.push_back(*rc::gen::elementOf(staff));
+      std::ranges::sort(desk.members);
+      desk.members.erase(std::unique(desk.members.begin(), desk.members.end()), desk.members.end());
+      if (one_in(2)) desk.responder_mode = ResponderMode::Auto;
+      twins.push_back(desk);
+    }
+    if (one_in(3)) twins.push_back({.id = "ops-4", .name = "Ops", .members = twins[0].members});
+    desks.declared.insert(desks.declared.begin(), twins.begin(), twins.end());
     return desks;
   });
 }
@@ -324,18 +400,6 @@ inline rc::Gen<std::string> gen_body() {
 // backticks (plain, escaped, after two backslashes, in runs of two) and `@mentions`, mixed
 // with lines of every class at its edges, before and after them. Choices here do not scale
 // with RapidCheck's size (gen::inRange does), so small early tests reach every class too.
-
-// A number in [low, high), uniformly, whatever the size.
-inline int uniform(int low, int high) {
-  std::vector<int> values;
-  for (int v = low; v < high; ++v) values.push_back(v);
-  return *rc::gen::elementOf(values);
-}
-
-// True once in `n` times, whatever the size.
-inline bool one_in(std::size_t n) {
-  return *rc::gen::weightedElement<bool>({{1, true}, {n - 1, false}});
-}
 
 // Paragraph text: backtick runs, escapes and mentions among words.
 inline rc::Gen<std::string> gen_text_line() {

@@ -63,6 +63,34 @@ TEST(DecisionTraceTest, AnAutoDeskAsksItsSelector) {
             }));
 }
 
+TEST(DecisionTraceTest, AThreadKeepsItsAgentBeforeAnyDesk) {
+  Ladder s;
+  s.request.chat = "eng";
+  s.request.thread_responder = "cy";
+  const DecisionTrace kept = s.trace();
+  EXPECT_EQ(lines(kept), (std::vector<std::string>{
+                             "validate: the snapshots are well formed",
+                             "explicit mention: no mention names an active agent",
+                             "thread responder: cy answered last in this thread and answers",
+                         }));
+  EXPECT_EQ(agent_sentences(kept),
+            (std::vector<std::string_view>{to_string(ResponderRung::ThreadResponder)}));
+
+  // Retired since: the step says so, and the ladder goes on to the desk.
+  s.roster.retired = {"cy"};
+  const DecisionTrace skipped = s.trace();
+  ASSERT_GE(skipped.size(), 3U);
+  EXPECT_EQ(skipped[2], (TraceStep{.rule = TraceRule::ThreadResponder,
+                                   .outcome = TraceOutcome::Skipped,
+                                   .why = TraceWhy::Inactive,
+                                   .subject = "cy"}));
+  EXPECT_EQ(skipped[3].rule, TraceRule::Desk);
+
+  // None given: no step at all, as before the rung existed.
+  s.request.thread_responder.reset();
+  for (const TraceStep& step : s.trace()) EXPECT_NE(step.rule, TraceRule::ThreadResponder);
+}
+
 TEST(DecisionTraceTest, MentionsAreReadInReadingOrderUpToTheOneThatAnswers) {
   Ladder s;
   s.roster.retired = {"bob"};
@@ -222,7 +250,8 @@ std::map<NoDispatchReason, Reply> one_reply_per_refusal() {
   again.input.mentions = {agent("bob", 0)};
   replies[NoDispatchReason::AgentTurnsSpent] = again;
   Reply elsewhere;  // only bob may start ana, not the other way round
-  elsewhere.policy.allowed_handoffs = std::vector<Handoff>{{.source_id = "bob", .target_id = "ana"}};
+  elsewhere.policy.allowed_handoffs =
+      std::vector<Handoff>{{.source_id = "bob", .target_id = "ana"}};
   elsewhere.input.mentions = {agent("bob", 0)};
   replies[NoDispatchReason::HandoffNotAllowed] = elsewhere;
   return replies;
@@ -244,8 +273,21 @@ TEST(DecisionTraceTest, TheAgentsFormOfEveryRefusalDisclosesWhatItsSentenceDoes)
     }
     ASSERT_FALSE(trace.empty());
     const auto sentences = agent_sentences(trace);
-    ASSERT_FALSE(sentences.empty());
-    EXPECT_EQ(sentences.back(), to_string(reason));
+    // The whole form: the steps on what the caller holds, as far as evaluation got before
+    // it looked at anyone else (SPEC §8.4), then the refusal's sentence, and nothing more.
+    std::vector<std::string_view> expected;
+    if (reason != NoDispatchReason::Disabled) {
+      expected.push_back("handing a turn to a teammate is switched on in this conversation");
+    }
+    if (reason != NoDispatchReason::Disabled && reason != NoDispatchReason::HopLimitReached) {
+      expected.push_back("this chain of handoffs has hops left");
+    }
+    if (reason != NoDispatchReason::Disabled && reason != NoDispatchReason::HopLimitReached &&
+        reason != NoDispatchReason::SourceInactive) {
+      expected.push_back("you are an active member of this team");
+    }
+    expected.push_back(to_string(reason));
+    EXPECT_EQ(sentences, expected);
     for (const std::string_view sentence : sentences) {
       EXPECT_EQ(sentence.find('@'), std::string_view::npos) << sentence;
       for (const char* id : {"bob", "ghost"}) {
