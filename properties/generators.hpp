@@ -38,7 +38,6 @@ inline bool one_in(std::size_t n) {
   return *rc::gen::weightedElement<bool>({{1, true}, {n - 1, false}});
 }
 
-
 // `items` in an order RapidCheck picks (and can shrink towards the original).
 template <class T>
 std::vector<T> shuffled(std::vector<T> items) {

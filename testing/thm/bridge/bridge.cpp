@@ -176,7 +176,8 @@ model::Policy to_model(const MentionDispatchPolicy& p) {
   model::Policy out{p.enabled, p.max_hops, p.no_return, p.max_turns_per_agent, std::nullopt};
   if (p.allowed_handoffs) {
     out.allowed_handoffs.emplace();
-    for (const Handoff& h : *p.allowed_handoffs) out.allowed_handoffs->emplace_back(h.source_id, h.target_id);
+    for (const Handoff& h : *p.allowed_handoffs)
+      out.allowed_handoffs->emplace_back(h.source_id, h.target_id);
   }
   return out;
 }
