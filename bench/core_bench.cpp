@@ -447,6 +447,7 @@ void BM_TeamPrepareCopy(benchmark::State& state) {
 // ---- mention_dispatch ----------------------------------------------------------------------
 
 constexpr std::string_view kDispatchOne = "dispatch_one";
+constexpr std::string_view kDispatchShaped = "dispatch_one_shaped";
 
 // The path a dispatch decision took: its refusal's wire token, or `dispatch_one`.
 std::string_view path_of(const thm::MentionDispatchDecision& decision) {
@@ -481,9 +482,26 @@ thm::MentionDispatchInput reply(std::string author, thm::Mention mention, std::u
           .hop = hop};
 }
 
+// `input` as the last reply of the chain agent_2 → agent_2 → agent_4 → its author.
+thm::MentionDispatchInput chained(thm::MentionDispatchInput input) {
+  input.chain = {"agent_2", "agent_2", "agent_4"};
+  return input;
+}
+
 std::vector<DispatchCase> dispatch_cases() {
   using Reason = thm::NoDispatchReason;
   const thm::MentionDispatchPolicy on{.enabled = true, .max_hops = 3};
+  // Every rule of the shape on: no return, two turns an agent, and agent_1 may hand to
+  // agent_2, agent_3 and agent_4 (eight pairs listed in all).
+  thm::MentionDispatchPolicy shaped{.enabled = true,
+                                    .max_hops = 8,
+                                    .no_return = true,
+                                    .max_turns_per_agent = 2,
+                                    .allowed_handoffs = std::vector<thm::Handoff>{}};
+  for (const char* from : {"agent_2", "agent_3", "agent_4", "agent_1"}) {
+    for (const char* to : {"agent_2", "agent_3"}) shaped.allowed_handoffs->push_back({from, to});
+  }
+  shaped.allowed_handoffs->push_back({"agent_1", "agent_4"});
   const thm::MentionDispatchPolicy off{.enabled = false, .max_hops = 3};
   const thm::Mention desk_mention{.target = thm::DeskTarget{"eng"}, .text = "@eng", .offset = 0};
   return {
@@ -494,13 +512,27 @@ std::vector<DispatchCase> dispatch_cases() {
       {thm::name(Reason::SelfMention), on, reply("agent_1", agent_mention("agent_1"))},
       {thm::name(Reason::TargetInactive), on, reply("agent_1", agent_mention("former"))},
       {kDispatchOne, on, reply("agent_1", agent_mention("agent_2"))},
+      // The chain's shape (SPEC §3.2 steps 7 to 9): each rule refusing, then all three on
+      // and passing, on a reply at hop 3 of a chain of four.
+      {thm::name(Reason::ImmediateReturn), shaped,
+       chained(reply("agent_1", agent_mention("agent_4"), 3))},
+      {thm::name(Reason::AgentTurnsSpent), shaped,
+       chained(reply("agent_1", agent_mention("agent_2"), 3))},
+      {thm::name(Reason::HandoffNotAllowed), shaped,
+       chained(reply("agent_1", agent_mention("agent_5"), 3))},
+      {kDispatchShaped, shaped, chained(reply("agent_1", agent_mention("agent_3"), 3))},
   };
+}
+
+// The path a scenario must take: its name, but a shaped dispatch is a dispatch.
+std::string_view taken(const DispatchCase& scenario) {
+  return scenario.path == kDispatchShaped ? kDispatchOne : scenario.path;
 }
 
 template <class Decide>
 void time_dispatch(benchmark::State& state, const DispatchCase& scenario, const Decide& decide) {
   const auto decision = decide();
-  if (!decision || path_of(*decision) != scenario.path) {
+  if (!decision || path_of(*decision) != taken(scenario)) {
     state.SkipWithError("the core took another path");
     return;
   }
@@ -534,7 +566,7 @@ void BM_MentionDispatchModel(benchmark::State& state, const DispatchCase& scenar
   const model::DispatchInput input = to_model(scenario.input);
   const auto decide = [&] { return model::mention_dispatch(policy, input, roster); };
   const auto decision = decide();
-  if (!decision.value || path_of(to_core(*decision.value)) != scenario.path) {
+  if (!decision.value || path_of(to_core(*decision.value)) != taken(scenario)) {
     state.SkipWithError("the model took another path");
     return;
   }
@@ -570,6 +602,12 @@ thm::ResponderRequest message_to(std::optional<std::string> chat,
           .orchestrator_id = std::string(kOrchestrator)};
 }
 
+// `request` in a thread where `agent` answered last.
+thm::ResponderRequest in_thread(thm::ResponderRequest request, std::string agent) {
+  request.thread_responder = std::move(agent);
+  return request;
+}
+
 std::vector<ResponderCase> responder_cases() {
   using Rung = thm::ResponderRung;
   return {
@@ -578,6 +616,7 @@ std::vector<ResponderCase> responder_cases() {
       {kDeskSelect, message_to("research")},
       {thm::name(Rung::DirectAgent), message_to("dm:agent_3")},
       {thm::name(Rung::Orchestrator), message_to(std::nullopt)},
+      {thm::name(Rung::ThreadResponder), in_thread(message_to("eng"), "agent_6")},
   };
 }
 
