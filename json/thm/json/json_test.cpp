@@ -147,10 +147,12 @@ TEST(JsonGoldenTest, ResponderTypes) {
   expect_golden<SelectionPolicy>(R"("disabled")");
   expect_golden<ResponderRequest>(
       R"({"message":"Please review","chat":"eng","mentions":[],"orchestrator_id":"orch","selection_policy":"allowed"})");
+  expect_golden<ResponderRequest>(
+      R"({"message":"Please review","chat":"eng","mentions":[],"orchestrator_id":"orch","selection_policy":"allowed","thread_responder":"alice"})");
   expect_golden<SelectionRequest>(
       R"({"message":"Please review","desk_id":"eng","candidates":[{"id":"a","label":"A","role":"R","description":null}]})");
-  for (const char* rung :
-       {"explicit_mention", "auto_selection", "desk_default", "direct_agent", "orchestrator"}) {
+  for (const char* rung : {"explicit_mention", "auto_selection", "desk_default", "direct_agent",
+                           "orchestrator", "thread_responder"}) {
     expect_golden<ResponderRung>('"' + std::string(rung) + '"');
   }
   for (const char* disposition :
@@ -179,13 +181,23 @@ TEST(JsonGoldenTest, DispatchTypes) {
       R"({"key":{"trigger_sequence":41},"source_id":"alice","target_id":"bob","content":"handoff","conversation":{"desk_id":"eng","thread_root":7},"child_hop":1})");
   for (const char* reason :
        {"disabled", "hop_limit_reached", "source_inactive", "no_direct_agent_mention",
-        "self_mention", "target_inactive", "hop_overflow"}) {
+        "self_mention", "target_inactive", "hop_overflow", "immediate_return", "agent_turns_spent",
+        "handoff_not_allowed"}) {
     expect_golden<NoDispatchReason>('"' + std::string(reason) + '"');
   }
   expect_golden<MentionDispatchDecision>(R"({"kind":"none","reason":"self_mention"})");
   expect_golden<MentionDispatchDecision>(
       R"({"kind":"one","request":{"key":{"trigger_sequence":41},"source_id":"alice","target_id":"bob","content":"handoff","conversation":{"desk_id":"eng","thread_root":7},"child_hop":1}})");
   expect_golden<MentionDispatchContext>(R"({"policy":{"enabled":true,"max_hops":2},"hop":1})");
+  // The chain's shape (SPEC §3.1): written only when on, so the forms above are unchanged.
+  expect_golden<Handoff>(R"({"source_id":"supervisor","target_id":"researcher"})");
+  expect_golden<MentionDispatchPolicy>(
+      R"({"enabled":true,"max_hops":8,"no_return":true,"max_turns_per_agent":2,"allowed_handoffs":[{"source_id":"a","target_id":"b"}]})");
+  expect_golden<MentionDispatchPolicy>(R"({"enabled":true,"max_hops":8,"allowed_handoffs":[]})");
+  expect_golden<MentionDispatchInput>(
+      R"({"key":{"trigger_sequence":41},"conversation":{"desk_id":"eng","thread_root":7},"author_id":"alice","content":"handoff","mentions":[],"hop":2,"chain":["orch","bob"]})");
+  expect_golden<MentionDispatchContext>(
+      R"({"policy":{"enabled":true,"max_hops":2,"no_return":true},"hop":1,"chain":["bob"]})");
   expect_golden<Conversation>(
       R"({"desk_id":"engineering","desk_name":"Engineering","thread_root":null})");
 }
