@@ -55,9 +55,11 @@ MentionDispatchDecision decide(const MentionDispatchPolicy& policy,
   if (target == nullptr) return NoDispatch{NoDispatchReason::NoDirectAgentMention};
   note_guard(note, TraceRule::SelfMention, target->id != input.author_id);
   if (target->id == input.author_id) return NoDispatch{NoDispatchReason::SelfMention};
-  if (const auto refusal =
-          detail::shape_refusal(policy, input.chain, input.author_id, target->id, note)) {
-    return NoDispatch{*refusal};
+  if (policy.shapes_chains()) [[unlikely]] {  // off by default: one test of three fields
+    if (const auto refusal =
+            detail::shape_refusal(policy, input.chain, input.author_id, target->id, note)) {
+      return NoDispatch{*refusal};
+    }
   }
   const bool target_active = team.is_active(target->id);
   note_guard(note, TraceRule::TargetActive, target_active, TraceWhy::Inactive, target->id);
