@@ -359,15 +359,61 @@ void outcome_sentences(const TraceStep& last, std::vector<std::string_view>& out
 
 std::string to_string(const TraceStep& step) { return operator_line(step); }
 
-std::vector<std::string_view> agent_sentences(std::span<const TraceStep> trace) {
-  std::vector<std::string_view> out;
-  if (trace.empty()) return out;
+namespace {
+
+// Whether `step` is the last step a `responder_plan` can take, which its settling follows.
+bool ends_a_plan(const TraceStep& step) noexcept {
+  switch (step.rule) {
+    case TraceRule::ExplicitMention:
+    case TraceRule::ThreadResponder:
+    case TraceRule::DeskPlan:
+    case TraceRule::SelectorCandidates:
+    case TraceRule::DirectAgent:
+    case TraceRule::Orchestrator:
+      return step.outcome != TraceOutcome::Skipped;
+    default:
+      return false;
+  }
+}
+
+// Whether `step`, after `previous`, is the first step of another decision (SPEC §8.1): a
+// dispatch starts at `enabled`; a plan at a `validate` no hop budget came before; a
+// settling at `plan` or `selector`, unless it settles the plan just before it.
+bool starts_a_decision(const TraceStep& previous, const TraceStep& step) noexcept {
+  switch (step.rule) {
+    case TraceRule::Enabled:
+      return true;
+    case TraceRule::Validate:
+      return previous.rule != TraceRule::HopBudget;
+    case TraceRule::Plan:
+    case TraceRule::Selector:
+      return !ends_a_plan(previous);
+    default:
+      return false;
+  }
+}
+
+// The agent's form of one decision's steps (SPEC §8.4).
+void decision_sentences(std::span<const TraceStep> trace, std::vector<std::string_view>& out) {
   for (const TraceStep& step : trace.first(trace.size() - 1)) {
     const Disclosure kind = disclosure(step.rule);
     if (kind == Disclosure::Others) break;
     if (kind == Disclosure::Own) out.push_back(passed_sentence(step.rule));
   }
   outcome_sentences(trace.back(), out);
+}
+
+}  // namespace
+
+std::vector<std::string_view> agent_sentences(std::span<const TraceStep> trace) {
+  std::vector<std::string_view> out;
+  std::size_t begin = 0;
+  for (std::size_t i = 1; i <= trace.size(); ++i) {
+    if (i == trace.size() || starts_a_decision(trace[i - 1], trace[i])) {
+      decision_sentences(trace.subspan(begin, i - begin), out);
+      begin = i;
+    }
+  }
   return out;
 }
 

@@ -299,6 +299,48 @@ TEST(DecisionTraceTest, TheAgentsFormOfEveryRefusalDisclosesWhatItsSentenceDoes)
   }
 }
 
+// SPEC §8.4: a list reused across decisions renders each one's steps in turn, as if each
+// had its own list; a plan and then its settling are one decision.
+TEST(DecisionTraceTest, AListReusedAcrossDecisionsRendersEachInTurn) {
+  const auto replies = one_reply_per_refusal();
+  const auto alone = [](const DecisionTrace& trace) {
+    const auto sentences = agent_sentences(trace);
+    return std::vector<std::string_view>(sentences.begin(), sentences.end());
+  };
+  const auto joined = [](std::vector<std::string_view> a, const std::vector<std::string_view>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  const DecisionTrace off = replies.at(NoDispatchReason::Disabled).trace();
+  const DecisionTrace gone = replies.at(NoDispatchReason::TargetInactive).trace();
+  const DecisionTrace spent = replies.at(NoDispatchReason::HopLimitReached).trace();
+  Ladder threaded;
+  threaded.request.thread_responder = "cy";
+  const DecisionTrace plan = threaded.trace();
+  const DecisionTrace settle = [] {
+    DecisionTrace steps;
+    (void)settle_selection(Decided{{.responder_id = "ana", .rung = ResponderRung::DeskDefault}},
+                           SelectorAbsent{}, steps);
+    return steps;
+  }();
+  const auto twice = [](const DecisionTrace& a, const DecisionTrace& b) {
+    DecisionTrace both = a;
+    both.insert(both.end(), b.begin(), b.end());
+    return both;
+  };
+  EXPECT_EQ(alone(twice(off, off)), joined(alone(off), alone(off)));
+  EXPECT_EQ(alone(twice(gone, off)), joined(alone(gone), alone(off)));
+  EXPECT_EQ(alone(twice(twice(off, gone), spent)),
+            joined(joined(alone(off), alone(gone)), alone(spent)));
+  EXPECT_EQ(alone(twice(gone, plan)), joined(alone(gone), alone(plan)));
+  EXPECT_EQ(alone(twice(plan, gone)), joined(alone(plan), alone(gone)));
+  EXPECT_EQ(alone(twice(settle, settle)), joined(alone(settle), alone(settle)));
+  EXPECT_EQ(alone(twice(spent, settle)), joined(alone(spent), alone(settle)));
+  // A plan and its settling are one decision: the settled answer, once.
+  EXPECT_EQ(alone(twice(plan, settle)), alone(settle));
+  EXPECT_EQ(alone(twice(twice(plan, settle), off)), joined(alone(settle), alone(off)));
+}
+
 TEST(DecisionTraceTest, RefusalsWordedAlikeRenderAlikeForTheAgent) {
   const auto replies = one_reply_per_refusal();
   const auto nobody = agent_sentences(replies.at(NoDispatchReason::NoDirectAgentMention).trace());
