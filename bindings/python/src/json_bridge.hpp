@@ -39,8 +39,10 @@ inline py::object json_to_py(const json::Value& value) {
       return py::float_(value.get<double>());
     case json::Value::value_t::string: {
       const auto& text = value.get_ref<const std::string&>();
-      return py::reinterpret_steal<py::object>(
-          PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
+      // Bytes that are not UTF-8 as U+DC80..U+DCFF (PEP 383), as everywhere in the package,
+      // so that `to_json()` and a pickle carry a field's exact bytes back.
+      return py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+          text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape"));
     }
     case json::Value::value_t::array: {
       py::list out;
@@ -72,8 +74,9 @@ inline py::object json_to_py(const json::Value& value) {
   raise_error("DecodeError", json::error_value(error));
 }
 
-/// Python values as a JSON tree for the wire decoder. What JSON cannot say (a datetime, a
-/// float that is not finite, an integer beyond 64 bits, a str with a lone surrogate, a dict
+/// Python values as a JSON tree for the wire decoder; a str's U+DC80..U+DCFF are the bytes
+/// they stand for (PEP 383). What JSON cannot say (a datetime, a float that is not finite, an
+/// integer beyond 64 bits, a str with any other lone surrogate, a dict
 /// key that is not a str, nesting past the limit) becomes a placeholder the decoder refuses
 /// wherever it reads it, and `explain` says why there: an unknown key is ignored whatever it
 /// holds (SPEC §0.5), as in the Node.js package.
@@ -96,11 +99,18 @@ class JsonReader {
     if (PyUnicode_Check(object)) {
       Py_ssize_t size = 0;
       const char* utf8 = PyUnicode_AsUTF8AndSize(object, &size);
-      if (utf8 == nullptr) {
+      if (utf8 != nullptr) return std::string(utf8, static_cast<std::size_t>(size));
+      PyErr_Clear();
+      // U+DC80..U+DCFF carry the bytes 0x80..0xFF that are not UTF-8 (PEP 383); any other
+      // lone surrogate is no text at all.
+      const auto bytes = py::reinterpret_steal<py::object>(
+          PyUnicode_AsEncodedString(object, "utf-8", "surrogateescape"));
+      if (!bytes) {
         PyErr_Clear();
         return placeholder(path, "a str with a lone surrogate");
       }
-      return std::string(utf8, static_cast<std::size_t>(size));
+      return std::string(PyBytes_AS_STRING(bytes.ptr()),
+                         static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.ptr())));
     }
     if (PyDict_Check(object)) return dict(value, path, depth);
     if (PyList_Check(object) || PyTuple_Check(object)) {

@@ -7,6 +7,7 @@ that names where it is; none may crash the interpreter or be answered as a decis
 from __future__ import annotations
 
 import datetime
+import pickle
 from typing import Any
 
 import pytest
@@ -161,6 +162,22 @@ def test_text_carries_bytes_that_are_not_utf8_as_surrogate_escapes() -> None:
     assert thm.Person(id="caf\u00e9", label="P").id == "caf\u00e9"
     with pytest.raises(ValueError, match="lone surrogate"):
         thm.Person(id="\udc41", label="P")
+
+
+def test_bytes_that_are_not_utf8_survive_to_json_and_pickle() -> None:
+    # A lossy round trip could turn a refusal into a dispatch: a hand-off allowed only to
+    # the bytes b"b\xff" must not become one to "b\ufffd", an agent that exists.
+    policy = thm.MentionDispatchPolicy(
+        enabled=True, max_hops=3,
+        allowed_handoffs=[thm.Handoff(source_id="a", target_id="b\udcff")])
+    member = thm.RosterMember(id="b\udcff", name="B\udc80")
+    for value in (policy, member):
+        assert type(value).from_json(value.to_json()) == value
+        assert pickle.loads(pickle.dumps(value)) == value
+    assert policy.to_json()["allowed_handoffs"][0]["target_id"] == "b\udcff"
+    # Only U+DC80..U+DCFF carry bytes: any other lone surrogate is still refused.
+    with pytest.raises(thm.DecodeError):
+        thm.Handoff.from_json({"source_id": "a", "target_id": "\udc41"})
 
 
 @pytest.mark.parametrize(("value", "path"), [
