@@ -152,7 +152,7 @@ struct ResponderRequest {
   std::vector<Mention> mentions;
   std::string orchestrator_id;
   bool selection_allowed = true;
-  std::optional<std::string> thread_responder;  // who answered last in the thread, if given
+  std::optional<std::string> thread_responder{};  // who answered last in the thread, if given
 };
 /// §8.2: one step of a decision's trace, in wire tokens; `why` is empty when there is none.
 struct Step {
@@ -215,9 +215,9 @@ struct Policy {
   bool enabled = false;
   std::uint32_t max_hops = 0;
   bool no_return = false;
-  std::optional<std::uint32_t> max_turns_per_agent;
+  std::optional<std::uint32_t> max_turns_per_agent{};
   /// (from, to) pairs; nothing means every hand-off is allowed.
-  std::optional<std::vector<std::pair<std::string, std::string>>> allowed_handoffs;
+  std::optional<std::vector<std::pair<std::string, std::string>>> allowed_handoffs{};
 };
 struct DispatchInput {
   std::uint64_t trigger_sequence = 0;
@@ -226,7 +226,7 @@ struct DispatchInput {
   std::string content;
   std::vector<Mention> mentions;
   std::uint32_t hop = 0;
-  std::vector<std::string> chain;  // authors of the earlier replies of the chain, root first
+  std::vector<std::string> chain{};  // authors of the earlier replies of the chain, root first
 };
 struct TurnRequest {
   std::uint64_t trigger_sequence = 0;
@@ -267,7 +267,7 @@ DispatchResult dispatch_mention(const QueueScript& queue, const Policy& policy,
 struct DispatchContext {
   Policy policy;
   std::uint32_t hop = 0;
-  std::vector<std::string> chain;
+  std::vector<std::string> chain{};
 };
 /// §7: the first two guards of §3.2.
 bool may_dispatch(const DispatchContext& context);
