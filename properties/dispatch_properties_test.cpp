@@ -112,8 +112,10 @@ RC_GTEST_PROP(FailClosed, ASelfOrInactiveFirstTargetIsNeverSkipped, ()) {
                                                     : NoDispatchReason::TargetInactive}});
 }
 
-// ADR 0009 / SPEC §5, §8.4: two rosters that differ only in agents other than the author give
-// refusals that read the same, and so do the agent's forms of their traces.
+// ADR 0009 / SPEC §5, §8.4: two worlds that differ only in agents other than the author
+// (their roster entries, and which hand-offs the host allows towards them) give refusals
+// that read the same, to the letter and in the agent's form of their traces, with each
+// rule of a chain's shape on or off.
 RC_GTEST_PROP(Indistinguishable, RefusalsDoNotRevealOtherAgents, ()) {
   const std::string author = "alice";
   RosterSnapshot a = *gen_roster();
@@ -122,21 +124,25 @@ RC_GTEST_PROP(Indistinguishable, RefusalsDoNotRevealOtherAgents, ()) {
   std::erase(a.retired, author);
   std::erase(a.tombstoned, author);
   RosterSnapshot b = a;
-  b.members = {{.id = author}};  // the others: present in a, absent or retired in b
+  b.members = {{.id = author}};
   for (const RosterMember& m : a.members) {
     if (m.id != author && *rc::gen::arbitrary<bool>()) b.members.push_back(m);
   }
   b.retired = *gen_ids(3);
   std::erase(b.retired, author);
   if (Roster(a).validate() || Roster(b).validate()) return;
-  MentionDispatchInput input = *gen_dispatch_input();
+  MentionDispatchPolicy policy_a = gen_shaped_policy(member_ids(a));
+  policy_a.enabled = true;
+  policy_a.max_hops = 4;
+  MentionDispatchPolicy policy_b = policy_a;
+  if (one_in(2)) policy_b.allowed_handoffs = *gen_handoffs(member_ids(a));
+  MentionDispatchInput input = gen_reply(a, policy_a);
   input.author_id = author;
-  input.hop = 0;
-  const MentionDispatchPolicy policy{.enabled = true, .max_hops = 1};
+  input.hop = 1;
   DecisionTrace trace_a;
   DecisionTrace trace_b;
-  const auto in_a = mention_dispatch(policy, input, Roster(a), trace_a);
-  const auto in_b = mention_dispatch(policy, input, Roster(b), trace_b);
+  const auto in_a = mention_dispatch(policy_a, input, Roster(a), trace_a);
+  const auto in_b = mention_dispatch(policy_b, input, Roster(b), trace_b);
   const auto* refused_a = std::get_if<NoDispatch>(&*in_a);
   const auto* refused_b = std::get_if<NoDispatch>(&*in_b);
   if (refused_a != nullptr && refused_b != nullptr) {

@@ -748,4 +748,39 @@ inline rc::Gen<std::optional<std::string>> gen_chat() {
       "bob",        "Bobs",  "missing",     "General "}));
 }
 
+// A policy with each rule of the shape on half of the time.
+inline MentionDispatchPolicy gen_shaped_policy(const std::vector<std::string>& staff) {
+  MentionDispatchPolicy policy = *gen_policy(staff);
+  policy.no_return = one_in(2);
+  policy.max_turns_per_agent = std::nullopt;
+  if (one_in(2)) policy.max_turns_per_agent = static_cast<std::uint32_t>(uniform(0, 4));
+  policy.allowed_handoffs = std::nullopt;
+  if (one_in(2)) policy.allowed_handoffs = *gen_handoffs(staff);
+  return policy;
+}
+
+// A reply by a member, mostly, naming members, with a chain that often holds whom it names,
+// and, now and then, a pair of the graph as its author and first target.
+inline MentionDispatchInput gen_reply(const RosterSnapshot& roster,
+                                      const MentionDispatchPolicy& policy) {
+  MentionDispatchInput input = *gen_dispatch_input();
+  const auto staff = member_ids(roster);
+  input.chain = *gen_chain(staff);
+  if (!staff.empty() && !one_in(4)) input.author_id = *rc::gen::elementOf(staff);
+  if (policy.max_hops > 0) input.hop = std::min(input.hop, policy.max_hops - 1);
+  for (Mention& mention : input.mentions) {
+    if (!staff.empty() && one_in(2)) mention.target = AgentTarget{*rc::gen::elementOf(staff)};
+    const auto* agent = std::get_if<AgentTarget>(&mention.target);
+    if (agent != nullptr && one_in(3)) input.chain.push_back(agent->id);
+  }
+  if (policy.allowed_handoffs && !policy.allowed_handoffs->empty() && one_in(2)) {
+    const Handoff pair = *rc::gen::elementOf(*policy.allowed_handoffs);
+    input.author_id = pair.source_id;
+    input.mentions.insert(
+        input.mentions.begin(),
+        {.target = AgentTarget{pair.target_id}, .text = "@" + pair.target_id, .offset = 0});
+  }
+  return input;
+}
+
 }  // namespace thm::properties
