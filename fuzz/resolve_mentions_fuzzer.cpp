@@ -3,7 +3,8 @@
 // (`Draw`); the rest is the body, so a plain text seed is read mostly as body.
 // Invariants: never crashes; each mention's text is the body slice at its offset, on UTF-8
 // boundaries, outside code, offsets strictly increasing; at most kMentionCap non-quiet;
-// core and model agree.
+// core and model agree, and so do the core's two scan kernels (the fastest this CPU runs and
+// the portable one).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "draw.hpp"
 #include "fuzz_check.hpp"
 #include "thm/bridge/bridge.hpp"
+#include "thm/mentions/body_scan.hpp"
 #include "thm/mentions/code_mask.hpp"
 
 namespace {
@@ -56,6 +58,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto mentions =
       prepared ? thm::resolve_mentions(body, supplied_view, author, *prepared) : on_views;
   THM_FUZZ_CHECK(mentions == on_views);
+  {
+    const thm::detail::PortableScan portable;
+    THM_FUZZ_CHECK(thm::resolve_mentions(body, supplied_view, author, roster, desk_set) ==
+                   on_views);
+  }
   const auto code = thm::detail::code_ranges(body);
   std::size_t pinging = 0;
   for (std::size_t i = 0; i < mentions.size(); ++i) {

@@ -602,6 +602,22 @@ inline rc::Gen<std::string> gen_block_body() {
   });
 }
 
+// A body spread out: pieces of gen_block_body between runs of up to 300 bytes of plain text,
+// so that the scan (SPEC §1.5) skips stretches 128 bytes at a time and meets the blocks at
+// every offset of its 64-byte stretches; `~` and backtick pairs land on their edges too.
+inline rc::Gen<std::string> gen_spread_body() {
+  return rc::gen::exec([] {
+    std::string body;
+    const int pieces = uniform(1, 5);
+    for (int i = 0; i < pieces; ++i) {
+      body.append(static_cast<std::size_t>(uniform(0, 300)), one_in(3) ? ' ' : 'x');
+      if (one_in(3)) body += *rc::gen::element<std::string>("\n\n", "``", "~~", "`");
+      body += *gen_block_body();
+    }
+    return body;
+  });
+}
+
 inline rc::Gen<std::uint32_t> gen_hop_count() {
   constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
   return rc::gen::oneOf(rc::gen::inRange<std::uint32_t>(0, 5),

@@ -4,6 +4,7 @@
 
 #include "generators.hpp"
 #include "thm/json/json.hpp"
+#include "thm/mentions/body_scan.hpp"
 #include "thm/mentions/code_mask.hpp"
 
 namespace thm::properties {
@@ -149,22 +150,31 @@ RC_GTEST_PROP(Mentions, AFenceClosesOnlyWithALongEnoughRunOfItsMarker, ()) {
   RC_ASSERT(found.size() == (closes ? 1U : 0U));
 }
 
-// CodeMask (what resolve_mentions asks) answers as a lookup in code_ranges, asked at every
-// offset or at some, in increasing order: the block window of a fence-free body included.
-RC_GTEST_PROP(Mentions, TheCodeMaskAnswersAsTheCodeRanges, ()) {
-  const std::string body =
-      *rc::gen::weightedOneOf<std::string>({{1, gen_body()}, {3, gen_block_body()}});
+// BodyScan (what resolve_mentions asks) finds every `@` in order and answers for each as a
+// lookup in code_ranges, whichever kernel classifies the bytes: the block window of a body
+// without a fence before it, the look behind an `@` and the stretches the pass skips.
+RC_GTEST_PROP(Mentions, TheScanAnswersAsTheCodeRanges, ()) {
+  const std::string body = *rc::gen::weightedOneOf<std::string>(
+      {{1, gen_body()}, {3, gen_block_body()}, {2, gen_spread_body()}});
   const auto code = detail::code_ranges(body);
   const auto in_code = [&](std::size_t offset) {
     return std::ranges::any_of(
         code, [&](const detail::ByteRange& r) { return r.begin <= offset && offset < r.end; });
   };
-  const bool every_offset = *rc::gen::arbitrary<bool>();
-  detail::CodeMask mask(body);
-  for (std::size_t offset = 0; offset < body.size(); ++offset) {
-    if (!every_offset && body[offset] != '@' && !one_in(4)) continue;
-    RC_ASSERT(mask.contains(offset) == in_code(offset));
+  for (const bool portable : {false, true}) {
+    std::optional<detail::PortableScan> forced;
+    if (portable) forced.emplace();
+    detail::BodyScan scan(body);
+    std::size_t from = 0;
+    for (std::size_t at = scan.next_at(); at != std::string_view::npos; at = scan.next_at()) {
+      RC_ASSERT(body.find('@', from) == at);
+      from = at + 1;
+      if (one_in(4)) continue;  // not every `@` is asked about
+      RC_ASSERT(scan.in_code(at) == in_code(at));
+    }
+    RC_ASSERT(body.find('@', from) == std::string::npos);
   }
+  RC_TAG(body.size() > 256 ? "longer than 256 bytes" : "short");
 }
 
 // ---- wire forms -----------------------------------------------------------------------------

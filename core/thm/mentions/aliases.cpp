@@ -1,6 +1,8 @@
 #include "thm/mentions/aliases.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -40,6 +42,29 @@ std::string ascii_slug(std::string_view label) {
 bool is_lower_ascii(std::string_view text) noexcept {
   return std::ranges::all_of(
       text, [](char c) { return static_cast<unsigned char>(c) < 0x80 && !(c >= 'A' && c <= 'Z'); });
+}
+
+// `text` lower-cased into `out` and its `hash_key`, when it is ASCII of at most 64 bytes;
+// else nothing.
+// Eight bytes at a time: a word with no byte of 0x80 or more is ASCII, and adding 0x3F and
+// 0x25 to each byte (no carry leaves a byte below 0x80) sets the top bit of those from `A`
+// and of those past `Z`, so the capitals are the bytes set by the first and not the second.
+std::optional<std::size_t> lowercase_ascii(std::string_view text,
+                                           std::array<char, 64>& out) noexcept {
+  constexpr std::uint64_t kTop = 0x8080'8080'8080'8080;
+  if (text.size() > 64) return std::nullopt;
+  WordHash hash;
+  for (std::size_t i = 0; i < text.size(); i += 8) {
+    const std::size_t length = std::min<std::size_t>(8, text.size() - i);
+    std::uint64_t word = load_word(text.data() + i, length);
+    if ((word & kTop) != 0) return std::nullopt;
+    const std::uint64_t capitals =
+        (word + 0x3F3F'3F3F'3F3F'3F3F) & ~(word + 0x2525'2525'2525'2525) & kTop;
+    word |= capitals >> 2;
+    std::memcpy(out.data() + i, &word, 8);  // whole words: the key is the first bytes
+    hash.add(word);
+  }
+  return hash.finish(text.size());
 }
 
 std::uint32_t index_of(std::size_t i) noexcept { return static_cast<std::uint32_t>(i); }
@@ -138,23 +163,15 @@ std::optional<MentionTarget> AliasTable::match(std::string_view alias, bool desk
 }
 
 std::optional<AliasTarget> AliasTable::find(std::string_view alias, bool desk_only) const {
-  // Tokens are mostly short ASCII: lower-case those on the stack, the rest through ICU.
+  // Tokens are mostly short ASCII: those are lower-cased on the stack 8 bytes at a time and
+  // hashed in the same loop; the rest go through ICU.
   std::array<char, 64> buffer;  // NOLINT: written before it is read
-  std::string owned;
-  std::string_view key;
-  bool ascii = alias.size() <= buffer.size();
-  for (std::size_t i = 0; ascii && i < alias.size(); ++i) {
-    const char c = alias[i];
-    ascii = static_cast<unsigned char>(c) < 0x80;
-    buffer[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  }
-  if (ascii) {
-    key = std::string_view(buffer.data(), alias.size());
+  const Named* named = nullptr;
+  if (const auto hash = lowercase_ascii(alias, buffer)) {
+    named = entries_.find(std::string_view(buffer.data(), alias.size()), *hash);
   } else {
-    owned = lowercase(alias);
-    key = owned;
+    named = entries_.find(lowercase(alias));
   }
-  const Named* named = entries_.find(key);
   if (named == nullptr) return std::nullopt;
   return (desk_only ? named->desks : named->all).one();
 }

@@ -1,7 +1,5 @@
 #include "thm/mentions/code_mask.hpp"
 
-#include <string.h>  // memrchr (GNU)
-
 #include <algorithm>
 #include <optional>
 #include <string_view>
@@ -192,26 +190,6 @@ void add_code_spans(std::string_view body, std::size_t begin, std::size_t end,
   }
 }
 
-// True when `body` has a line that could open a fence: one needs a run of three backticks
-// or three tildes, so a body with neither substring has no fence.
-bool may_have_fence(std::string_view body) {
-  return body.find("```") != std::string_view::npos || body.find("~~~") != std::string_view::npos;
-}
-
-// Start of the line that holds byte `offset <= body.size()` (or starts there). glibc's
-// memrchr is vectorized, where string_view::rfind tests byte by byte.
-std::size_t line_start(std::string_view body, std::size_t offset) {
-  if (offset == 0) return 0;
-#if defined(__GLIBC__)
-  const void* newline = memrchr(body.data(), '\n', offset);
-  if (newline == nullptr) return 0;
-  return static_cast<std::size_t>(static_cast<const char*>(newline) - body.data()) + 1;
-#else
-  const std::size_t newline = body.rfind('\n', offset - 1);
-  return newline == std::string_view::npos ? 0 : newline + 1;
-#endif
-}
-
 }  // namespace
 
 std::vector<ByteRange> code_ranges(std::string_view body) {
@@ -292,60 +270,6 @@ void append_code_ranges(std::string_view body, std::vector<ByteRange>& ranges,
   end_paragraph();
   std::ranges::sort(ranges.begin() + static_cast<std::ptrdiff_t>(first), ranges.end(), {},
                     &ByteRange::begin);
-}
-
-CodeMask::CodeMask(std::string_view body) noexcept : body_(body) {}
-
-bool CodeMask::contains(std::size_t offset) {
-  if (offset >= body_.size()) return false;  // every code range ends inside the body
-  if (!computed_) {
-    has_fence_ = may_have_fence(body_);
-    if (has_fence_) {
-      window_end_ = body_.size();
-      append_code_ranges(body_, ranges_, scratch_);
-    }
-    computed_ = true;
-  }
-  if (!has_fence_ && offset >= window_end_) {
-    // The block around `offset`: back to just after the nearest blank line before its line
-    // (or the body start), on through the next blank line at or after it (or the body end).
-    // Without fences the code_ranges state machine holds only an open paragraph, which a
-    // blank line closes; so it stands at both ends exactly as at the start of a body, and
-    // the ranges of this slice are those of the whole body there.
-    // Code there is an indented line or a span, so a block whose lines all open with
-    // neither a space nor a tab, and with no backtick, has none: the classifier is spared.
-    bool may_be_indented = false;
-    const auto look_at = [&](const Line& line) {
-      may_be_indented = may_be_indented || is_space_or_tab(body_[line.begin]);
-    };
-    std::size_t begin = line_start(body_, offset);
-    while (begin > 0) {
-      const Line previous = line_at(body_, line_start(body_, begin - 1));
-      if (LineView(body_, previous).blank()) break;
-      look_at(previous);
-      begin = previous.begin;
-    }
-    std::size_t end = line_start(body_, offset);
-    while (end < body_.size()) {
-      const Line line = line_at(body_, end);
-      end = line.next;
-      if (LineView(body_, line).blank()) break;
-      look_at(line);
-    }
-    window_end_ = end;
-    ranges_.clear();
-    const std::string_view block = body_.substr(begin, end - begin);
-    if (may_be_indented || block.find('`') != std::string_view::npos) {
-      append_code_ranges(block, ranges_, scratch_);
-      for (ByteRange& range : ranges_) {
-        range.begin += begin;
-        range.end += begin;
-      }
-    }
-    next_ = 0;
-  }
-  while (next_ < ranges_.size() && ranges_[next_].end <= offset) ++next_;
-  return next_ < ranges_.size() && ranges_[next_].begin <= offset;
 }
 
 }  // namespace thm::detail

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// Code masking (SPEC §1.5, the normative [v2] rules): the byte ranges of a message body
-/// that are code, where an `@` never starts a mention. Internal to the mentions module;
-/// exposed for its tests.
+/// that are code, where an `@` never starts a mention. Internal to the mentions module
+/// (`BodyScan` asks it block by block); exposed for its tests.
 
 #include <cstddef>
 #include <string_view>
@@ -42,32 +42,5 @@ struct SpanScratch {
 /// `code_ranges(body)` appended to `ranges`, with `scratch` for the work between.
 void append_code_ranges(std::string_view body, std::vector<ByteRange>& ranges,
                         SpanScratch& scratch);
-
-/// Whether offsets of one body lie in its code, asked in non-decreasing order: the answers
-/// of a lookup in `code_ranges(body)`, computed from as little of the body as will do. A
-/// body with a fence anywhere is masked whole, once. A body without one (no "```" and no
-/// "~~~" in it) is masked one block at a time: the lines between the blank lines around the
-/// offset asked about, because without fences a blank line leaves nothing open (no
-/// paragraph, no span) and so the ranges past it do not depend on the text before it.
-/// Borrows `body`.
-class CodeMask {
- public:
-  explicit CodeMask(std::string_view body) noexcept;
-
-  /// True when `offset` lies in a range of `code_ranges(body)`. Precondition: `offset` is
-  /// not smaller than in the previous call.
-  [[nodiscard]] bool contains(std::size_t offset);
-
- private:
-  std::string_view body_;
-  bool has_fence_ = false;
-  bool computed_ = false;
-  // The code ranges of the block that ends at window_end_ (of the whole body when it has a
-  // fence), in body offsets, and the first of them not yet passed.
-  std::size_t window_end_ = 0;
-  std::vector<ByteRange> ranges_;
-  std::size_t next_ = 0;
-  SpanScratch scratch_;
-};
 
 }  // namespace thm::detail

@@ -102,50 +102,6 @@ TEST(CodeMaskTest, BackslashRunsEscapeByParity) {
   EXPECT_EQ(masked("x\\*`a`"), "x\\*###");            // an escaped `*` escapes no tick
 }
 
-// CodeMask answers as a lookup in code_ranges, for every offset and for sparse ones.
-bool in_ranges(const std::vector<ByteRange>& ranges, std::size_t offset) {
-  for (const ByteRange& range : ranges) {
-    if (range.begin <= offset && offset < range.end) return true;
-  }
-  return false;
-}
-
-void expect_mask_agrees(std::string_view body) {
-  const auto ranges = code_ranges(body);
-  CodeMask every(body);
-  for (std::size_t i = 0; i <= body.size(); ++i) {
-    ASSERT_EQ(every.contains(i), in_ranges(ranges, i)) << "offset " << i << " of \"" << body << '"';
-  }
-  CodeMask sparse(body);
-  for (std::size_t i = 0; i < body.size(); ++i) {
-    if (body[i] != '@') continue;
-    ASSERT_EQ(sparse.contains(i), in_ranges(ranges, i))
-        << "offset " << i << " of \"" << body << '"';
-  }
-}
-
-TEST(CodeMaskTest, MaskAgreesWithCodeRanges) {
-  for (const char* body : {"", "@", "a `@` b\n\n`@`", "`a\n\n@b`", "    @\n\n@\n    @",
-                           "x\n    @\n\n    @", "```\n\n@\n```\n\n    @", "`a\r\n\r\n@`",
-                           "# `a\n@`", "***\n    @", "x\n===\n    @ `\n@`", " \t \n\t@"}) {
-    expect_mask_agrees(body);
-  }
-  // Bodies drawn from the bytes that matter, by a fixed linear congruential sequence.
-  constexpr std::string_view kBytes = "`~ \t\n\r\\#-=*@a";
-  std::uint32_t state = 20240601;
-  for (int round = 0; round < 4000; ++round) {
-    std::string body;
-    state = state * 1664525U + 1013904223U;
-    const std::size_t length = (state >> 16) % 24;
-    for (std::size_t i = 0; i < length; ++i) {
-      state = state * 1664525U + 1013904223U;
-      body += kBytes[(state >> 16) % kBytes.size()];
-    }
-    expect_mask_agrees(body);
-    if (HasFatalFailure()) return;
-  }
-}
-
 TEST(CodeMaskTest, ManyUnmatchedRunsStayFast) {
   std::string body;
   for (int n = 1; n < 400; ++n) body += std::string(static_cast<std::size_t>(n), '`') + " ";

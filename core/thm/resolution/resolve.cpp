@@ -14,6 +14,7 @@
 #include "thm/detail/repeats.hpp"
 #include "thm/detail/unicode.hpp"
 #include "thm/mentions/aliases.hpp"
+#include "thm/mentions/body_scan.hpp"
 #include "thm/mentions/code_mask.hpp"
 #include "thm/mentions/direct.hpp"
 #include "thm/overloaded.hpp"
@@ -198,23 +199,24 @@ class PingingCap {
 constexpr std::size_t kFirstMentions = 1024 / sizeof(Mention);
 static_assert(kFirstMentions >= 8);
 
-// SPEC §1.5 scan, then §1.4 normalization as the mentions are found. Each `@` is checked
-// cheapest test first (opens, lexes, lies outside code, names a target); the tests are
-// independent, so their order changes no answer, only how much is computed: the code mask
-// and the alias table are built only once a token needs them. Found mentions come in
-// offset order, one per offset, so normalizing them is dropping self-mentions and making
-// repeats and those past the cap quiet, as `normalize` does for a supplied list.
+// SPEC §1.5 scan, then §1.4 normalization as the mentions are found. The scan yields the
+// `@`s in one pass over the body; each is checked cheapest test first (opens, lexes, lies
+// outside code, names a target). The tests are independent, so their order changes no
+// answer, only how much is computed: the code mask (of what lies behind the `@`) and the
+// alias table are consulted only once a token needs them. Found mentions come in offset
+// order, one per offset, so normalizing them is dropping self-mentions and making repeats and
+// those past the cap quiet, as `normalize` does for a supplied list.
 template <class Team>
 std::vector<Mention> extract(std::string_view body, const MentionAuthor& author, const Team& team) {
   std::vector<Mention> found;
   TerminatorFinder terminators(body);
-  detail::CodeMask code(body);
+  detail::BodyScan scan(body);
   NamedTargets named;
   PingingCap cap;
-  for (std::size_t at = body.find('@'); at != std::string_view::npos; at = body.find('@', at + 1)) {
+  for (std::size_t at = scan.next_at(); at != std::string_view::npos; at = scan.next_at()) {
     if (!opens(body, at)) continue;
     const auto token = lex(body, at, terminators);
-    if (!token || code.contains(at)) continue;
+    if (!token || scan.in_code(at)) continue;
     const detail::AliasTable& aliases = detail::alias_table(team);
     const auto position = aliases.find(
         body.substr(token->alias_begin, token->end - token->alias_begin), token->desk_only);

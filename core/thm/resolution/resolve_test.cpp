@@ -124,6 +124,28 @@ TEST(ResolveMentionsTest, MatchingFoldsCaseFullyButNothingElse) {
   EXPECT_TRUE(team.resolve("@bob\u0301").empty());           // combining accent joins the token
 }
 
+// The ASCII lookup lower-cases and hashes eight bytes at a time: every length up to its 64
+// bytes (and one past, through ICU), each capital at every place in a word.
+TEST(ResolveMentionsTest, AsciiAliasesOfEveryLengthFoldCase) {
+  for (std::size_t length = 1; length <= 65; ++length) {
+    std::string id(length, 'q');
+    for (std::size_t i = 0; i < length; ++i) id[i] = static_cast<char>('a' + (i * 7) % 26);
+    const RosterSnapshot roster{.members = {{.id = id}, {.id = id + "x"}}};
+    const DeskSnapshot desks;
+    for (std::size_t capital = 0; capital < length; ++capital) {
+      std::string written = id;
+      written[capital] = static_cast<char>(written[capital] - 'a' + 'A');
+      const auto found = resolve_mentions("@" + written, std::nullopt, OtherAuthor{},
+                                          Roster(roster), DeskSet(desks));
+      ASSERT_EQ(found.size(), 1U) << written;
+      EXPECT_EQ(found[0].target, MentionTarget(AgentTarget{id})) << written;
+    }
+    const auto other = resolve_mentions("@" + id + "Y", std::nullopt, OtherAuthor{}, Roster(roster),
+                                        DeskSet(desks));
+    EXPECT_TRUE(other.empty()) << id;
+  }
+}
+
 TEST(ResolveMentionsTest, UnicodeLowerCasingMayChangeLength) {
   const RosterSnapshot roster{
       .members = {{.id = "agent", .name = "\u0130"}, {.id = "sigma", .name = "\u039F\u03A3"}}};
