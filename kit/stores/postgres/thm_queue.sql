@@ -314,10 +314,18 @@ CREATE OR REPLACE FUNCTION thm_check(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
     OUT outcome TEXT, OUT reason TEXT, OUT turn_key BYTEA)
-LANGUAGE sql SET search_path FROM CURRENT AS $$
-  SELECT * FROM thm_revalidate(desk_id, thread_root, trigger_sequence, source_id, target_id,
-                               content, child_hop)
-$$;
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  checked RECORD;
+BEGIN
+  -- plpgsql, not sql: a SQL-language function with a SET clause is planned again at every
+  -- call.
+  checked := thm_revalidate(desk_id, thread_root, trigger_sequence, source_id, target_id,
+                            content, child_hop);
+  outcome := checked.outcome;
+  reason := checked.reason;
+  turn_key := checked.turn_key;
+END $$;
 
 -- SPEC §4's decision for one MentionTurnRequest, without the child: for a host whose child
 -- turns live in a job queue of its own (pg-boss, graphile-worker, its own table). Call it
