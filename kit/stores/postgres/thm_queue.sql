@@ -254,15 +254,14 @@ CREATE TRIGGER thm_forbidden_pair_guard BEFORE INSERT OR UPDATE ON thm_forbidden
 -- A refusal or a mismatch read from a row that is not there needs no lock: it writes
 -- nothing, and a row inserted later could only turn it into an admission. The check writes
 -- nothing itself. Sizes are the caller's to limit.
--- thm_revalidate is those steps; thm_check, thm_admit and thm_enqueue_once call it under
--- their search_path. It has no SET clause of its own (the save and restore of the settings
--- would cost each step as much as a round trip), so called directly it finds the tables on
--- the caller's search_path: call thm_check instead.
+-- thm_revalidate is those steps; thm_check, thm_admit and thm_enqueue_once call it as a plain
+-- expression (a plpgsql function's SET clause costs about a microsecond; a SQL-language
+-- function's is what costs, since such a function is planned again at every call).
 CREATE OR REPLACE FUNCTION thm_revalidate(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
     OUT outcome TEXT, OUT reason TEXT, OUT turn_key BYTEA)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   reply RECORD;
   allowed BOOLEAN;
