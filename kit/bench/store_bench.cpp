@@ -434,30 +434,40 @@ void close_floor(PGconn* connection) {
   PQfinish(connection);
 }
 
-void BM_PostgresRawInsertFloor(benchmark::State& state) {
-  PGconn* connection = open_floor(state);
-  if (connection == nullptr) return;
+// Prepares the floor's insert on `connection`.
+void prepare_floor(PGconn* connection) {
   const Oid types[] = {17, 17, 17, 17, 20};
   PQclear(PQprepare(connection, "floor",
                     "INSERT INTO floor_turn VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING", 5,
                     types));
+}
+
+// The floor's insert of the rows `request` stands for, in autocommit; false when it failed.
+bool insert_floor_row(PGconn* connection, const thm::MentionTurnRequest& request) {
+  const std::string key = thm::turn_key(request).encoded();
+  const std::string hop = std::to_string(request.child_hop);
+  const char* values[] = {key.data(), request.source_id.data(), request.target_id.data(),
+                          request.content.data(), hop.c_str()};
+  const int lengths[] = {static_cast<int>(key.size()), static_cast<int>(request.source_id.size()),
+                         static_cast<int>(request.target_id.size()),
+                         static_cast<int>(request.content.size()), 0};
+  const int formats[] = {1, 1, 1, 1, 0};
+  PGresult* result = PQexecPrepared(connection, "floor", 5, values, lengths, formats, 0);
+  const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
+  PQclear(result);
+  return ok;
+}
+
+void BM_PostgresRawInsertFloor(benchmark::State& state) {
+  PGconn* connection = open_floor(state);
+  if (connection == nullptr) return;
+  prepare_floor(connection);
   thm::Sequence sequence = 0;
   for (auto _ : state) {
     state.PauseTiming();
     const auto request = request_for(reply_for(++sequence));
-    const std::string key = thm::turn_key(request).encoded();
-    const std::string hop = std::to_string(request.child_hop);
     state.ResumeTiming();
-    const char* values[] = {key.data(), request.source_id.data(), request.target_id.data(),
-                            request.content.data(), hop.c_str()};
-    const int lengths[] = {static_cast<int>(key.size()), static_cast<int>(request.source_id.size()),
-                           static_cast<int>(request.target_id.size()),
-                           static_cast<int>(request.content.size()), 0};
-    const int formats[] = {1, 1, 1, 1, 0};
-    PGresult* result = PQexecPrepared(connection, "floor", 5, values, lengths, formats, 0);
-    const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
-    PQclear(result);
-    if (!ok) {
+    if (!insert_floor_row(connection, request)) {
       state.SkipWithError("the raw insert failed");
       break;
     }
@@ -469,6 +479,57 @@ BENCHMARK(BM_PostgresRawInsertFloor)
     ->Name("store_enqueue.postgres/floor")
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
+
+// The floor by `state.range(0)` clients at once, each over a connection of its own, timed as
+// the concurrent queue rows are: kEnqueuesPerClient fresh rows per client and iteration, the
+// wall time from a common start to the last client's end.
+void BM_PostgresRawInsertFloorConcurrent(benchmark::State& state) {
+  const auto clients = static_cast<std::size_t>(state.range(0));
+  PGconn* table = open_floor(state);  // creates and empties the table
+  if (table == nullptr) return;
+  std::vector<PGconn*> connections;
+  for (std::size_t client = 0; client < clients; ++client) {
+    connections.push_back(PQconnectdb(postgres_conninfo().c_str()));
+    prepare_floor(connections.back());
+  }
+  std::atomic<bool> failed = false;
+  thm::Sequence next = 0;  // the last sequence used
+  for (auto _ : state) {
+    std::latch ready(static_cast<std::ptrdiff_t>(clients));
+    std::latch start(1);
+    std::vector<std::jthread> workers;
+    for (std::size_t client = 0; client < clients; ++client) {
+      const thm::Sequence first = next + 1 + client * kEnqueuesPerClient;
+      workers.emplace_back([&, client, first] {
+        std::vector<thm::MentionTurnRequest> requests;
+        for (thm::Sequence sequence = first; sequence < first + kEnqueuesPerClient; ++sequence)
+          requests.push_back(request_for(reply_for(sequence)));
+        ready.count_down();
+        start.wait();
+        for (const auto& request : requests)
+          if (!insert_floor_row(connections[client], request)) failed = true;
+      });
+    }
+    ready.wait();
+    const auto begin = std::chrono::steady_clock::now();
+    start.count_down();
+    workers.clear();  // joins
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    next += clients * kEnqueuesPerClient;
+  }
+  for (PGconn* connection : connections) PQfinish(connection);
+  close_floor(table);
+  if (failed) state.SkipWithError("a raw insert failed");
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<benchmark::IterationCount>(clients * kEnqueuesPerClient));
+}
+BENCHMARK(BM_PostgresRawInsertFloorConcurrent)
+    ->Name("store_enqueue.postgres/floor")
+    ->ArgName("clients")
+    ->Arg(8)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseManualTime();
 
 // The same floor as pgbench runs it (kit/bench/pgbench_floor.sql): a process of the server's own
 // tools sends the raw insert, `-M prepared`, one client, so the floor does not rest on thm's

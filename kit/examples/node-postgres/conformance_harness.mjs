@@ -16,7 +16,7 @@ import {
 
 const MIGRATION = process.env.THM_QUEUE_SQL ||
   fileURLToPath(new URL("../../stores/postgres/thm_queue.sql", import.meta.url));
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 const LOCK_TIMEOUT = "20s"; // below the suite's --exec-timeout: a lock wait ends with an answer
 const HOOK_LOCKS = 7411270; // thm_hook_point's first lock: (backend pid, 7411270 + ordinal)
 /** @type {Record<string, number>} */

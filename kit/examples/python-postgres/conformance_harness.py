@@ -24,7 +24,7 @@ from turn_queue import (MAX_ATTEMPTS, MAX_CONTENT_BYTES, MAX_ID_BYTES, MAX_LEASE
 
 MIGRATION = Path(os.environ.get("THM_QUEUE_SQL") or
                  Path(__file__).resolve().parents[2] / "stores" / "postgres" / "thm_queue.sql")
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 LOCK_TIMEOUT = "20s"  # below the suite's --exec-timeout: a lock wait ends with an answer
 
 

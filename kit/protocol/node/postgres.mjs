@@ -15,7 +15,7 @@ import {
 } from './protocol.mjs';
 
 /** thm_queue.sql's version, which migrate applies when the database holds an older one. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** The migration: THM_QUEUE_SQL, or the one in this source tree. */
 export const MIGRATION =

@@ -281,6 +281,9 @@ export class EtcdQueue {
     this.client = connect(endpoints);
     this.lease = null; // the etcd lease of this session's key locks, granted on first use
     this.broken = false;
+    // The policy, pair and availability rows as this session last read them, by key (latin1):
+    // the kv, or null for a key that was absent. The one-transaction step compares them.
+    this.seen = new Map();
   }
 
   close() {
@@ -460,6 +463,10 @@ export class EtcdQueue {
       }
     };
     await pass('after_begin');
+    if (!hook) {
+      const answer = await this.decideAtOnce(request, turn);
+      if (answer) return answer;
+    }
     // A key that has its record answers from this one read: the record and the child were
     // written together, so a record means a committed child.
     let { rows, lock } = await this.begin(request, turn);
@@ -499,10 +506,7 @@ export class EtcdQueue {
    */
   async write(request, turn, judged, lock) {
     const recordKey = keys.record(turn);
-    const child = encode({
-      request: storedRequest(request), state: 'pending', attempts: 0,
-      lease_expires_at: null, token: null,
-    });
+    const child = newChild(request);
     const read = [keys.reply(turn), keys.policy, keys.auth(request.source_id, request.target_id),
       keys.avail(request.target_id), recordKey];
     let rows = judged;
@@ -541,6 +545,81 @@ export class EtcdQueue {
     }
     throw new QueueError('unavailable',
       `the rows of ${turnName(request)} kept changing under the step; nothing was written`);
+  }
+
+  // ---- the step without a hook: one transaction ------------------------------------------
+
+  /** Keeps the policy, pair and availability rows of `rows` for the next steps to compare. */
+  remember(rows) {
+    if (this.seen.size > 4096) this.seen.clear(); // rows of pairs and agents long unused
+    for (const row of ['policy', 'auth', 'avail']) {
+      this.seen.set(rows.keys[row].toString('latin1'), rows[row]);
+    }
+  }
+
+  /**
+   * SPEC §4's step when no hook can pause it, in one etcd transaction and so one round trip:
+   * it writes the record and the child if the key has no record and no lock key (no hooked
+   * step is open on it), the reply under the key is the one the request implies, byte for
+   * byte, and the policy, the pair and the target's rows are at the revisions this session
+   * last read and judged them at (`seen`). Otherwise it writes nothing and the same
+   * transaction reads the rows, which the step judges: an answer, or, when only the
+   * session's view of the policy rows was old, the transaction again with the new one.
+   * Before the session has seen those rows, or when it last judged them a refusal, one read
+   * comes first. Resolves to the answer, or to null when a hooked step holds the key's lock:
+   * the caller then waits for it as a hooked step does.
+   */
+  async decideAtOnce(request, turn) {
+    const rowKeys = {
+      reply: keys.reply(turn), policy: keys.policy, record: keys.record(turn),
+      auth: keys.auth(request.source_id, request.target_id), avail: keys.avail(request.target_id),
+    };
+    const locks = keys.locks(turn);
+    const reply = encode(storedReply({
+      author_id: request.source_id, content: request.content, hop: request.child_hop - 1,
+    }));
+    for (let attempt = 0; attempt < WRITE_RETRIES; attempt += 1) {
+      const seen = ['policy', 'auth', 'avail'].map((row) => this.seen.get(rowKeys[row].toString('latin1')));
+      if (seen.includes(undefined) || refusal(...seen, request)) {
+        const rows = { ...(await this.view(request, turn)), keys: rowKeys };
+        this.remember(rows);
+        const answer = judge(rows, request);
+        if (answer) return answer;
+        if (rows.record) return { status: 'already' };
+        continue;
+      }
+      const result = await this.commitAtOnce(request, {
+        compare: [
+          { key: rowKeys.record, target: 'Create', result: 'Equal', create_revision: '0' },
+          { ...under(locks), target: 'Create', result: 'Equal', create_revision: '0' },
+          { key: rowKeys.reply, target: 'Value', result: 'Equal', value: reply },
+          ...seen.map((kv, i) => sameMod([rowKeys.policy, rowKeys.auth, rowKeys.avail][i], kv)),
+        ],
+        success: [{ request_put: { key: rowKeys.record, value: Buffer.alloc(0) } },
+          { request_put: { key: keys.child(turn), value: newChild(request) } }],
+        failure: [...[rowKeys.reply, rowKeys.policy, rowKeys.auth, rowKeys.avail, rowKeys.record]
+          .map(range), { request_range: { ...under(locks), limit: 1, keys_only: true } }],
+      });
+      if (result.succeeded) return { status: 'enqueued' };
+      const rows = { ...viewOf(result.responses.slice(0, 5)), keys: rowKeys };
+      this.remember(rows);
+      const answer = judge(rows, request);
+      if (answer) return answer;
+      if (rows.record) return { status: 'already' };
+      if (kvOf(result.responses[5])) return null; // a hooked step is open on the key
+    }
+    throw new QueueError('unavailable',
+      `the rows of ${turnName(request)} kept changing under the step; nothing was written`);
+  }
+
+  /** Sends the one-transaction step's transaction: a write, so a failure may have committed. */
+  async commitAtOnce(request, txn) {
+    try {
+      return await this.client.kv.txn(txn, { deadline: Date.now() + WRITE_DEADLINE_MS });
+    } catch (error) {
+      throw storeError(neverSent(error) ? 'unavailable' : 'indeterminate',
+        `writing ${turnName(request)}`, error);
+    }
   }
 
   // ---- leases: rows on the cluster's clock (adr/0018 §2.1) --------------------------------
@@ -689,11 +768,24 @@ function judge(rows, request) {
   if (!(reply.hop >= 0 && reply.hop < 0xFFFFFFFF) || request.child_hop !== reply.hop + 1) {
     throw differs('child hop');
   }
-  const policy = decode(rows.policy);
+  return refusal(rows.policy, rows.auth, rows.avail, request);
+}
+
+/** The refusal the policy, pair and availability rows (kvs, or null when absent) give. */
+function refusal(policyRow, auth, avail, request) {
+  const policy = decode(policyRow);
   if (!policy || !policy.enabled || request.child_hop > policy.max_hops) {
     return { status: 'refused', reason: 'feature_disabled' };
   }
-  if (rows.auth && rows.auth.value.toString() === '0') return { status: 'refused', reason: 'unauthorized' };
-  if (!rows.avail) return { status: 'refused', reason: 'target_unavailable' };
+  if (auth && auth.value.toString() === '0') return { status: 'refused', reason: 'unauthorized' };
+  if (!avail) return { status: 'refused', reason: 'target_unavailable' };
   return null;
+}
+
+/** A new child's value: the request as admitted, pending, never claimed. */
+function newChild(request) {
+  return encode({
+    request: storedRequest(request), state: 'pending', attempts: 0,
+    lease_expires_at: null, token: null,
+  });
 }

@@ -5,9 +5,10 @@
 -- with the schema that should hold thm's tables first on the search_path: the functions
 -- remember that path (SET search_path FROM CURRENT), so they work whatever path their
 -- callers have. Every statement is idempotent, so applying it again (or over schema version
--- 1, which had the tables only, version 2, which had no thm_check or thm_admit, or version
--- 3, whose thm_enqueue_once had three of the six hook points) is safe; thm_schema then holds
--- version 4, and a database at a later version is refused.
+-- 1, which had the tables only, version 2, which had no thm_check or thm_admit, version 3,
+-- whose thm_enqueue_once had three of the six hook points, or version 4, which locked the
+-- policy tables in SHARE mode instead of the rows it read) is safe; thm_schema then holds
+-- version 5, and a database at a later version is refused.
 -- PostgresQueue::open applies it itself when the database is older.
 -- A change to any function here comes with a new version, or databases keep the old one.
 -- Call thm_enqueue_once in a READ COMMITTED transaction (PostgreSQL's default): under
@@ -35,8 +36,8 @@ CREATE TABLE IF NOT EXISTS thm_schema (
 
 DO $$
 BEGIN
-  IF (SELECT max(version) FROM thm_schema) > 4 THEN
-    RAISE EXCEPTION 'thm: this database has thm schema version %; thm_queue.sql is version 4',
+  IF (SELECT max(version) FROM thm_schema) > 5 THEN
+    RAISE EXCEPTION 'thm: this database has thm schema version %; thm_queue.sql is version 5',
       (SELECT max(version) FROM thm_schema) USING ERRCODE = 'object_not_in_prerequisite_state';
   END IF;
 END $$;
@@ -107,9 +108,12 @@ LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
 $$;
 
 -- A u64 (NUMERIC 0 … 2^64-1) as the BIGINT the tables keep (two's complement), and back.
--- Anything else raises 22003 (numeric_value_out_of_range).
+-- Anything else raises 22003 (numeric_value_out_of_range). These and thm_turn_key touch no
+-- table and call only built-in functions, which PostgreSQL finds in pg_catalog whatever the
+-- search_path: they carry no SET clause, which would cost every call a save and a restore of
+-- the settings (and keep thm_column_to_u64 from being inlined).
 CREATE OR REPLACE FUNCTION thm_u64_to_column(value NUMERIC) RETURNS BIGINT
-LANGUAGE plpgsql IMMUTABLE SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   IF value IS NULL THEN RETURN NULL; END IF;
   IF value < 0 OR value >= 18446744073709551616 OR value <> trunc(value) THEN
@@ -120,7 +124,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION thm_column_to_u64(value BIGINT) RETURNS NUMERIC
-LANGUAGE sql IMMUTABLE SET search_path FROM CURRENT AS $$
+LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN value < 0 THEN value::numeric + 18446744073709551616 ELSE value::numeric END
 $$;
 
@@ -128,27 +132,33 @@ $$;
 --   v1/<byte length of desk>:<desk>/c/<sequence>       in a desk's channel
 --   v1/<byte length of desk>:<desk>/t<root>/<sequence>  in the thread rooted at <root>
 -- The general chat's spellings (empty, or "main" / "general" in any ASCII case) all become
--- "General".
+-- "General". The root and the sequence must be u64s (else 22003, as thm_u64_to_column).
 CREATE OR REPLACE FUNCTION thm_turn_key(desk_id BYTEA, thread_root NUMERIC,
                                         trigger_sequence NUMERIC) RETURNS BYTEA
-LANGUAGE plpgsql IMMUTABLE SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   -- 'escape' spells every byte outside printable ASCII as \nnn, so only ASCII can match.
   spelled CONSTANT TEXT := translate(encode(desk_id, 'escape'), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
                                      'abcdefghijklmnopqrstuvwxyz');
   desk BYTEA := desk_id;
-  -- Through BIGINT and back: checked to be u64s, and spelled without a scale (7, not 7.0).
-  root CONSTANT TEXT := thm_column_to_u64(thm_u64_to_column(thread_root))::text;
-  sequence CONSTANT TEXT := thm_column_to_u64(thm_u64_to_column(trigger_sequence))::text;
 BEGIN
   IF trigger_sequence IS NULL THEN
     RAISE EXCEPTION 'thm: a turn key needs a trigger sequence'
       USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  IF trigger_sequence < 0 OR trigger_sequence >= 18446744073709551616
+     OR trigger_sequence <> trunc(trigger_sequence) THEN
+    RAISE EXCEPTION 'thm: % is not a u64', trigger_sequence
+      USING ERRCODE = 'numeric_value_out_of_range';
+  END IF;
+  IF thread_root < 0 OR thread_root >= 18446744073709551616 OR thread_root <> trunc(thread_root) THEN
+    RAISE EXCEPTION 'thm: % is not a u64', thread_root USING ERRCODE = 'numeric_value_out_of_range';
+  END IF;
   IF spelled IN ('', 'main', 'general') THEN desk := 'General'::bytea; END IF;
+  -- trunc() spells a whole NUMERIC without a scale (7, not 7.0).
   RETURN 'v1/'::bytea || convert_to(length(desk)::text, 'UTF8') || ':'::bytea || desk
-         || convert_to(CASE WHEN root IS NULL THEN '/c' ELSE '/t' || root END || '/' || sequence,
-                       'UTF8');
+         || convert_to(CASE WHEN thread_root IS NULL THEN '/c' ELSE '/t' || trunc(thread_root)::text END
+                       || '/' || trunc(trigger_sequence)::text, 'UTF8');
 END $$;
 
 -- A test seam for the conformance suite's hook points inside thm_enqueue_once, five of the
@@ -197,31 +207,64 @@ RETURNS VOID LANGUAGE sql SET search_path FROM CURRENT AS $$
     SET author_id = excluded.author_id, content = excluded.content, hop = excluded.hop
 $$;
 
+-- Forbidding a pair is the one revocation that adds a row, and a step cannot lock a row that
+-- is not there: every statement that inserts or updates forbidden pairs first locks the
+-- policy row, which every step holds FOR SHARE from before it looks for the pair until it
+-- ends (thm_check). With no policy row (dispatch disabled) it stores the disabled row
+-- first, which says the same, so that there is a row to lock: a policy stored while the
+-- statement runs then waits for it.
+CREATE OR REPLACE FUNCTION thm_forbidden_pair_guard() RETURNS TRIGGER
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  INSERT INTO thm_policy (id, enabled, max_hops) VALUES (1, false, 0) ON CONFLICT (id) DO NOTHING;
+  PERFORM 1 FROM thm_policy p WHERE p.id = 1 FOR NO KEY UPDATE;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS thm_forbidden_pair_guard ON thm_forbidden_pair;
+CREATE TRIGGER thm_forbidden_pair_guard BEFORE INSERT OR UPDATE ON thm_forbidden_pair
+  FOR EACH STATEMENT EXECUTE FUNCTION thm_forbidden_pair_guard();
+
 -- ---- check, admit and enqueue_once -----------------------------------------------------------
 
 -- SPEC §4's checks for one MentionTurnRequest, without the decision: the stored reply and the
--- live policy, read under the locks the step holds until the caller's transaction ends. One
--- row:
+-- live policy, each row read under a row lock the step holds until the caller's transaction
+-- ends. One row:
 --   outcome   'ok' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
 --   reason    for 'refused': 'feature_disabled' | 'unauthorized' | 'target_unavailable';
 --             for 'trigger_mismatch': 'source' | 'content' | 'child_hop'; else NULL
 --   turn_key  the canonical key (thm_turn_key) of the request, whatever the outcome
 -- The steps, in order:
---  1. re-read the committed reply under the request's key FOR SHARE (an edit waits for the
---     caller's transaction): none → trigger_missing; another author or content, or a stored
---     hop with child_hop <> hop + 1 → trigger_mismatch;
---  2. lock the policy, pair and availability tables in SHARE mode (a change waits for the
---     caller's transaction) and revalidate: disabled or child_hop > max_hops →
---     feature_disabled; a forbidden pair → unauthorized; a target not available →
---     target_unavailable.
--- It writes nothing. Sizes are the caller's to limit.
-CREATE OR REPLACE FUNCTION thm_check(
+--  1. re-read the committed reply under the request's key FOR SHARE (an edit or a delete
+--     waits for the caller's transaction): none → trigger_missing; another author or
+--     content, or a stored hop with child_hop <> hop + 1 → trigger_mismatch;
+--  2. read the policy row FOR SHARE (a change waits): none, disabled, or child_hop >
+--     max_hops → feature_disabled;
+--  3. read the target's availability row FOR KEY SHARE (its delete waits): none →
+--     target_unavailable;
+--  4. then, in a statement of its own, look for the (source, target) pair among the
+--     forbidden ones: found → unauthorized. No row can be locked for a pair that is not
+--     there, so the lock of step 2 guards it: a statement that inserts or updates a
+--     forbidden pair first locks the policy row FOR NO KEY UPDATE (the trigger
+--     thm_forbidden_pair_guard, whatever the writer), so a forbidding either committed
+--     before step 2's lock was granted, and step 4's fresh snapshot sees it, or waits for
+--     the caller's transaction.
+-- Steps 1 to 3 are one statement when every row is there and agrees (the common case), and
+-- one statement each otherwise, to say which failed. When several reasons hold, the first
+-- in this order is given.
+-- A refusal or a mismatch read from a row that is not there needs no lock: it writes
+-- nothing, and a row inserted later could only turn it into an admission. The check writes
+-- nothing itself. Sizes are the caller's to limit.
+-- thm_revalidate is those steps; thm_check, thm_admit and thm_enqueue_once call it as a plain
+-- expression (a plpgsql function's SET clause costs about a microsecond; a SQL-language
+-- function's is what costs, since such a function is planned again at every call).
+CREATE OR REPLACE FUNCTION thm_revalidate(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
     OUT outcome TEXT, OUT reason TEXT, OUT turn_key BYTEA)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   reply RECORD;
+  allowed BOOLEAN;
 BEGIN
   IF desk_id IS NULL OR source_id IS NULL OR target_id IS NULL OR content IS NULL
      OR child_hop IS NULL THEN
@@ -229,26 +272,58 @@ BEGIN
       USING ERRCODE = 'null_value_not_allowed';
   END IF;
   turn_key := thm_turn_key(desk_id, thread_root, trigger_sequence);
-  SELECT r.author_id, r.content, r.hop INTO reply
-    FROM thm_reply r WHERE r.turn_key = thm_check.turn_key FOR SHARE;
-  IF NOT FOUND THEN outcome := 'trigger_missing'; RETURN; END IF;
-  IF reply.author_id IS DISTINCT FROM source_id THEN reason := 'source';
-  ELSIF reply.content IS DISTINCT FROM content THEN reason := 'content';
-  ELSIF child_hop::numeric IS DISTINCT FROM reply.hop::numeric + 1 THEN reason := 'child_hop';
+  -- The common case, every row there and agreeing, in one statement that locks them.
+  PERFORM FROM thm_reply r, thm_policy p, thm_available_agent a
+   WHERE r.turn_key = thm_revalidate.turn_key AND r.author_id = thm_revalidate.source_id
+     AND r.content = thm_revalidate.content
+     AND r.hop::numeric + 1 = thm_revalidate.child_hop::numeric
+     AND p.id = 1 AND p.enabled AND thm_revalidate.child_hop <= p.max_hops
+     AND a.agent_id = thm_revalidate.target_id
+     FOR SHARE OF r, p FOR KEY SHARE OF a;
+  IF NOT FOUND THEN
+    -- Some row is missing or disagrees: one row at a time, to say which.
+    SELECT r.author_id, r.content, r.hop INTO reply
+      FROM thm_reply r WHERE r.turn_key = thm_revalidate.turn_key FOR SHARE;
+    IF NOT FOUND THEN outcome := 'trigger_missing'; RETURN; END IF;
+    IF reply.author_id IS DISTINCT FROM source_id THEN reason := 'source';
+    ELSIF reply.content IS DISTINCT FROM content THEN reason := 'content';
+    ELSIF child_hop::numeric IS DISTINCT FROM reply.hop::numeric + 1 THEN reason := 'child_hop';
+    END IF;
+    IF reason IS NOT NULL THEN outcome := 'trigger_mismatch'; RETURN; END IF;
+    SELECT p.enabled AND child_hop <= p.max_hops INTO allowed
+      FROM thm_policy p WHERE p.id = 1 FOR SHARE;
+    IF NOT coalesce(allowed, false) THEN reason := 'feature_disabled';
+    ELSIF NOT EXISTS (SELECT FROM thm_available_agent a
+                       WHERE a.agent_id = thm_revalidate.target_id FOR KEY SHARE) THEN
+      reason := 'target_unavailable';
+    END IF;
+    IF reason IS NOT NULL THEN outcome := 'refused'; RETURN; END IF;
   END IF;
-  IF reason IS NOT NULL THEN outcome := 'trigger_mismatch'; RETURN; END IF;
-
-  LOCK TABLE thm_policy, thm_forbidden_pair, thm_available_agent IN SHARE MODE;
-  IF NOT coalesce((SELECT p.enabled AND child_hop <= p.max_hops FROM thm_policy p WHERE p.id = 1),
-                  false) THEN
-    reason := 'feature_disabled';
-  ELSIF EXISTS (SELECT 1 FROM thm_forbidden_pair f
-                 WHERE f.source_id = thm_check.source_id AND f.target_id = thm_check.target_id) THEN
+  -- A fresh statement, so a fresh snapshot: it sees every forbidding that committed before
+  -- the policy row's lock was granted.
+  IF EXISTS (SELECT FROM thm_forbidden_pair f
+              WHERE f.source_id = thm_revalidate.source_id
+                AND f.target_id = thm_revalidate.target_id) THEN
     reason := 'unauthorized';
-  ELSIF NOT EXISTS (SELECT 1 FROM thm_available_agent a WHERE a.agent_id = thm_check.target_id) THEN
-    reason := 'target_unavailable';
   END IF;
   outcome := CASE WHEN reason IS NULL THEN 'ok' ELSE 'refused' END;
+END $$;
+
+CREATE OR REPLACE FUNCTION thm_check(
+    desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
+    target_id BYTEA, content BYTEA, child_hop BIGINT,
+    OUT outcome TEXT, OUT reason TEXT, OUT turn_key BYTEA)
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  checked RECORD;
+BEGIN
+  -- plpgsql, not sql: a SQL-language function with a SET clause is planned again at every
+  -- call.
+  checked := thm_revalidate(desk_id, thread_root, trigger_sequence, source_id, target_id,
+                            content, child_hop);
+  outcome := checked.outcome;
+  reason := checked.reason;
+  turn_key := checked.turn_key;
 END $$;
 
 -- SPEC §4's decision for one MentionTurnRequest, without the child: for a host whose child
@@ -273,8 +348,8 @@ LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   checked RECORD;
 BEGIN
-  SELECT * INTO checked FROM thm_check(desk_id, thread_root, trigger_sequence, source_id,
-                                       target_id, content, child_hop);
+  checked := thm_revalidate(desk_id, thread_root, trigger_sequence, source_id, target_id,
+                            content, child_hop);
   outcome := checked.outcome;
   reason := checked.reason;
   turn_key := checked.turn_key;
@@ -289,35 +364,51 @@ BEGIN
   outcome := 'admitted';
 END $$;
 
--- SPEC §4's enqueue step for one MentionTurnRequest: thm_admit, then on 'admitted' the child
--- in thm_child_turn with the record's id. Call it in autocommit (the statement is the step's
--- one transaction, READ COMMITTED) or inside a transaction of the caller's, which it commits
--- when `outcome` is 'enqueued'; on any other outcome nothing was written and committing or
--- rolling back are the same. One row:
+-- SPEC §4's enqueue step for one MentionTurnRequest: thm_admit's checks and decision, then on
+-- 'admitted' the child in thm_child_turn with the record's id. Call it in autocommit (the
+-- statement is the step's one transaction, READ COMMITTED) or inside a transaction of the
+-- caller's, which it commits when `outcome` is 'enqueued'; on any other outcome nothing was
+-- written and committing or rolling back are the same. One row:
 --   outcome  'enqueued' | 'already' | 'refused' | 'trigger_missing' | 'trigger_mismatch'
 --   reason   as thm_admit's
 --   child_id for 'enqueued': the new child's id; else NULL
+-- The steps are thm_admit's, written out here rather than called, so that the step pays for
+-- one function's settings and not two; it reads thm.hooks once and calls thm_hook_point
+-- only when the session has set it.
 CREATE OR REPLACE FUNCTION thm_enqueue_once(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
     OUT outcome TEXT, OUT reason TEXT, OUT child_id BIGINT)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
 DECLARE
-  admitted RECORD;
+  hooks CONSTANT BOOLEAN := coalesce(current_setting('thm.hooks', true), '') = 'on';
+  checked RECORD;
 BEGIN
-  PERFORM thm_hook_point('after_begin', 0);
-  SELECT * INTO admitted FROM thm_admit(desk_id, thread_root, trigger_sequence, source_id,
-                                         target_id, content, child_hop);
-  outcome := admitted.outcome;
-  reason := admitted.reason;
-  IF outcome <> 'admitted' THEN RETURN; END IF;
-  child_id := admitted.record_id;
-  INSERT INTO thm_child_turn (id, turn_key, desk_id, thread_root, trigger_sequence, source_id,
-                              target_id, content, child_hop)
-  VALUES (child_id, admitted.turn_key, desk_id, thm_u64_to_column(thread_root),
-          thm_u64_to_column(trigger_sequence), source_id, target_id, content, child_hop);
-  PERFORM thm_hook_point('after_child_insert', 3);
-  PERFORM thm_hook_point('before_commit', 4);
+  IF hooks THEN PERFORM thm_hook_point('after_begin', 0); END IF;
+  checked := thm_revalidate(desk_id, thread_root, trigger_sequence, source_id, target_id,
+                            content, child_hop);
+  outcome := checked.outcome;
+  reason := checked.reason;
+  IF outcome <> 'ok' THEN RETURN; END IF;
+  IF hooks THEN PERFORM thm_hook_point('after_validate_reads', 1); END IF;
+
+  -- The decision: one conditional insert on the unique key.
+  INSERT INTO thm_idempotency AS i (turn_key) VALUES (checked.turn_key)
+    ON CONFLICT (turn_key) DO NOTHING RETURNING i.id INTO child_id;
+  IF child_id IS NULL THEN outcome := 'already'; RETURN; END IF;
+  IF hooks THEN PERFORM thm_hook_point('after_idempotency_statement', 2); END IF;
+
+  INSERT INTO thm_child_turn AS c (id, turn_key, desk_id, thread_root, trigger_sequence,
+                                   source_id, target_id, content, child_hop)
+  VALUES (child_id, checked.turn_key, thm_enqueue_once.desk_id,
+          thm_u64_to_column(thm_enqueue_once.thread_root),
+          thm_u64_to_column(thm_enqueue_once.trigger_sequence), thm_enqueue_once.source_id,
+          thm_enqueue_once.target_id, thm_enqueue_once.content, thm_enqueue_once.child_hop);
+  IF hooks THEN
+    PERFORM thm_hook_point('after_child_insert', 3);
+    PERFORM thm_hook_point('before_commit', 4);
+  END IF;
   outcome := 'enqueued';
 END $$;
 
@@ -405,6 +496,7 @@ BEGIN
   RETURN after;
 END $$;
 
--- This file's version; the tables above are version 1's, unchanged.
-DELETE FROM thm_schema WHERE version <> 4;
-INSERT INTO thm_schema (version) SELECT 4 WHERE NOT EXISTS (SELECT 1 FROM thm_schema);
+-- This file's version; the tables above are version 1's, unchanged (version 5 added the
+-- trigger thm_forbidden_pair_guard).
+DELETE FROM thm_schema WHERE version <> 5;
+INSERT INTO thm_schema (version) SELECT 5 WHERE NOT EXISTS (SELECT 1 FROM thm_schema);

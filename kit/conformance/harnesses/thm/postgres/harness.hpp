@@ -16,9 +16,9 @@
 namespace thm::postgres {
 
 /// One database on a server. Capabilities: those of every SQL reference store (the reply is
-/// read `FOR SHARE`, policy tables locked in SHARE mode; leases on the server's real clock),
-/// with `Options`' limits, and as `max_sessions` the sessions the server had room for when
-/// the setup was made (`free_sessions`, thm/postgres/server.hpp).
+/// read `FOR SHARE`, the policy rows it reads locked until commit; leases on the server's
+/// real clock), with `Options`' limits, and as `max_sessions` the sessions the server had
+/// room for when the setup was made (`free_sessions`, thm/postgres/server.hpp).
 class PostgresSetup : public conformance::SqlStoreSetup<PostgresQueue, Options>,
                       public conformance::RestartCommand {
  public:

@@ -28,7 +28,7 @@ using client::Sql;
 using client::Transaction;
 
 // The version thm_queue.sql stamps; version 1 (the tables alone) is upgraded by applying it.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 // ---- the functions of thm_queue.sql: what a host in any language calls ----------------------
 

@@ -57,9 +57,12 @@ struct Options {
 ///  2. re-read the committed reply under the request's `TurnKey` `FOR SHARE` (an edit waits
 ///     for the step): none → `TriggerMissing`; another author, content, or a hop with
 ///     `child_hop != hop + 1` → `TriggerMismatch`;
-///  3. lock the policy, pair and availability tables in SHARE mode (a change waits for the
-///     step) and revalidate them: `Refused{FeatureDisabled}` (disabled, or `child_hop >
-///     max_hops`), `Refused{Unauthorized}`, `Refused{TargetUnavailable}`;
+///  3. revalidate the policy row (`FOR SHARE`), the target's availability row (`FOR KEY
+///     SHARE`) and then the pair, each change to them waiting for the step:
+///     `Refused{FeatureDisabled}` (disabled, or `child_hop > max_hops`),
+///     `Refused{TargetUnavailable}`, `Refused{Unauthorized}`. A forbidden pair is a row the
+///     step cannot lock before it exists, so every statement that writes one locks the policy
+///     row first (the trigger `thm_forbidden_pair_guard`; ADR 0026);
 ///  4. `INSERT INTO thm_idempotency … ON CONFLICT (turn_key) DO NOTHING RETURNING id`: no row
 ///     → `Already` (a concurrent insert of the same key is waited for, so `Already` always
 ///     means a committed child); otherwise insert the child with that id and commit.
@@ -76,7 +79,7 @@ struct Options {
 /// `Indeterminate` when the connection is lost under them.
 ///
 /// Privileges: the connecting role needs SELECT, INSERT, UPDATE and DELETE on the thm tables
-/// (`LOCK … IN SHARE MODE` needs one of UPDATE, DELETE or TRUNCATE; `clear` needs TRUNCATE);
+/// (the row locks need UPDATE; `clear` needs TRUNCATE);
 /// creating the schema the first time needs CREATE on the schema (PostgreSQL 15 no longer
 /// grants it on `public`: create the database with `createdb -O <role>`). Through a pooler in
 /// transaction mode, prepared statements must survive (PgBouncer 1.21+; otherwise the queue

@@ -326,6 +326,65 @@ std::string sql(const std::string& statement) {
   return out;
 }
 
+// `statement` on a connection of its own that waits at most 200 ms for a lock: "waited"
+// when it timed out there, else what sql() says.
+std::string without_waiting(const std::string& statement) {
+  const std::string out = sql("SET lock_timeout = '200ms'; " + statement);
+  return out.find("lock timeout") != std::string::npos ? "waited" : out;
+}
+
+// An open step holds the rows it read: the reply, the policy row and the target's
+// availability row, and through the policy row the pair it found not forbidden. Every write
+// that would change its answer waits for it; writes to other rows of the same tables do not.
+TEST_F(PostgresQueueTest, AnOpenStepHoldsTheRowsItReadAndOnlyThose) {
+  ready();
+  PGconn* step = side_connection(
+      "BEGIN; SELECT outcome FROM thm_enqueue_once('eng', 5, 7, 'alice', 'bob', '@bob go', 1)");
+  EXPECT_EQ(without_waiting("SELECT thm_commit_reply('eng', 5, 7, 'alice', 'edited', 0)"),
+            "waited");
+  EXPECT_EQ(without_waiting("DELETE FROM thm_reply"), "waited");
+  EXPECT_EQ(without_waiting("UPDATE thm_policy SET enabled = false"), "waited");
+  EXPECT_EQ(without_waiting("UPDATE thm_policy SET max_hops = 0"), "waited");
+  EXPECT_EQ(without_waiting("DELETE FROM thm_policy"), "waited");
+  EXPECT_EQ(without_waiting("DELETE FROM thm_available_agent WHERE agent_id = 'bob'"), "waited");
+  // No row to lock: the pair's writer locks the policy row first (thm_forbidden_pair_guard).
+  EXPECT_EQ(without_waiting("INSERT INTO thm_forbidden_pair VALUES ('alice', 'bob')"), "waited");
+  EXPECT_EQ(without_waiting("INSERT INTO thm_forbidden_pair VALUES ('carol', 'dave')"), "waited");
+  // Rows the step did not read.
+  EXPECT_EQ(without_waiting("SELECT thm_commit_reply('eng', 5, 8, 'alice', 'next', 0)"), "");
+  EXPECT_EQ(without_waiting("INSERT INTO thm_available_agent VALUES ('carol')"), "");
+  EXPECT_EQ(without_waiting("DELETE FROM thm_available_agent WHERE agent_id = 'carol'"), "");
+  EXPECT_EQ(without_waiting("DELETE FROM thm_forbidden_pair"), "");
+  PQclear(PQexec(step, "COMMIT"));
+  PQfinish(step);
+  EXPECT_EQ(queue_->children()->size(), 1U);
+  EXPECT_EQ(without_waiting("INSERT INTO thm_forbidden_pair VALUES ('alice', 'bob')"), "");
+}
+
+// A forbidding in flight, the other way round: a step waits for it and then refuses, also
+// when there was no policy row to lock (the guard stores the disabled one, so the host's
+// policy waits for the forbidding too).
+TEST_F(PostgresQueueTest, AStepWaitsForAForbiddingInFlightThenRefuses) {
+  const auto request = ready();
+  ASSERT_EQ(sql("DELETE FROM thm_policy"), "");
+  PGconn* forbidding =
+      side_connection("BEGIN; INSERT INTO thm_forbidden_pair VALUES ('alice', 'bob')");
+  EXPECT_EQ(without_waiting("INSERT INTO thm_policy VALUES (1, true, 3)"
+                            " ON CONFLICT (id) DO UPDATE SET enabled = true, max_hops = 3"),
+            "waited");
+  PQclear(PQexec(forbidding, "ROLLBACK"));
+  EXPECT_EQ(sql("SELECT count(*) FROM thm_policy"), "0");  // the guard's row went with it
+  ASSERT_TRUE(queue_->set_policy({.enabled = true, .max_hops = 3}));
+  PQclear(PQexec(forbidding, "BEGIN; INSERT INTO thm_forbidden_pair VALUES ('alice', 'bob')"));
+  EXPECT_EQ(without_waiting("SELECT outcome FROM thm_enqueue_once('eng', 5, 7, 'alice', 'bob',"
+                            " '@bob go', 1)"),
+            "waited");
+  PQclear(PQexec(forbidding, "COMMIT"));
+  PQfinish(forbidding);
+  EXPECT_EQ(queue_->enqueue_once(request), Answer(Refused{EnqueueRefusal::Unauthorized}));
+  EXPECT_TRUE(queue_->children()->empty());
+}
+
 TEST_F(PostgresQueueTest, EveryHookPointIsReachedInOrderIncludingThoseInsideTheFunction) {
   std::vector<HookPoint> seen;
   auto queue = PostgresQueue::open(conninfo(), {.hook = [&](HookPoint point, const auto&) {
@@ -398,13 +457,13 @@ TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionOneAddsTheFunctions) {
             "");
   auto queue = open_queue();
   ASSERT_NE(queue, nullptr);
-  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "4");
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "5");
   EXPECT_EQ(queue->enqueue_once(ready()), Answer(Enqueued{}));
-  ASSERT_EQ(sql("UPDATE thm_schema SET version = 5"), "");
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 6"), "");
   auto newer = PostgresQueue::open(conninfo());
   ASSERT_FALSE(newer);
   EXPECT_EQ(newer.error().kind, QueueErrorKind::Internal);
-  ASSERT_EQ(sql("UPDATE thm_schema SET version = 4"), "");
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 5"), "");
 }
 
 TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionTwoAddsThmCheckAndThmAdmit) {
@@ -413,7 +472,7 @@ TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionTwoAddsThmCheckAndThmAd
             "");
   auto queue = open_queue();
   ASSERT_NE(queue, nullptr);
-  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "4");
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "5");
   EXPECT_EQ(sql("SELECT count(*) FROM pg_proc WHERE proname IN ('thm_admit', 'thm_check')"), "2");
   EXPECT_EQ(queue->enqueue_once(ready()), Answer(Enqueued{}));
 }
@@ -424,10 +483,23 @@ TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionThreeAddsTheOuterSeams)
   ASSERT_EQ(sql("UPDATE thm_schema SET version = 3"), "");
   auto queue = open_queue();
   ASSERT_NE(queue, nullptr);
-  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "4");
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "5");
   EXPECT_EQ(sql("SELECT prosrc LIKE '%''after_begin''%''before_commit''%' FROM pg_proc"
                 " WHERE proname = 'thm_enqueue_once'"),
             "t");
+}
+
+// Version 4 locked the policy tables in SHARE mode: opening the database replaces its
+// functions with the ones that lock the rows they read, and adds the pair's guard.
+TEST_F(PostgresQueueTest, OpeningADatabaseAtSchemaVersionFourLocksRowsInstead) {
+  ASSERT_EQ(sql("DROP TRIGGER thm_forbidden_pair_guard ON thm_forbidden_pair;"
+                " DROP FUNCTION thm_forbidden_pair_guard; UPDATE thm_schema SET version = 4"),
+            "");
+  auto queue = open_queue();
+  ASSERT_NE(queue, nullptr);
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "5");
+  EXPECT_EQ(sql("SELECT count(*) FROM pg_trigger WHERE tgname = 'thm_forbidden_pair_guard'"), "1");
+  EXPECT_EQ(sql("SELECT count(*) FROM pg_proc WHERE prosrc LIKE '%LOCK TABLE%'"), "0");
 }
 
 TEST_F(PostgresQueueTest, ThmAdmitDecidesWithoutAChildAndItsRecordOutlivesTheHostsJob) {
@@ -501,10 +573,10 @@ TEST_F(PostgresQueueTest, TheFunctionsRefuseArgumentsThatWouldDoHarm) {
 }
 
 TEST_F(PostgresQueueTest, TheMigrationRefusesADatabaseAtALaterVersion) {
+  ASSERT_EQ(sql("UPDATE thm_schema SET version = 6"), "");
+  EXPECT_NE(sql(kThmQueueSql).find("version 6"), std::string::npos);
+  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "6");
   ASSERT_EQ(sql("UPDATE thm_schema SET version = 5"), "");
-  EXPECT_NE(sql(kThmQueueSql).find("version 5"), std::string::npos);
-  EXPECT_EQ(sql("SELECT version FROM thm_schema"), "5");
-  ASSERT_EQ(sql("UPDATE thm_schema SET version = 4"), "");
 }
 
 }  // namespace
