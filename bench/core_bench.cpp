@@ -386,6 +386,8 @@ void report_per_message(benchmark::State& state, const std::vector<CorpusMessage
     }
     std::ranges::sort(ratios);
     state.counters[std::string("median_vs_") + parser] = ratios[ratios.size() / 2].first;
+    state.counters[std::string("median_vs_") + parser + "_at"] =
+        static_cast<double>(ratios[ratios.size() / 2].second);
     state.counters[std::string("worst_vs_") + parser] = ratios.back().first;
     // Which message that is (its index in model/corpus/messages.json), to profile it.
     state.counters[std::string("worst_vs_") + parser + "_at"] =
@@ -415,6 +417,19 @@ void BM_Corpus(benchmark::State& state, CorpusCall call) {
     benchmark::DoNotOptimize(found);
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(messages.size()));
+}
+
+// One corpus message, by its index, many times: what `report_per_message` names as the worst,
+// to profile (`resolve_mentions.corpus_message/thm/message:139` under callgrind).
+void BM_CorpusMessage(benchmark::State& state, CorpusCall call) {
+  static const std::vector<CorpusMessage> messages = corpus_messages(0);
+  const auto index = arg(state, 0);
+  if (index >= messages.size()) {
+    state.SkipWithError("model/corpus/messages.json has no message of that index");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(call(messages[index]));
+  state.SetItemsProcessed(state.iterations());
 }
 
 // ---- preparing a team ------------------------------------------------------------------------
@@ -772,6 +787,31 @@ void candidate_counts(benchmark::internal::Benchmark* bench) {
 
 // ---- registration --------------------------------------------------------------------------
 
+// The corpus, whole and one message at a time, against the parsers.
+void register_corpus_benchmarks() {
+  using benchmark::kMicrosecond;
+  using benchmark::RegisterBenchmark;
+  for (const auto& [impl, call] : {std::pair{"thm", &resolve_prepared},
+                                   {"views", &resolve_views},
+                                   {"cmark", &parse_cmark},
+                                   {"md4c", &parse_md4c}}) {
+    RegisterBenchmark((std::string("resolve_mentions.corpus/") + impl).c_str(), BM_Corpus, call)
+        ->Arg(0)
+        ->Arg(1000)
+        ->ArgName("extra_agents")
+        ->Unit(kMicrosecond);
+  }
+  // The worst message against md4c in the runs of bench/results, and one at the median.
+  for (const auto& [impl, call] : {std::pair{"thm", &resolve_prepared}, {"md4c", &parse_md4c}}) {
+    RegisterBenchmark((std::string("resolve_mentions.corpus_message/") + impl).c_str(),
+                      BM_CorpusMessage, call)
+        ->Arg(139)
+        ->Arg(77)
+        ->ArgName("message")
+        ->Unit(kMicrosecond);
+  }
+}
+
 // Names are `<operation>[.<case>]/<impl>` then Google Benchmark's argument suffixes, with
 // `impl` one of thm, model, floor; a baseline's suffixes equal its thm benchmark's.
 void register_benchmarks() {
@@ -806,16 +846,7 @@ void register_benchmarks() {
       ->ArgName("body")
       ->Complexity(benchmark::oN)
       ->Unit(kMicrosecond);
-  for (const auto& [impl, call] : {std::pair{"thm", &resolve_prepared},
-                                   {"views", &resolve_views},
-                                   {"cmark", &parse_cmark},
-                                   {"md4c", &parse_md4c}}) {
-    RegisterBenchmark((std::string("resolve_mentions.corpus/") + impl).c_str(), BM_Corpus, call)
-        ->Arg(0)
-        ->Arg(1000)
-        ->ArgName("extra_agents")
-        ->Unit(kMicrosecond);
-  }
+  register_corpus_benchmarks();
   RegisterBenchmark("team_prepare/thm", BM_TeamPrepare)
       ->Arg(10)
       ->Arg(1000)

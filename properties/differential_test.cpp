@@ -198,6 +198,19 @@ RC_GTEST_PROP(Differential, CodeMaskAgrees, ()) {
   RC_ASSERT(core_code_mask(body) == model::code_mask(body));
 }
 
+// A paragraph of 10 to 40 backtick runs of one to three among words: its closers found by
+// a search in order (up to 16 runs) and by the index by length (past 16) agree with the model.
+RC_GTEST_PROP(Differential, CodeSpansAgreeAroundSixteenRuns, ()) {
+  const int runs = uniform(10, 41);
+  std::string body;
+  for (int i = 0; i < runs; ++i) {
+    body += std::string(static_cast<std::size_t>(uniform(1, 4)), '`');
+    body += *rc::gen::element<std::string>("a", " b ", "\\", " @bob ", "\n");
+  }
+  RC_TAG(runs > 16 ? "past 16 runs" : "16 or fewer");
+  RC_ASSERT(core_code_mask(body) == model::code_mask(body));
+}
+
 // SPEC §1.5 block rules beside open spans: bodies of paragraph lines with unmatched backticks
 // and lines of every block class at its edges (gen_block_body), LF and CRLF.
 RC_GTEST_PROP(Differential, CodeMaskAgreesOnEveryLineClass, ()) {

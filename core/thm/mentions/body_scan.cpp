@@ -374,6 +374,7 @@ BodyScan::Behind BodyScan::behind(std::size_t begin, bool backtick,
 void BodyScan::mask_whole() {
   whole_ = true;
   ranges_.clear();
+  if (ranges_.capacity() == 0) ranges_.reserve(8);  // one block for most bodies' ranges
   append_code_ranges(body_, ranges_, scratch_);
   next_range_ = 0;
 }
@@ -382,6 +383,7 @@ void BodyScan::mask_whole() {
 void BodyScan::mask_block(std::size_t begin, std::size_t end) {
   window_end_ = end;
   ranges_.clear();
+  if (ranges_.capacity() == 0) ranges_.reserve(8);
   next_range_ = 0;
   append_code_ranges(body_.substr(begin, end - begin), ranges_, scratch_);
   for (ByteRange& range : ranges_) {

@@ -117,6 +117,7 @@ bool is_setext_underline(const LineView& line) {
 void find_backtick_runs(std::string_view body, std::size_t begin, std::size_t end,
                         std::vector<BacktickRun>& runs) {
   runs.clear();
+  if (runs.capacity() == 0) runs.reserve(16);  // one block for what most paragraphs hold
   const std::string_view text = body.substr(0, end);
   for (std::size_t i = text.find('`', begin); i != std::string_view::npos; i = text.find('`', i)) {
     const std::size_t start = i;
@@ -136,39 +137,66 @@ bool is_escaped(std::string_view body, std::size_t scan_begin, std::size_t at) {
   return backslashes % 2 == 1;
 }
 
+// The closers of a paragraph's backtick runs (`runs`, in order): the first run of exactly a
+// length that starts at or after a place. A few runs, as most paragraphs have, are searched
+// in order from the opener's; more go through an index of runs by length in which each is
+// passed once (openers only move forward): O(runs log runs) with no quadratic case.
+class Closers {
+ public:
+  static constexpr std::size_t kFew = 16;
+
+  Closers(const std::vector<BacktickRun>& runs, SpanScratch& scratch)
+      : runs_(runs), by_length_(scratch.by_length), passed_(scratch.passed) {
+    if (runs.size() <= kFew) return;
+    // The runs ordered by length, then position: the candidate closers of one length are a
+    // block of it, and `passed_[i]` counts the ones of the block starting at `i` that lie
+    // behind the scan.
+    by_length_.assign(runs.begin(), runs.end());
+    std::ranges::stable_sort(by_length_, {}, &BacktickRun::length);
+    passed_.assign(by_length_.size(), 0);
+  }
+
+  // The first closer of exactly `length` backticks that starts at or after `from`, among the
+  // runs from index `after` on.
+  [[nodiscard]] std::optional<std::size_t> find(std::size_t length, std::size_t from,
+                                                std::size_t after) {
+    if (runs_.size() <= kFew) {
+      for (std::size_t i = after; i < runs_.size(); ++i) {
+        if (runs_[i].length == length && runs_[i].begin >= from) return runs_[i].begin;
+      }
+      return std::nullopt;
+    }
+    const auto block = std::ranges::lower_bound(by_length_, length, {}, &BacktickRun::length);
+    const auto first = static_cast<std::size_t>(block - by_length_.begin());
+    const auto in_block = [&](std::size_t i) {
+      return i < by_length_.size() && by_length_[i].length == length;
+    };
+    if (!in_block(first)) return std::nullopt;  // no run of that length
+    std::size_t& next = passed_[first];
+    while (in_block(first + next) && by_length_[first + next].begin < from) ++next;
+    if (!in_block(first + next)) return std::nullopt;
+    return by_length_[first + next].begin;
+  }
+
+ private:
+  const std::vector<BacktickRun>& runs_;
+  std::vector<BacktickRun>& by_length_;
+  std::vector<std::size_t>& passed_;
+};
+
 // Inline code spans of one paragraph or heading, `[begin, end)` of the body. Openers are
 // read left to right (backslash escapes apply outside spans only); a closer is the next raw
-// run of exactly the opener's length (backslashes are literal there), found through an index
-// of runs by length in which each is passed once: O(runs log runs) after one memchr pass.
+// run of exactly the opener's length (backslashes are literal there), found by `Closers`
+// after one memchr pass for the runs.
 void add_code_spans(std::string_view body, std::size_t begin, std::size_t end,
                     std::vector<ByteRange>& ranges, SpanScratch& scratch) {
   std::vector<BacktickRun>& runs = scratch.runs;
   find_backtick_runs(body, begin, end, runs);
   if (runs.size() < 2) return;  // a span needs an opening run and a later closing one
-  // The runs ordered by length, then position: the candidate closers of one length are a
-  // block of it, and `passed[i]` counts the ones of the block starting at `i` that lie
-  // behind the scan (openers only move forward, so closers are passed once each).
-  std::vector<BacktickRun>& by_length = scratch.by_length;
-  by_length.assign(runs.begin(), runs.end());
-  std::ranges::stable_sort(by_length, {}, &BacktickRun::length);
-  std::vector<std::size_t>& passed = scratch.passed;
-  passed.assign(by_length.size(), 0);
-  // The first closer of exactly `length` backticks that starts at or after `from`.
-  const auto closer = [&](std::size_t length, std::size_t from) -> std::optional<std::size_t> {
-    const auto block = std::ranges::lower_bound(by_length, length, {}, &BacktickRun::length);
-    const auto first = static_cast<std::size_t>(block - by_length.begin());
-    const auto in_block = [&](std::size_t i) {
-      return i < by_length.size() && by_length[i].length == length;
-    };
-    if (!in_block(first)) return std::nullopt;  // no run of that length
-    std::size_t& next = passed[first];
-    while (in_block(first + next) && by_length[first + next].begin < from) ++next;
-    if (!in_block(first + next)) return std::nullopt;
-    return by_length[first + next].begin;
-  };
-
+  Closers closers(runs, scratch);
   std::size_t p = begin;  // where the scan for openers stands; never inside a span
-  for (const BacktickRun& run : runs) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const BacktickRun& run = runs[i];
     if (run.begin < p) continue;  // inside the last span (spans end at the end of a run)
     std::size_t opener = run.begin;
     std::size_t length = run.length;
@@ -180,7 +208,7 @@ void add_code_spans(std::string_view body, std::size_t begin, std::size_t end,
         continue;
       }
     }
-    if (const auto closer_begin = closer(length, opener + length)) {
+    if (const auto closer_begin = closers.find(length, opener + length, i + 1)) {
       const std::size_t closer_end = *closer_begin + length;
       ranges.push_back({.begin = opener, .end = closer_end});
       p = closer_end;
