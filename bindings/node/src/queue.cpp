@@ -61,11 +61,10 @@ class JsQueue final : public MentionTurnQueue {
   // of the answer throws is kept as what the queue threw.
   Result<EnqueueOutcome, QueueError> outcome_of(Napi::Value answer) noexcept {
     try {
-      JsonReader reader(answer.Env());
-      const json::Value tree = reader.read(answer, Where{});
-      auto outcome = json::from_value<EnqueueOutcome>(tree, "");
+      JsReader reader(answer.Env());
+      auto outcome = json::from_reader<EnqueueOutcome>(reader, JsReader::root(answer));
       if (outcome) return *std::move(outcome);
-      const json::DecodeError error = reader.explain(std::move(outcome).error());
+      const json::DecodeError& error = outcome.error();
       return unexpected{QueueError{QueueErrorKind::Internal,
                                    "enqueueOnce returned " + described(answer) +
                                        ", not an EnqueueOutcome (" + error.reason +
