@@ -13,6 +13,7 @@
 #include "arguments.hpp"
 #include "convert.hpp"
 #include "held.hpp"
+#include "large_roster.hpp"
 #include "operations.hpp"
 #include "state.hpp"
 #include "thm/core.hpp"
@@ -154,7 +155,10 @@ Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
   const Arg<MentionDispatchInput> input(env, required(args, "input", op), "/input");
   const Team* team = team_of(env, args, op);
   std::optional<Arg<RosterSnapshot>> roster;
-  if (team == nullptr) roster.emplace(env, required(args, "roster", op), "/roster");
+  if (team == nullptr) {
+    roster.emplace(env, required(args, "roster", op), "/roster");
+    warn_if_large(env, **roster, op);
+  }
 
   JsQueue port(queue.As<Napi::Object>(), method.As<Napi::Function>());
   auto outcome = team != nullptr ? dispatch_mention(port, *policy, *input, *team)
