@@ -4,7 +4,8 @@
 Times `resolve_mentions` (a 256-byte message, 14 agents) and `mention_dispatch` (a reply
 that dispatches) on the same inputs (bindings_fixture.json) three ways:
 - `python.<op>/thm`: the call from Python through the package, on snapshots made once (as
-  a host makes them once per roster change), and as `<op>_team` on a team prepared once;
+  a host makes them once per roster change), as `<op>_team` on a team prepared once, and as
+  `<op>_plain` on dicts decoded by `from_json` on every call;
 - `python.<op>/cpp`: the same call in C++ (thm_bindings_bench, run by this script);
 - `python.<op>/subprocess`: one `thm eval <op>` process per call, the path the package
   replaces.
@@ -53,6 +54,16 @@ def calls() -> dict[str, Callable[[], object]]:
                                                          roster=team),
         "mention_dispatch_team": lambda: thm.mention_dispatch(policy=policy, input=reply,
                                                               team=dispatch_team),
+        # Every argument a dict, decoded on every call, as a host passes a message's own
+        # values (a Python operation takes values: a dict is decoded by `from_json`).
+        "resolve_mentions_plain": lambda: thm.resolve_mentions(
+            body, supplied=None, author=thm.from_json("MentionAuthor", resolve["author"]),
+            roster=thm.RosterSnapshot.from_json(resolve["roster"]),
+            desks=thm.DeskSnapshot.from_json(resolve["desks"])),
+        "mention_dispatch_plain": lambda: thm.mention_dispatch(
+            policy=thm.MentionDispatchPolicy.from_json(dispatch["policy"]),
+            input=thm.MentionDispatchInput.from_json(dispatch["input"]),
+            roster=thm.RosterSnapshot.from_json(dispatch["roster"])),
     }
 
 
@@ -100,7 +111,8 @@ def main() -> None:
         if bench.get("aggregate_name") == "median" or (
                 args.repetitions == 1 and bench.get("run_type") == "iteration"):
             op = bench["run_name"].split("/")[0]
-            rows.append(row(f"python.{op}/cpp", bench["real_time"], bench["iterations"]))
+            for name in [op] if op.endswith("_team") else [op, f"{op}_plain"]:
+                rows.append(row(f"python.{name}/cpp", bench["real_time"], bench["iterations"]))
 
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
     for op in ("resolve_mentions", "mention_dispatch"):
@@ -111,7 +123,8 @@ def main() -> None:
             subprocess.run([args.thm, "eval", op], input=payload, check=True,
                            capture_output=True, text=True)
             times.append(time.perf_counter_ns() - start)
-        rows.append(row(f"python.{op}/subprocess", statistics.median(times), len(times)))
+        for name in (op, f"{op}_plain"):
+            rows.append(row(f"python.{name}/subprocess", statistics.median(times), len(times)))
 
     Path(args.out).write_text(json.dumps({"context": {"library": "thm python package"},
                                           "benchmarks": rows}, indent=1), encoding="utf-8")

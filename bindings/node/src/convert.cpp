@@ -85,168 +85,234 @@ std::string integer_text(double number) {
   return digits;
 }
 
-// A container of more values than this is not reserved for up front: its length is the
-// caller's to claim (an array's `length` can be 2^32 - 1 with nothing in it).
-constexpr std::size_t kMaxReserved = 1024;
+napi_value js(json::WireReader::Node node) {
+  return static_cast<napi_value>(const_cast<void*>(node.value));
+}
 
 }  // namespace
 
-json::Value JsonReader::read(Napi::Value value, const Where& where) {
-  return read_at(value, where, 0);
+json::WireReader::Look JsReader::cannot_say(std::string reason) {
+  reason_ = std::move(reason);
+  return {.kind = Kind::Unsaid};
 }
 
-json::DecodeError JsonReader::explain(json::DecodeError error) const {
-  for (const Placeholder& placeholder : placeholders_) {
-    if (placeholder.at == error.path) {
-      return {.path = placeholder.path, .reason = "not JSON: " + placeholder.reason};
-    }
-  }
-  return error;
-}
-
-json::Value JsonReader::placeholder(const Where& where, std::string reason) {
-  std::string path = where.pointer();
-  placeholders_.push_back({.at = path, .path = std::move(path), .reason = std::move(reason)});
-  return json::Value::binary({});
-}
-
-json::Value JsonReader::read_at(Napi::Value value, const Where& where, std::size_t depth) {
-  switch (value.Type()) {
+json::WireReader::Look JsReader::look(Node node) {
+  const napi_value value = js(node);
+  napi_valuetype type = last_member_type_;
+  if (value != last_member_) NAPI_THROW_IF_FAILED(env_, napi_typeof(env_, value, &type), {});
+  switch (type) {
     case napi_null:
-      return nullptr;
-    case napi_boolean:
-      return value.As<Napi::Boolean>().Value();
-    case napi_number:
-      return number(value.As<Napi::Number>().DoubleValue(), where);
-    case napi_bigint:
-      return bigint(value, where, is_wide_key(where.key));
-    case napi_string: {
-      std::optional<std::size_t> surrogate;
-      std::string out = utf8(env_, value, surrogate);
-      if (surrogate) {
-        return placeholder(where,
-                           "a string with a lone surrogate at index " + std::to_string(*surrogate));
-      }
-      if (is_sequence_key(where.key)) {
-        if (const auto parsed = decimal_u64(out)) return *parsed;
-        return placeholder(where,
-                           "a Sequence is a BigInt, a decimal string or a safe integer, "
-                           "from 0 to 18446744073709551615");
-      }
-      return out;
+      return {.kind = Kind::Null};
+    case napi_boolean: {
+      bool out = false;
+      NAPI_THROW_IF_FAILED(env_, napi_get_value_bool(env_, value, &out), {});
+      return {.kind = Kind::Boolean, .boolean = out};
     }
+    case napi_number: {
+      double out = 0;
+      NAPI_THROW_IF_FAILED(env_, napi_get_value_double(env_, value, &out), {});
+      return number(out);
+    }
+    case napi_bigint:
+      return bigint(value, is_wide_key(node.key));
+    case napi_string:
+      return string(value, is_sequence_key(node.key));
     case napi_object:
-      if (value.IsTypedArray() &&
-          value.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
-        // Bytes (a Buffer, a Uint8Array) are text as it is, UTF-8 or not.
-        const auto bytes = value.As<Napi::Uint8Array>();
-        return std::string(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
-      }
-      // As the parser counts: the 257th array or object inside another is too deep.
-      if (depth >= json::kMaxDepth) {
-        return placeholder(where,
-                           "nested deeper than " + std::to_string(json::kMaxDepth) + " levels");
-      }
-      if (value.IsArray()) return array(value.As<Napi::Array>(), where, depth);
-      return object(value.As<Napi::Object>(), where, depth);
+      return object(value);
     case napi_undefined:
     case napi_symbol:
     case napi_function:
     case napi_external:
       break;
   }
-  return placeholder(where, described(value));
+  return cannot_say(described(Napi::Value(env_, value)));
 }
 
-json::Value JsonReader::number(double value, const Where& where) {
-  if (!std::isfinite(value)) return placeholder(where, "a number that is not finite");
-  if (std::trunc(value) != value) return value;  // the decoder refuses it, saying why
+json::WireReader::Look JsReader::number(double value) {
+  if (!std::isfinite(value)) return cannot_say("a number that is not finite");
+  if (std::trunc(value) != value) return {.kind = Kind::Fraction};
   if (std::fabs(value) > kMaxSafeInteger) {
-    return placeholder(where, integer_text(value) +
-                                  " is not a safe integer (it may have lost digits); pass a "
-                                  "BigInt or a decimal string");
+    return cannot_say(integer_text(value) +
+                      " is not a safe integer (it may have lost digits); pass a BigInt or a "
+                      "decimal string");
   }
-  if (value >= 0) return static_cast<std::uint64_t>(value);
-  return static_cast<std::int64_t>(value);
+  if (value >= 0) return {.kind = Kind::Unsigned, .number = static_cast<std::uint64_t>(value)};
+  return {.kind = Kind::Negative};
 }
 
-json::Value JsonReader::bigint(Napi::Value value, const Where& where, bool wide) {
+json::WireReader::Look JsReader::bigint(napi_value value, bool wide) {
   bool lossless = false;
   std::uint64_t unsigned_value = 0;
   NAPI_THROW_IF_FAILED(env_, napi_get_value_bigint_uint64(env_, value, &unsigned_value, &lossless),
                        {});
   if (lossless && (wide || unsigned_value <= kMaxSafeUnsigned)) {
-    return unsigned_value;
+    return {.kind = Kind::Unsigned, .number = unsigned_value};
   }
   if (lossless) {
-    return placeholder(where, std::to_string(unsigned_value) +
-                                  "n is beyond 2^53 - 1, which only a Sequence (trigger_sequence, "
-                                  "thread_root) or a byte offset may be");
+    return cannot_say(std::to_string(unsigned_value) +
+                      "n is beyond 2^53 - 1, which only a Sequence (trigger_sequence, "
+                      "thread_root) or a byte offset may be");
   }
   std::int64_t signed_value = 0;
   NAPI_THROW_IF_FAILED(env_, napi_get_value_bigint_int64(env_, value, &signed_value, &lossless),
                        {});
-  if (lossless && signed_value < 0) return signed_value;
-  return placeholder(where, "a BigInt outside -2^63 .. 2^64 - 1");
+  if (lossless && signed_value < 0) return {.kind = Kind::Negative};
+  return cannot_say("a BigInt outside -2^63 .. 2^64 - 1");
 }
 
-json::Value JsonReader::array(Napi::Array array, const Where& where, std::size_t depth) {
-  json::Value out = json::Value::array();
-  const std::uint32_t length = array.Length();
-  out.get_ref<json::Value::array_t&>().reserve(std::min<std::size_t>(length, kMaxReserved));
-  for (std::uint32_t i = 0; i < length; ++i) {
-    const Where element{.parent = &where, .index = i, .is_index = true};
-    const std::size_t before = placeholders_.size();
-    json::Value item = read_at(array.Get(i), element, depth + 1);
-    if (item.is_binary()) {
-      // An array with a value JSON cannot say is not JSON as a whole: it is one placeholder,
-      // refused where the array is read, and explained at the element. Reading on would
-      // walk a `length` of 2^32 - 1 with nothing in it.
-      placeholders_[before].at = where.pointer();
-      placeholders_.resize(before + 1);
-      return json::Value::binary({});
+json::WireReader::Look JsReader::string(napi_value value, bool sequence) {
+  // Most strings fit the buffer at once; a longer one is measured, then read. A string is
+  // whole when it left room for one more character of four bytes.
+  std::size_t length = 0;
+  NAPI_THROW_IF_FAILED(
+      env_, napi_get_value_string_utf8(env_, value, short_.data(), short_.size(), &length), {});
+  std::string_view text(short_.data(), length);
+  if (length + 4 >= short_.size()) {
+    NAPI_THROW_IF_FAILED(env_, napi_get_value_string_utf8(env_, value, nullptr, 0, &length), {});
+    long_.resize(length + 1);
+    NAPI_THROW_IF_FAILED(
+        env_, napi_get_value_string_utf8(env_, value, long_.data(), long_.size(), &length), {});
+    text = {long_.data(), length};
+  }
+  // Node writes a lone surrogate as U+FFFD, so the UTF-16 text is looked at only then.
+  if (text.find("\xEF\xBF\xBD") != std::string_view::npos) {
+    if (const auto surrogate = lone_surrogate(env_, value)) {
+      return cannot_say("a string with a lone surrogate at index " + std::to_string(*surrogate));
     }
-    out.push_back(std::move(item));
   }
-  return out;
+  if (!sequence) return {.kind = Kind::String, .text = text};
+  if (const auto parsed = decimal_u64(text)) return {.kind = Kind::Unsigned, .number = *parsed};
+  return cannot_say(
+      "a Sequence is a BigInt, a decimal string or a safe integer, from 0 to "
+      "18446744073709551615");
 }
 
-bool JsonReader::plain(Napi::Object object) {
+json::WireReader::Look JsReader::object(napi_value value) {
   // Object.prototype of any realm (a vm context's, a test runner's) is the only object in
-  // its chain with a null prototype: one step up from a plain object is the end.
+  // its chain with a null prototype: one step up from a plain object is the end. The realms'
+  // are kept, so that the next plain object of one is known at once.
   napi_value prototype = nullptr;
-  NAPI_THROW_IF_FAILED(env_, napi_get_prototype(env_, object, &prototype), false);
-  if (Napi::Value(env_, prototype).IsNull()) return true;
+  NAPI_THROW_IF_FAILED(env_, napi_get_prototype(env_, value, &prototype), {});
+  for (const napi_value realm : realms_) {
+    bool same = false;
+    NAPI_THROW_IF_FAILED(env_, napi_strict_equals(env_, prototype, realm, &same), {});
+    if (same) return {.kind = Kind::Object};
+  }
+  bool is_array = false;
+  NAPI_THROW_IF_FAILED(env_, napi_is_array(env_, value, &is_array), {});
+  if (is_array) {
+    std::uint32_t length = 0;
+    NAPI_THROW_IF_FAILED(env_, napi_get_array_length(env_, value, &length), {});
+    return {.kind = Kind::Array, .size = length};
+  }
+  if (Napi::Value(env_, prototype).IsNull()) return {.kind = Kind::Object};
   napi_value above = nullptr;
-  NAPI_THROW_IF_FAILED(env_, napi_get_prototype(env_, prototype, &above), false);
-  return Napi::Value(env_, above).IsNull();
+  NAPI_THROW_IF_FAILED(env_, napi_get_prototype(env_, prototype, &above), {});
+  if (Napi::Value(env_, above).IsNull()) {
+    realms_.push_back(prototype);
+    return {.kind = Kind::Object};
+  }
+  return not_plain(value);
 }
 
-json::Value JsonReader::object(Napi::Object object, const Where& where, std::size_t depth) {
-  if (!plain(object)) return placeholder(where, described(object) + ", not a plain object");
-  napi_value names_value = nullptr;
-  NAPI_THROW_IF_FAILED(env_,
-                       napi_get_all_property_names(env_, object, napi_key_own_only,
-                                                   static_cast<napi_key_filter>(
-                                                       napi_key_enumerable | napi_key_skip_symbols),
-                                                   napi_key_numbers_to_strings, &names_value),
-                       {});
-  const Napi::Array names(env_, names_value);
-  json::Value out = json::Value::object();
-  const std::uint32_t count = names.Length();
-  out.get_ref<json::Value::object_t&>().reserve(std::min<std::size_t>(count, kMaxReserved));
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const Napi::Value name = names.Get(i);
-    std::optional<std::size_t> surrogate;
-    std::string key = utf8(env_, name, surrogate);
-    if (surrogate) continue;  // no wire form has such a key: an unknown key, ignored
-    const Napi::Value item = object.Get(name);
-    if (item.IsUndefined()) continue;  // absent, as JSON.stringify has it
-    const Where member{.parent = &where, .key = key};
-    json::Value converted = read_at(item, member, depth + 1);
-    out.emplace(std::move(key), std::move(converted));
+json::WireReader::Look JsReader::not_plain(napi_value value) {
+  bool is_typed = false;
+  NAPI_THROW_IF_FAILED(env_, napi_is_typedarray(env_, value, &is_typed), {});
+  if (is_typed) {
+    napi_typedarray_type type = napi_int8_array;
+    std::size_t length = 0;
+    void* data = nullptr;
+    NAPI_THROW_IF_FAILED(
+        env_, napi_get_typedarray_info(env_, value, &type, &length, &data, nullptr, nullptr), {});
+    // Bytes (a Buffer, a Uint8Array) are text as it is, UTF-8 or not.
+    if (type == napi_uint8_array) {
+      return {.kind = Kind::String, .text = {static_cast<const char*>(data), length}};
+    }
   }
-  return out;
+  return cannot_say(described(Napi::Value(env_, value)) + ", not a plain object");
+}
+
+json::WireReader::Node JsReader::element(Node array, std::size_t index) {
+  napi_value out = nullptr;
+  NAPI_THROW_IF_FAILED(
+      env_, napi_get_element(env_, js(array), static_cast<std::uint32_t>(index), &out), {});
+  return {.value = out};
+}
+
+std::optional<json::WireReader::Node> JsReader::member(Node object, std::string_view key) {
+  // Its own property only: what a prototype holds is not the object's. Every object read
+  // here is plain, so only a realm's Object.prototype can lend it a property: the object is
+  // asked whether the property is its own only when one of those has one of that name. A
+  // property that is `undefined` is absent, as JSON.stringify has it.
+  const char* name = key.data();  // NUL-terminated: a literal of the decoder's
+  napi_value out = nullptr;
+  NAPI_THROW_IF_FAILED(env_, napi_get_named_property(env_, js(object), name, &out), std::nullopt);
+  napi_valuetype type = napi_undefined;
+  NAPI_THROW_IF_FAILED(env_, napi_typeof(env_, out, &type), std::nullopt);
+  if (type == napi_undefined) return std::nullopt;
+  if (lent(key, name)) {
+    napi_value name_value = Napi::String::New(env_, name);
+    bool own = false;
+    NAPI_THROW_IF_FAILED(env_, napi_has_own_property(env_, js(object), name_value, &own),
+                         std::nullopt);
+    if (!own) return std::nullopt;
+  }
+  last_member_ = out;
+  last_member_type_ = type;
+  return Node{.value = out, .key = key};
+}
+
+bool JsReader::lent(std::string_view key, const char* name) {
+  // The decoder names each key by the one string literal it has for it.
+  Key* known = nullptr;
+  for (Key& each : keys_) {
+    if (each.key.data() == key.data() || each.key == key) {
+      known = &each;
+      break;
+    }
+  }
+  if (known == nullptr) known = &keys_.emplace_back(Key{.key = key});
+  for (; known->realms_asked < realms_.size(); ++known->realms_asked) {
+    bool has = false;  // Object.prototype has no prototype: what it has is its own
+    NAPI_THROW_IF_FAILED(
+        env_, napi_has_named_property(env_, realms_[known->realms_asked], name, &has), true);
+    known->lent = known->lent || has;
+  }
+  return known->lent;
+}
+
+std::optional<json::WireReader::Unsaid> JsReader::unsaid(Node refused, std::size_t depth) {
+  const Look found = look(refused);
+  if (found.kind == Kind::Unsaid) return Unsaid{.below = "", .reason = reason_};
+  if (found.kind == Kind::Array) return unsaid_inside(js(refused), depth);
+  return std::nullopt;
+}
+
+// An array with a value JSON cannot say is not JSON as a whole: refused, it is explained at
+// that value, the first one, found through the arrays inside it. The nesting limit counts as
+// the parser does: the 257th array or object inside another is too deep.
+std::optional<json::WireReader::Unsaid> JsReader::unsaid_inside(napi_value array,
+                                                                std::size_t depth) {
+  std::uint32_t length = 0;
+  NAPI_THROW_IF_FAILED(env_, napi_get_array_length(env_, array, &length), std::nullopt);
+  for (std::uint32_t i = 0; i < length; ++i) {
+    const Node item = element({.value = array}, i);
+    const std::string below = "/" + std::to_string(i);
+    const Look found = look(item);
+    const bool container = found.kind == Kind::Array || found.kind == Kind::Object ||
+                           (found.kind == Kind::Unsaid && reason_.ends_with("not a plain object"));
+    if (container && depth + 1 >= json::kMaxDepth) {
+      return Unsaid{.below = below,
+                    .reason = "nested deeper than " + std::to_string(json::kMaxDepth) + " levels"};
+    }
+    if (found.kind == Kind::Unsaid) return Unsaid{.below = below, .reason = reason_};
+    if (found.kind != Kind::Array) continue;
+    if (auto inside = unsaid_inside(js(item), depth + 1)) {
+      inside->below = below + inside->below;
+      return inside;
+    }
+  }
+  return std::nullopt;
 }
 
 namespace {
@@ -314,17 +380,6 @@ void feed(const json::Value& value, JsWriter& out) {
 }
 
 }  // namespace
-
-std::string Where::pointer() const {
-  std::vector<const Where*> chain;
-  for (const Where* at = this; at != nullptr; at = at->parent) chain.push_back(at);
-  std::string out(chain.back()->root);
-  for (auto it = chain.rbegin() + 1; it != chain.rend(); ++it) {
-    out += '/';
-    out += (*it)->is_index ? std::to_string((*it)->index) : json::escape_pointer_token((*it)->key);
-  }
-  return out;
-}
 
 Napi::Value make_error(Napi::Env env, const char* family, const json::Value& wire) {
   return state(env).make_error.Call({Napi::String::New(env, family), to_js(env, wire)});

@@ -1,5 +1,5 @@
 #pragma once
-// JavaScript values to the wire codec's JSON tree and back (adr/0014). Going in, what JSON
+// JavaScript values to the wire codec and back (adr/0014, adr/0028). Going in, what JSON
 // can say is taken as it is, and a Uint8Array (a Buffer) as text of its bytes; coming out,
 // text that is not UTF-8 (only text that came in as bytes can be) is a Buffer. What JSON cannot
 // say is refused with a `thm.DecodeError` at its JSON Pointer, but only where the decoder reads it,
@@ -15,6 +15,7 @@
 
 #include <napi.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -28,19 +29,6 @@
 
 namespace thm::node {
 
-/// Where a value is inside an argument, as a chain from the argument down: a JSON Pointer
-/// made only when an error needs it.
-struct Where {
-  const Where* parent = nullptr;
-  std::string_view key{};  // the member's key, or empty for an array element or the root
-  std::size_t index = 0;   // the element's index, when `is_index`
-  bool is_index = false;
-  std::string_view root{};  // for the root only: the pointer the argument starts at
-
-  /// This place as a JSON Pointer (RFC 6901), e.g. `/roster/agents/2/id`.
-  [[nodiscard]] std::string pointer() const;
-};
-
 /// Throws `thm.DecodeError(path, reason)` as a JavaScript exception.
 [[noreturn]] void throw_decode_error(Napi::Env env, const json::DecodeError& error);
 
@@ -51,38 +39,48 @@ struct Where {
 /// The thm error `family` built from `wire`, not thrown (what `validateDesks` answers).
 [[nodiscard]] Napi::Value make_error(Napi::Env env, const char* family, const json::Value& wire);
 
-/// Reads JavaScript values as JSON trees for the wire decoder (see the file comment). What
-/// JSON cannot say becomes a placeholder no wire type accepts, with the reason kept:
-/// `explain` puts it in the decoder's error when the decoder refused a placeholder. What a
-/// getter or a proxy throws is thrown as it was.
-class JsonReader {
+/// Reads JavaScript values for the wire decoder where they are (`json::WireReader`), each
+/// value it decodes once, with no tree in between (see the file comment). An object's members
+/// are its own properties, looked up by the keys the decoder knows; what JSON cannot say is
+/// `Unsaid`, and `unsaid` says why. What a getter or a proxy throws is thrown as it was.
+class JsReader final : public json::WireReader {
  public:
-  explicit JsonReader(Napi::Env env) : env_(env) {}
-  /// `value` as a tree; `where` is its place (its root pointer, for an argument).
-  [[nodiscard]] json::Value read(Napi::Value value, const Where& where);
-  /// `error`, the decoder's, with the reason of the placeholder it refused, if it did.
-  [[nodiscard]] json::DecodeError explain(json::DecodeError error) const;
+  explicit JsReader(Napi::Env env) : env_(env) {}
+  /// `value` as the decoder's root.
+  [[nodiscard]] static Node root(Napi::Value value) { return {.value = napi_value(value)}; }
+
+  Look look(Node node) override;
+  Node element(Node array, std::size_t index) override;
+  std::optional<Node> member(Node object, std::string_view key) override;
+  std::optional<Unsaid> unsaid(Node refused, std::size_t depth) override;
 
  private:
-  // `where.key` is the value's key in its object (empty in an array, or at the root).
-  json::Value read_at(Napi::Value value, const Where& where, std::size_t depth);
-  json::Value number(double value, const Where& where);
-  json::Value bigint(Napi::Value value, const Where& where, bool wide);
-  json::Value array(Napi::Array array, const Where& where, std::size_t depth);
-  json::Value object(Napi::Object object, const Where& where, std::size_t depth);
-  bool plain(Napi::Object object);
-  json::Value placeholder(const Where& where, std::string reason);
-
-  // A value JSON cannot say: the decoder refuses it at `at`; the error names `path`, where it
-  // is (the same, or an element of the array at `at`), and `reason`.
-  struct Placeholder {
-    std::string at;
-    std::string path;
-    std::string reason;
+  Look number(double value);
+  Look bigint(napi_value value, bool wide);
+  Look string(napi_value value, bool sequence);
+  Look object(napi_value value);
+  Look cannot_say(std::string reason);
+  Look not_plain(napi_value value);
+  // A key the decoder looked up, and whether the Object.prototype of a realm (of the first
+  // `realms_asked` of `realms_`) has a property of that name.
+  struct Key {
+    std::string_view key;
+    std::size_t realms_asked = 0;
+    bool lent = false;
   };
+  // Whether a realm's Object.prototype has a property named `key` (`name`, NUL-terminated).
+  bool lent(std::string_view key, const char* name);
+  std::optional<Unsaid> unsaid_inside(napi_value array, std::size_t depth);
 
   Napi::Env env_;
-  std::vector<Placeholder> placeholders_;
+  std::array<char, 256> short_;     // the last string `look` read, when it fits
+  std::string long_;                // or else
+  std::string reason_;              // why the value `look` found last cannot be said in JSON
+  std::vector<Key> keys_;           // the keys looked up so far
+  std::vector<napi_value> realms_;  // the Object.prototype of each realm read so far
+  // The member `member` found last, and its type, which `look` then need not ask again.
+  napi_value last_member_ = nullptr;
+  napi_valuetype last_member_type_ = napi_undefined;
 };
 
 /// Builds the JavaScript form of what the wire encoder writes (`json::write`): plain frozen

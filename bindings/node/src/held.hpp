@@ -99,10 +99,9 @@ template <json::WireType T>
 /// `thm.DecodeError` with paths from `root`.
 template <json::WireType T>
 [[nodiscard]] T decode_plain(Napi::Env env, Napi::Value value, std::string_view root) {
-  JsonReader reader(env);
-  const json::Value tree = reader.read(value, Where{.root = root});
-  auto decoded = json::from_value<T>(tree, root);
-  if (!decoded) throw_decode_error(env, reader.explain(std::move(decoded).error()));
+  JsReader reader(env);
+  auto decoded = json::from_reader<T>(reader, JsReader::root(value), root);
+  if (!decoded) throw_decode_error(env, decoded.error());
   return *std::move(decoded);
 }
 

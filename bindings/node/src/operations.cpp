@@ -17,6 +17,7 @@
 #include "arguments.hpp"
 #include "convert.hpp"
 #include "held.hpp"
+#include "large_roster.hpp"
 #include "thm/core.hpp"
 #include "thm/json/json.hpp"
 
@@ -142,6 +143,7 @@ Napi::Value op_resolve_mentions(const Napi::CallbackInfo& info) {
     return wire_list(env, resolve_mentions(body, view, *author, *team));
   }
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  warn_if_large(env, *roster, op);
   const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
   return wire_list(env, resolve_mentions(body, view, *author, Roster(*roster), DeskSet(*desks)));
 }
@@ -155,6 +157,7 @@ Napi::Value op_direct_responder(const Napi::CallbackInfo& info) {
     return optional_id(env, direct_responder(mentions, *team));
   }
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  warn_if_large(env, *roster, op);
   return optional_id(env, direct_responder(mentions, Roster(*roster)));
 }
 
@@ -173,6 +176,7 @@ Napi::Value op_mentioned_members(const Napi::CallbackInfo& info) {
     return wire_list(env, mentioned_members(mentions, desk_view, responder_view, *team));
   }
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  warn_if_large(env, *roster, op);
   const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
   return wire_list(env, mentioned_members(mentions, desk_view, responder_view, Roster(*roster),
                                           DeskSet(*desks)));
@@ -280,6 +284,7 @@ Napi::Value op_responder_plan(const Napi::CallbackInfo& info) {
   if (team == nullptr) {
     roster.emplace(env, required(args, "roster", op), "/roster");
     desks.emplace(env, required(args, "desks", op), "/desks");
+    warn_if_large(env, **roster, op);
   }
   const auto details =
       decode_list<SelectorCandidate>(env, required(args, "candidate_details", op),
@@ -386,6 +391,7 @@ Napi::Value op_mention_dispatch(const Napi::CallbackInfo& info) {
     return to_js(env, *decision);  // a team never fails it
   }
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  warn_if_large(env, *roster, op);
   auto decision = trace.wanted() ? mention_dispatch(*policy, *input, Roster(*roster), trace.steps())
                                  : mention_dispatch(*policy, *input, Roster(*roster));
   trace.hand_over(env);

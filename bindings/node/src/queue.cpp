@@ -13,6 +13,7 @@
 #include "arguments.hpp"
 #include "convert.hpp"
 #include "held.hpp"
+#include "large_roster.hpp"
 #include "operations.hpp"
 #include "state.hpp"
 #include "thm/core.hpp"
@@ -61,11 +62,10 @@ class JsQueue final : public MentionTurnQueue {
   // of the answer throws is kept as what the queue threw.
   Result<EnqueueOutcome, QueueError> outcome_of(Napi::Value answer) noexcept {
     try {
-      JsonReader reader(answer.Env());
-      const json::Value tree = reader.read(answer, Where{});
-      auto outcome = json::from_value<EnqueueOutcome>(tree, "");
+      JsReader reader(answer.Env());
+      auto outcome = json::from_reader<EnqueueOutcome>(reader, JsReader::root(answer));
       if (outcome) return *std::move(outcome);
-      const json::DecodeError error = reader.explain(std::move(outcome).error());
+      const json::DecodeError& error = outcome.error();
       return unexpected{QueueError{QueueErrorKind::Internal,
                                    "enqueueOnce returned " + described(answer) +
                                        ", not an EnqueueOutcome (" + error.reason +
@@ -155,7 +155,10 @@ Napi::Value op_dispatch_mention(const Napi::CallbackInfo& info) {
   const Arg<MentionDispatchInput> input(env, required(args, "input", op), "/input");
   const Team* team = team_of(env, args, op);
   std::optional<Arg<RosterSnapshot>> roster;
-  if (team == nullptr) roster.emplace(env, required(args, "roster", op), "/roster");
+  if (team == nullptr) {
+    roster.emplace(env, required(args, "roster", op), "/roster");
+    warn_if_large(env, **roster, op);
+  }
 
   JsQueue port(queue.As<Napi::Object>(), method.As<Napi::Function>());
   auto outcome = team != nullptr ? dispatch_mention(port, *policy, *input, *team)

@@ -139,3 +139,25 @@ test("errors: their names can be set, their stacks start at the caller, their ba
   assert.match(String(caught.stack).split("\n")[1], /misuse\.test\.mjs/);
   assert.throws(() => new thm.ThmError(/** @type {any} */ ("boom")), TypeError);
 });
+
+test("a roster past 1,000 agents, left unprepared, is warned of once per process", () => {
+  const calls = `
+    const desks = { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] };
+    const members = Array.from({ length: 1001 }, (_, i) => ({ id: "a" + i, name: null }));
+    const large = { members, people: [], retired: [], tombstoned: [] };
+    const author = { kind: "other" };
+    thm.resolveMentions("hi", { author, roster: { ...large, members: members.slice(0, 1000) }, desks });
+    for (let i = 0; i < 3; i += 1) thm.resolveMentions("hi", { author, roster: large, desks });
+    thm.directResponder([], { team: thm.prepareTeam({ roster: large, desks }) });`;
+  const shown = run(`process.on("warning", (w) => console.log("seen", w.name, w.code));${calls}`);
+  assert.equal(shown.status, 0, shown.output);
+  assert.equal(shown.output.match(/LargeRosterWarning: resolveMentions: a roster of 1001 agents/g)?.length, 1, shown.output);
+  assert.match(shown.output, /thm\.prepareTeam/);
+  assert.equal(shown.output.match(/seen LargeRosterWarning THM_LARGE_ROSTER/g)?.length, 1, shown.output);
+  const silenced = run(calls, ["--disable-warning=THM_LARGE_ROSTER"]);
+  assert.deepEqual(silenced, { status: 0, output: "" });
+  // A test suite that wants it to fail throws from a warning listener.
+  const failed = run(`process.on("warning", (w) => { if (w.code === "THM_LARGE_ROSTER") throw w; });${calls}`);
+  assert.notEqual(failed.status, 0);
+  assert.match(failed.output, /LargeRosterWarning: resolveMentions/);
+});

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { createContext, runInContext, runInNewContext } from "node:vm";
 import * as thm from "thm";
 
 const require = createRequire(import.meta.url);
@@ -146,8 +146,32 @@ test("what a getter or a proxy throws comes through as it was", () => {
   const boom = new Error("boom");
   const getter = { get id() { throw boom; }, name: null };
   assert.throws(() => thm.fromJSON("RosterMember", getter), (error) => error === boom);
-  const proxy = new Proxy({}, { ownKeys() { throw boom; } });
+  const proxy = new Proxy({}, { get() { throw boom; } });
   assert.throws(() => thm.fromJSON("RosterMember", proxy), (error) => error === boom);
+  // Only the keys the decoder knows are looked up: an object's keys are never listed, so a
+  // getter or a trap behind any other key is never run.
+  const listed = new Proxy({ id: "a", name: null }, { ownKeys() { throw boom; } });
+  assert.deepEqual(thm.fromJSON("RosterMember", listed), { id: "a", name: null });
+  const guarded = { id: "a", name: null, get extra() { throw boom; } };
+  assert.deepEqual(thm.fromJSON("RosterMember", guarded), { id: "a", name: null });
+});
+
+test("an object's own properties only: what Object.prototype holds is not the object's", () => {
+  const prototype = /** @type {any} */ (Object.prototype);
+  prototype.name = "lent";
+  prototype.allowed_handoffs = [];
+  try {
+    refusedAt(() => thm.fromJSON("RosterMember", { id: "a" }), "/name", /required key "name" is missing/);
+    assert.deepEqual(thm.fromJSON("RosterMember", { id: "a", name: "own" }), { id: "a", name: "own" });
+    assert.deepEqual(thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: 1 }), { enabled: true, max_hops: 1 });
+    const realm = createContext({});
+    runInContext("Object.prototype.name = 'lent'", realm);
+    refusedAt(() => thm.fromJSON("RosterMember", runInContext("({ id: 'a' })", realm)), "/name",
+              /required key "name" is missing/);
+  } finally {
+    delete prototype.name;
+    delete prototype.allowed_handoffs;
+  }
 });
 
 test("unknown keys are ignored, whatever they hold; a repeated key in text is refused (SPEC §0.5)", () => {

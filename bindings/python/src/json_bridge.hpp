@@ -1,9 +1,9 @@
 #pragma once
 // JSON-shaped Python values (`dict` with `str` keys, `list` or `tuple`, `str`, `int`,
-// `float`, `bool`, `None`) to the wire codec's tree and back, exactly: an `int` stays an
-// integer of any size the tree holds (u64 and i64), never a float. What is not JSON the
-// wire could carry raises `thm.DecodeError` at its JSON Pointer path where the decoder reads
-// it; under a key it ignores, it is ignored (`JsonReader`). And raising thm's
+// `float`, `bool`, `None`) to the wire codec and back, exactly: an `int` stays an integer of
+// any size the wire holds (u64), never a float. What is not JSON the wire could carry raises
+// `thm.DecodeError` at its JSON Pointer path where the decoder reads it; under a key it
+// ignores, it is ignored (`PyReader`). And raising thm's
 // exceptions (`thm/_errors.py`) from C++: each is built from the case-file form of the core
 // error (`json::error_value`: `variant`, the variant's fields, `message`), so its attributes
 // and `to_json()` are the C++ error's, field for field.
@@ -12,8 +12,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "convert.hpp"
 #include "thm/json/json.hpp"
@@ -74,101 +79,182 @@ inline py::object json_to_py(const json::Value& value) {
   raise_error("DecodeError", json::error_value(error));
 }
 
-/// Python values as a JSON tree for the wire decoder; a str's U+DC80..U+DCFF are the bytes
-/// they stand for (PEP 383). What JSON cannot say (a datetime, a float that is not finite, an
-/// integer beyond 64 bits, a str with any other lone surrogate, a dict
-/// key that is not a str, nesting past the limit) becomes a placeholder the decoder refuses
-/// wherever it reads it, and `explain` says why there: an unknown key is ignored whatever it
-/// holds (SPEC §0.5), as in the Node.js package.
-class JsonReader {
+/// Python values read for the wire decoder where they are (`json::WireReader`), each value
+/// it decodes once, with no tree in between; a str's U+DC80..U+DCFF are the bytes they stand
+/// for (PEP 383). What JSON cannot say (a datetime, a float that is not finite, an integer
+/// beyond 64 bits, a str with any other lone surrogate, a dict key that is not a str, nesting
+/// past the limit) is refused wherever the decoder reads it, and said why there, or where it
+/// is inside the value the decoder refused; an unknown key is ignored whatever it holds
+/// (SPEC §0.5), as in the Node.js package. Needs the GIL.
+class PyReader final : public json::WireReader {
  public:
-  /// `value` as a tree; `path` is its JSON Pointer.
-  json::Value read(py::handle value, const std::string& path = "", std::size_t depth = 0) {
-    if (depth > json::kMaxDepth) {
-      return placeholder(path, "nested deeper than " + std::to_string(json::kMaxDepth));
-    }
-    PyObject* object = value.ptr();
-    if (object == Py_None) return nullptr;
-    if (PyBool_Check(object)) return object == Py_True;
-    if (PyLong_Check(object)) return integer(value, path);
+  /// `value` as the decoder's root.
+  [[nodiscard]] static Node root(py::handle value) { return {.value = value.ptr()}; }
+
+  Look look(Node node) override {
+    PyObject* object = py_of(node);
+    if (object == Py_None) return {.kind = Kind::Null};
+    if (PyBool_Check(object)) return {.kind = Kind::Boolean, .boolean = object == Py_True};
+    if (PyLong_Check(object)) return integer(object);
     if (PyFloat_Check(object)) {
-      const double number = PyFloat_AsDouble(object);
-      if (!std::isfinite(number)) return placeholder(path, "a float that is not finite");
-      return number;
+      if (!std::isfinite(PyFloat_AS_DOUBLE(object))) {
+        return cannot_say("a float that is not finite");
+      }
+      return {.kind = Kind::Fraction};
     }
     if (PyUnicode_Check(object)) {
-      Py_ssize_t size = 0;
-      const char* utf8 = PyUnicode_AsUTF8AndSize(object, &size);
-      if (utf8 != nullptr) return std::string(utf8, static_cast<std::size_t>(size));
-      PyErr_Clear();
-      // U+DC80..U+DCFF carry the bytes 0x80..0xFF that are not UTF-8 (PEP 383); any other
-      // lone surrogate is no text at all.
-      const auto bytes = py::reinterpret_steal<py::object>(
-          PyUnicode_AsEncodedString(object, "utf-8", "surrogateescape"));
-      if (!bytes) {
-        PyErr_Clear();
-        return placeholder(path, "a str with a lone surrogate");
-      }
-      return std::string(PyBytes_AS_STRING(bytes.ptr()),
-                         static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.ptr())));
+      std::string_view text;
+      if (!utf8(object, text)) return cannot_say("a str with a lone surrogate");
+      return {.kind = Kind::String, .text = text};
     }
-    if (PyDict_Check(object)) return dict(value, path, depth);
+    if (PyDict_Check(object)) return dict(object);
     if (PyList_Check(object) || PyTuple_Check(object)) {
-      json::Value out = json::Value::array();
-      const py::sequence items = py::reinterpret_borrow<py::sequence>(value);
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        out.push_back(read(items[i], path + "/" + std::to_string(i), depth + 1));
-      }
-      return out;
+      return {.kind = Kind::Array, .size = static_cast<std::size_t>(Py_SIZE(object))};
     }
-    return placeholder(path,
-                       "a " + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+    return cannot_say("a " + type_name(object));
   }
 
-  /// `error`, the decoder's, as the placeholder it refused says it: the one at its path, or
-  /// inside what it refused there (an array too deep to read holds it), if there is one.
-  [[nodiscard]] json::DecodeError explain(json::DecodeError error) const {
-    for (const auto& [path, reason] : placeholders_) {
-      if (path == error.path || path.starts_with(error.path + "/")) {
-        return {.path = path, .reason = "not JSON: " + reason};
+  Node element(Node array, std::size_t index) override {
+    PyObject* object = py_of(array);
+    const auto i = static_cast<Py_ssize_t>(index);
+    PyObject* item = PyList_Check(object) ? PyList_GetItem(object, i) : PyTuple_GetItem(object, i);
+    if (item == nullptr) throw py::error_already_set();  // the list shrank as it was read
+    return {.value = keep(item)};
+  }
+
+  std::optional<Node> member(Node object, std::string_view key) override {
+    PyObject* item = PyDict_GetItemWithError(py_of(object), key_object(key));
+    if (item == nullptr) {
+      if (PyErr_Occurred() != nullptr) throw py::error_already_set();
+      return std::nullopt;
+    }
+    return Node{.value = keep(item), .key = key};
+  }
+
+  std::optional<Unsaid> unsaid(Node refused, std::size_t depth) override {
+    if (depth > json::kMaxDepth) {
+      return Unsaid{.below = "", .reason = "nested deeper than " + std::to_string(json::kMaxDepth)};
+    }
+    const Look found = look(refused);
+    if (found.kind == Kind::Unsaid) return Unsaid{.below = "", .reason = reason_};
+    std::optional<Unsaid> inside;
+    const auto below = [&](std::string segment, PyObject* item) {
+      inside = unsaid({.value = keep(item)}, depth + 1);
+      if (inside) inside->below = "/" + std::move(segment) + inside->below;
+      return inside.has_value();
+    };
+    PyObject* object = py_of(refused);
+    if (found.kind == Kind::Array) {
+      for (Py_ssize_t i = 0; i < Py_SIZE(object); ++i) {
+        PyObject* item =
+            PyList_Check(object) ? PyList_GetItem(object, i) : PyTuple_GetItem(object, i);
+        if (item == nullptr) throw py::error_already_set();
+        if (below(std::to_string(i), item)) break;
+      }
+    } else if (found.kind == Kind::Object) {
+      Py_ssize_t at = 0;
+      PyObject* key = nullptr;
+      PyObject* item = nullptr;
+      while (PyDict_Next(object, &at, &key, &item)) {
+        std::string_view name;
+        utf8(key, name);  // every key is text: `look` said so
+        if (below(json::escape_pointer_token(name), item)) break;
       }
     }
-    return error;
+    return inside;
   }
 
  private:
-  json::Value placeholder(const std::string& path, std::string reason) {
-    placeholders_.emplace_back(path, std::move(reason));
-    return json::Value::binary({});
+  static PyObject* py_of(Node node) {
+    return static_cast<PyObject*>(const_cast<void*>(node.value));
   }
 
-  // As nlohmann's parser does: a non-negative integer is unsigned, a negative one signed.
-  json::Value integer(py::handle value, const std::string& path) {
+  Look cannot_say(std::string reason) {
+    reason_ = std::move(reason);
+    return {.kind = Kind::Unsaid};
+  }
+
+  // Holds `item` while the decoder reads: a key's __eq__ could drop it from its container.
+  PyObject* keep(PyObject* item) {
+    held_.push_back(py::reinterpret_borrow<py::object>(item));
+    return item;
+  }
+
+  // `text` as UTF-8, its U+DC80..U+DCFF as the bytes they carry; false for any other lone
+  // surrogate, which is no text at all.
+  bool utf8(PyObject* text, std::string_view& out) {
+    Py_ssize_t size = 0;
+    const char* bytes = PyUnicode_AsUTF8AndSize(text, &size);
+    if (bytes != nullptr) {
+      out = {bytes, static_cast<std::size_t>(size)};
+      return true;
+    }
+    PyErr_Clear();
+    auto encoded = py::reinterpret_steal<py::object>(
+        PyUnicode_AsEncodedString(text, "utf-8", "surrogateescape"));
+    if (!encoded) {
+      PyErr_Clear();
+      return false;
+    }
+    out = {PyBytes_AS_STRING(encoded.ptr()),
+           static_cast<std::size_t>(PyBytes_GET_SIZE(encoded.ptr()))};
+    held_.push_back(std::move(encoded));
+    return true;
+  }
+
+  // As nlohmann's parser has it: a non-negative integer is unsigned, a negative one signed.
+  Look integer(PyObject* value) {
     int overflow = 0;
-    const long long small = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-    if (overflow == 0 && small >= 0) return static_cast<std::uint64_t>(small);
-    if (overflow == 0) return static_cast<std::int64_t>(small);
+    const long long small = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow == 0 && small >= 0) {
+      return {.kind = Kind::Unsigned, .number = static_cast<std::uint64_t>(small)};
+    }
+    if (overflow == 0) return {.kind = Kind::Negative};
     if (overflow > 0) {
-      const unsigned long long large = PyLong_AsUnsignedLongLong(value.ptr());
-      if (!PyErr_Occurred()) return static_cast<std::uint64_t>(large);
+      const unsigned long long large = PyLong_AsUnsignedLongLong(value);
+      if (PyErr_Occurred() == nullptr) return {.kind = Kind::Unsigned, .number = large};
       PyErr_Clear();
     }
-    return placeholder(path, "the integer " + shown(value) + " is outside -2**63 .. 2**64-1");
+    return cannot_say("the integer " + shown(value) + " is outside -2**63 .. 2**64-1");
   }
 
-  json::Value dict(py::handle value, const std::string& path, std::size_t depth) {
-    json::Value out = json::Value::object();
-    for (const auto& [key, item] : py::reinterpret_borrow<py::dict>(value)) {
-      if (!PyUnicode_Check(key.ptr())) return placeholder(path, "a dict key that is not a str");
-      json::Value name = read(key, path, depth + 1);
-      if (!name.is_string()) return name;  // a placeholder at `path`: the key cannot be said
-      const auto& text = name.get_ref<const std::string&>();
-      out[text] = read(item, path + "/" + json::escape_pointer_token(text), depth + 1);
+  // A dict is an object when every key is text.
+  Look dict(PyObject* value) {
+    Py_ssize_t at = 0;
+    PyObject* key = nullptr;
+    PyObject* item = nullptr;
+    while (PyDict_Next(value, &at, &key, &item)) {
+      if (!PyUnicode_Check(key)) return cannot_say("a dict key that is not a str");
+      std::string_view name;
+      if (!utf8(key, name)) return cannot_say("a str with a lone surrogate");
     }
-    return out;
+    return {.kind = Kind::Object};
   }
 
-  std::vector<std::pair<std::string, std::string>> placeholders_;
+  // `key` as a str, made once for the process (a key of the wire forms: a few dozen, never
+  // freed). The decoder names each key by the one string literal it has for it, so it is
+  // found by that literal's address first.
+  static PyObject* key_object(std::string_view key) {
+    static std::vector<std::pair<std::string_view, PyObject*>> by_address;
+    static std::map<std::string, PyObject*, std::less<>> made;
+    for (const auto& [known, text] : by_address) {
+      if (known.data() == key.data() && known.size() == key.size()) return text;
+    }
+    auto found = made.find(key);
+    if (found == made.end()) {
+      PyObject* text = PyUnicode_FromStringAndSize(key.data(), static_cast<Py_ssize_t>(key.size()));
+      if (text == nullptr) throw py::error_already_set();
+      PyUnicode_InternInPlace(&text);
+      found = made.emplace(std::string(key), text).first;
+    }
+    if (by_address.size() < kKeysByAddress) by_address.emplace_back(key, found->second);
+    return found->second;
+  }
+  // As many as the wire forms have keys, with room: a key past these is found by its text.
+  static constexpr std::size_t kKeysByAddress = 128;
+
+  std::vector<py::object> held_;
+  std::string reason_;  // why the value `look` found last cannot be said in JSON
 };
 
 }  // namespace thm::python

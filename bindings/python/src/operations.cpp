@@ -12,6 +12,7 @@
 
 #include "convert.hpp"
 #include "json_bridge.hpp"
+#include "large_roster.hpp"
 #include "thm/core.hpp"
 #include "thm/json/json.hpp"
 #include "values.hpp"
@@ -99,6 +100,7 @@ py::list op_resolve_mentions(py::handle body, py::handle supplied, py::handle au
       from_py<std::optional<std::vector<Mention>>>(supplied, "resolve_mentions(supplied)");
   const auto by = from_py<MentionAuthor>(author, "resolve_mentions(author)");
   const auto& team = held<RosterSnapshot>(roster, "resolve_mentions(roster)");
+  warn_if_large(team, "resolve_mentions");
   const auto& set = held<DeskSnapshot>(desks, "resolve_mentions(desks)");
   std::optional<std::span<const Mention>> view;
   if (given) view = std::span<const Mention>(*given);
@@ -109,6 +111,7 @@ py::list op_resolve_mentions(py::handle body, py::handle supplied, py::handle au
 py::object op_direct_responder(py::handle mentions, py::handle roster) {
   const auto list = from_py<std::vector<Mention>>(mentions, "direct_responder(mentions)");
   const auto& team = held<RosterSnapshot>(roster, "direct_responder(roster)");
+  warn_if_large(team, "direct_responder");
   return to_py(unlocked([&] { return direct_responder(list, Roster(team)); }));
 }
 
@@ -119,6 +122,7 @@ py::list op_mentioned_members(py::handle mentions, py::handle addressed_desk, py
       from_py<std::optional<std::string>>(addressed_desk, "mentioned_members(addressed_desk)");
   const auto who = from_py<std::optional<std::string>>(responder, "mentioned_members(responder)");
   const auto& team = held<RosterSnapshot>(roster, "mentioned_members(roster)");
+  warn_if_large(team, "mentioned_members");
   const auto& set = held<DeskSnapshot>(desks, "mentioned_members(desks)");
   std::optional<std::string_view> desk_view;
   if (desk) desk_view = *desk;
@@ -156,6 +160,7 @@ py::object op_responder_plan(py::handle request, py::handle roster, py::handle d
                              py::handle candidate_details, py::handle trace) {
   const auto& asked = held<ResponderRequest>(request, "responder_plan(request)");
   const auto& team = held<RosterSnapshot>(roster, "responder_plan(roster)");
+  warn_if_large(team, "responder_plan");
   const auto& set = held<DeskSnapshot>(desks, "responder_plan(desks)");
   const auto details = from_py<std::vector<SelectorCandidate>>(candidate_details,
                                                                "responder_plan(candidate_details)");
@@ -225,6 +230,7 @@ py::object op_mention_dispatch(py::handle policy, py::handle input, py::handle r
   const auto& rules = held<MentionDispatchPolicy>(policy, "mention_dispatch(policy)");
   const auto& reply = held<MentionDispatchInput>(input, "mention_dispatch(input)");
   const auto& team = held<RosterSnapshot>(roster, "mention_dispatch(roster)");
+  warn_if_large(team, "mention_dispatch");
   TraceList steps(trace, "mention_dispatch(trace)");
   auto decision = unlocked([&] {
     return steps.wanted() ? mention_dispatch(rules, reply, Roster(team), steps.steps())

@@ -11,6 +11,7 @@
 
 #include "convert.hpp"
 #include "json_bridge.hpp"
+#include "large_roster.hpp"
 #include "thm/core.hpp"
 #include "thm/json/json.hpp"
 #include "values.hpp"
@@ -130,6 +131,7 @@ py::object dispatch(py::handle queue, py::handle policy, py::handle input, py::h
     if constexpr (std::is_same_v<Snapshot, Team>) {
       return dispatch_mention(port, rules, reply, snapshot);
     } else {
+      warn_if_large(snapshot, "dispatch_mention");
       return dispatch_mention(port, rules, reply, Roster(snapshot));
     }
   }();

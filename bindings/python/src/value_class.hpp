@@ -38,9 +38,9 @@ py::object wire_to_py(const T& value) {
 /// `thm.DecodeError`.
 template <class Wire>
 Wire wire_from_py(py::handle value, const std::string& root = "") {
-  JsonReader reader;
-  auto decoded = json::from_value<Wire>(reader.read(value, root), root);
-  if (!decoded) raise_decode_error(reader.explain(std::move(decoded).error()));
+  PyReader reader;
+  auto decoded = json::from_reader<Wire>(reader, PyReader::root(value), root);
+  if (!decoded) raise_decode_error(decoded.error());
   return *std::move(decoded);
 }
 

@@ -3,6 +3,10 @@ change, it answers every decision as the snapshots do, and refuses what they ref
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import warnings
 from typing import Any
 
 import pytest
@@ -98,3 +102,59 @@ def test_a_team_where_one_is_expected_and_nothing_else() -> None:
     with pytest.raises(thm.DeskError):
         thm.TeamBriefing.from_team("ada", conversation=thm.Conversation(
             desk_id="nowhere", desk_name="x", thread_root=None), team=TEAM)
+
+
+# A script that calls resolve_mentions on views three times with a roster past the threshold,
+# once with a small one, and once on the large one prepared, then says what it was warned.
+LARGE_ROSTER_SCRIPT = """
+import warnings, thm
+desks = thm.DeskSnapshot(declared=[], added=[], member_additions=[], orders=[], retired=[],
+                         tombstoned=[])
+large = thm.RosterSnapshot(members=[thm.RosterMember(id=f"a{i}", name=None) for i in range(1001)])
+small = thm.RosterSnapshot(members=[thm.RosterMember(id="a", name=None)])
+def call(**snapshots):
+    thm.resolve_mentions("hi @a1", supplied=None, author=thm.OtherAuthor(), **snapshots)
+call(roster=small, desks=desks)
+raised = 0
+for _ in range(3):
+    try:
+        call(roster=large, desks=desks)
+    except thm.LargeRosterWarning:
+        raised += 1
+call(team=thm.Team.prepare(roster=large, desks=desks))
+print("raised", raised)
+"""
+
+
+def run_large_roster_script(*options: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run([sys.executable, *options, "-c", LARGE_ROSTER_SCRIPT], check=True,
+                          capture_output=True, text=True, env=environment)
+
+
+def test_a_large_roster_on_views_warns_once_per_process() -> None:
+    shown = run_large_roster_script()
+    assert shown.stdout == "raised 0\n"
+    assert shown.stderr.count("LargeRosterWarning") == 1, shown.stderr
+    assert "resolve_mentions: a roster of 1001 agents" in shown.stderr
+    assert "thm.Team.prepare" in shown.stderr
+    # Every call raises it while it is an error; silenced, it says nothing.
+    raised = run_large_roster_script("-W", "error::thm.LargeRosterWarning")
+    assert raised.stdout == "raised 3\n"
+    silenced = run_large_roster_script("-W", "ignore::thm.LargeRosterWarning")
+    assert (silenced.stdout, silenced.stderr) == ("raised 0\n", "")
+
+
+def test_a_roster_at_the_threshold_or_prepared_does_not_warn() -> None:
+    desks = thm.DeskSnapshot(declared=[], added=[], member_additions=[], orders=[], retired=[],
+                             tombstoned=[])
+    members = [thm.RosterMember(id=f"a{i}", name=None) for i in range(1000)]
+    at_threshold = thm.RosterSnapshot(members=members)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", thm.LargeRosterWarning)
+        thm.mention_dispatch(policy=POLICY, input=thm.MentionDispatchInput(
+            key=thm.DispatchKey(trigger_sequence=1),
+            conversation=thm.DispatchConversation(desk_id="d", thread_root=None),
+            author_id="a1", content="@a2", mentions=[], hop=0), roster=at_threshold)
+        larger = thm.RosterSnapshot(members=[*members, thm.RosterMember(id="z", name=None)])
+        thm.direct_responder([], team=thm.Team.prepare(roster=larger, desks=desks))

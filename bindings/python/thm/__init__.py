@@ -11,6 +11,7 @@ functions named as ``thm eval``'s. Refusals are values; errors are the exception
 from thm._errors import DecodeError as DecodeError
 from thm._errors import DeskError as DeskError
 from thm._errors import Error as Error
+from thm._errors import LargeRosterWarning as LargeRosterWarning
 from thm._errors import QueueError as QueueError
 from thm._errors import ResponderError as ResponderError
 from thm._errors import RosterError as RosterError

@@ -1,4 +1,4 @@
-"""The exceptions thm raises (adr/0013).
+"""The exceptions thm raises (adr/0013), and the warning it gives (adr/0028).
 
 Each carries the case-file form of the C++ error it stands for: ``variant``, the variant's
 own fields as attributes (``member_id``, ``desk_id``, ``path``, ...), and ``message``; its
@@ -101,6 +101,15 @@ class QueueError(Error):
     def to_json(self) -> dict[str, Any]:
         """The ``QueueError`` wire form: ``{"kind": ..., "message": ...}``."""
         return {"kind": str(self.kind), "message": self.message}
+
+
+class LargeRosterWarning(UserWarning):
+    """An operation was given a roster of more than 1,000 agents as a snapshot, which it
+    reads as views: validated and indexed again on every call, at a cost that grows with the
+    roster (milliseconds at 10,000 agents). A team prepared once per change
+    (``thm.Team.prepare``, passed as ``team=``) makes the same decisions at a cost that does
+    not. Warned once per process; ``-W ignore::thm.LargeRosterWarning`` silences it and
+    ``-W error::thm.LargeRosterWarning`` raises it."""
 
 
 def _rebuild(cls: type[Error], wire: dict[str, Any]) -> Error:

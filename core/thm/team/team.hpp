@@ -36,6 +36,12 @@ using TeamError = std::variant<RosterError, DeskError>;
 /// The inner error's message (lower case, naming the offending id).
 [[nodiscard]] std::string to_string(const TeamError& error);
 
+/// The number of agents past which a roster read as snapshot views, on every call, costs far
+/// more than a prepared team: each call validates the roster and builds its alias table
+/// again, which at 1,000 agents is some 60 times the team's call and at 10,000 some 900 times
+/// (bench/README.md). The language packages warn a host that passes a larger one (adr/0028).
+inline constexpr std::size_t kLargeRosterOnViews = 1000;
+
 /// A chat's roster and desks, validated and indexed once per change (adr/0016).
 ///
 /// A host prepares a team when its roster or desks change and passes it to every decision

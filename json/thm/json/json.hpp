@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -179,6 +180,78 @@ class WireWriter {
   WireWriter(const WireWriter&) = default;
   WireWriter& operator=(const WireWriter&) = default;
 };
+
+/// What the decoder reads a wire form from, as `WireWriter` is what the encoder writes to: a
+/// host's own values (a JavaScript object, a Python dict), read where they are, with no tree
+/// in between (bindings/node, bindings/python). The decoder asks only for what it decodes:
+/// the members of each object it knows, by key, and each element of each array it reads, in
+/// order, once; a key it does not know is never looked at. `from_value` reads a tree through
+/// the same decoder, so both refuse the same values with the same `DecodeError`.
+class WireReader {
+ public:
+  /// One value of the source, as the source names it (a napi_value, a PyObject*), and the
+  /// key of the object member it is (empty for an array's element or the root). Valid while
+  /// the decoder runs.
+  struct Node {
+    const void* value = nullptr;
+    std::string_view key{};
+  };
+  /// What a value is, as JSON. `Negative` is an integer below zero, `Fraction` any other
+  /// number that is not an unsigned integer (`2.5`, `2.0` in text, `1e3`). `Unsaid` is a value
+  /// JSON cannot say (a JavaScript `undefined` or `Map`, a Python `datetime`): the decoder
+  /// refuses it wherever it reads one, and `unsaid` says why.
+  enum class Kind : std::uint8_t {
+    Null,
+    Boolean,
+    Unsigned,
+    Negative,
+    Fraction,
+    String,
+    Array,
+    Object,
+    Unsaid
+  };
+  /// A value as `look` found it: `boolean`, `number`, `text` or `size` (an array's length)
+  /// as its kind has one. `text` stays valid until the next call of the reader.
+  struct Look {
+    Kind kind = Kind::Null;
+    bool boolean = false;
+    std::uint64_t number = 0;
+    std::string_view text{};
+    std::size_t size = 0;
+  };
+  /// Why a value the decoder refused cannot be said in JSON: `below` is the JSON Pointer of
+  /// the value that cannot, from the refused one ("" for itself, `/0/3` inside it).
+  struct Unsaid {
+    std::string below;
+    std::string reason;
+  };
+
+  virtual ~WireReader() = default;
+  /// What `node` is.
+  virtual Look look(Node node) = 0;
+  /// Element `index` (below `look`'s `size`) of the array `array`.
+  virtual Node element(Node array, std::size_t index) = 0;
+  /// The member `key` of the object `object`, or nothing when it has none. `key` is one of
+  /// the decoder's string literals (NUL-terminated, and the same address on every call), so a
+  /// reader may keep what it made of a key by that address.
+  virtual std::optional<Node> member(Node object, std::string_view key) = 0;
+  /// When the decoder refused `refused` (a value `depth` levels below the root) for its
+  /// type: the value JSON cannot say that makes it so (itself, or one inside it), if any.
+  /// The error then names that value, and this reason prefixed by `not JSON: `.
+  virtual std::optional<Unsaid> unsaid(Node refused, std::size_t depth) = 0;
+
+ protected:
+  WireReader() = default;
+  WireReader(const WireReader&) = default;
+  WireReader& operator=(const WireReader&) = default;
+};
+
+/// Decodes the value `value` of `in` as a `T`, as `from_value` decodes a tree; error paths
+/// start with `root`. What `in` throws (what a JavaScript getter throws) is not caught.
+template <WireType T>
+[[nodiscard]] Result<T, DecodeError> from_reader(WireReader& in, WireReader::Node value,
+                                                 std::string_view root = "");
 
 /// Writes the wire form of `value` to `out` (SPEC §6), as `to_value` would build it.
 template <WireType T>

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -449,6 +450,88 @@ TEST(JsonErrorValueTest, CoreAndHostErrorsKeepTheirFields) {
   const Value host = error_value(DispatchMentionError{
       EnqueueFailure{{.kind = QueueErrorKind::Unavailable, .message = "down"}}});
   EXPECT_EQ(host, (Value{{"variant", "Enqueue"}, {"kind", "unavailable"}, {"message", "down"}}));
+}
+
+// A host's reader over a tree, as a language package reads its own values: a binary value
+// stands for one JSON cannot say ("a blob"), refused wherever the decoder reads it, and
+// named inside an array the decoder refused.
+class BlobReader final : public WireReader {
+ public:
+  Look look(Node node) override {
+    const Value& j = value(node);
+    if (j.is_binary()) return {.kind = Kind::Unsaid};
+    if (j.is_null()) return {.kind = Kind::Null};
+    if (j.is_boolean()) return {.kind = Kind::Boolean, .boolean = j.get<bool>()};
+    if (j.is_number_unsigned()) return {.kind = Kind::Unsigned, .number = j.get<std::uint64_t>()};
+    if (j.is_number_integer()) return {.kind = Kind::Negative};
+    if (j.is_number_float()) return {.kind = Kind::Fraction};
+    if (j.is_string()) return {.kind = Kind::String, .text = j.get_ref<const std::string&>()};
+    if (j.is_array()) return {.kind = Kind::Array, .size = j.size()};
+    return {.kind = Kind::Object};
+  }
+  Node element(Node array, std::size_t index) override { return {.value = &value(array)[index]}; }
+  std::optional<Node> member(Node object, std::string_view key) override {
+    ++lookups;
+    const auto found = value(object).find(key);
+    if (found == value(object).end()) return std::nullopt;
+    return Node{.value = &*found, .key = key};
+  }
+  std::optional<Unsaid> unsaid(Node refused, std::size_t depth) override {
+    depths.push_back(depth);
+    const Value& j = value(refused);
+    if (j.is_binary()) return Unsaid{.below = "", .reason = "a blob"};
+    for (std::size_t i = 0; j.is_array() && i < j.size(); ++i) {
+      if (j[i].is_binary()) return Unsaid{.below = "/" + std::to_string(i), .reason = "a blob"};
+    }
+    return std::nullopt;
+  }
+  std::size_t lookups = 0;
+  std::vector<std::size_t> depths;
+
+ private:
+  static const Value& value(Node node) { return *static_cast<const Value*>(node.value); }
+};
+
+TEST(JsonReaderTest, AReaderDecodesAsTheTreeDoesAndLooksUpOnlyKnownKeys) {
+  const auto tree = parse(
+      R"({"key":{"trigger_sequence":18446744073709551615},"conversation":{"desk_id":"d",)"
+      R"("thread_root":7},"author_id":"a","content":"hi","mentions":[{"target":{"kind":"agent",)"
+      R"("id":"b"},"text":"@b","offset":0}],"hop":1,"extra":[1,2,3],"more":{"x":1}})");
+  ASSERT_TRUE(tree.has_value());
+  BlobReader reader;
+  const auto read = from_reader<MentionDispatchInput>(reader, {.value = &*tree}, "/input");
+  ASSERT_TRUE(read.has_value()) << read.error().path << ": " << read.error().reason;
+  EXPECT_EQ(*read, *from_value<MentionDispatchInput>(*tree));
+  // The seven keys of the input, one of the key, two of the conversation, and four of the
+  // mention (`quiet` is looked for) and two of its target: never `extra` or `more`.
+  EXPECT_EQ(reader.lookups, 16U);
+}
+
+TEST(JsonReaderTest, AValueJsonCannotSayIsRefusedWhereItIsWithTheReadersReason) {
+  Value roster = *parse(R"({"members":[{"id":"a","name":null}],"people":[],"retired":[],)"
+                        R"("tombstoned":[],"unknown":null})");
+  roster["unknown"] = Value::binary({});  // ignored: an unknown key
+  BlobReader reader;
+  EXPECT_TRUE(from_reader<RosterSnapshot>(reader, {.value = &roster}).has_value());
+  roster["members"][0]["name"] = Value::binary({});
+  auto refused = from_reader<RosterSnapshot>(reader, {.value = &roster}, "/roster");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error(),
+            (DecodeError{.path = "/roster/members/0/name", .reason = "not JSON: a blob"}));
+  // Refused for its type, an array is explained by what it holds, where it holds it.
+  roster["members"][0]["name"] = nullptr;
+  roster["people"] = Value::array({Value::array({1, Value::binary({})})});
+  refused = from_reader<RosterSnapshot>(reader, {.value = &roster}, "/roster");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error(),
+            (DecodeError{.path = "/roster/people/0/1", .reason = "not JSON: a blob"}));
+  EXPECT_EQ(reader.depths.back(), 2U);  // people/0, two levels below the root
+  // Refused for anything else, it is the decoder's own error.
+  roster["people"] = Value::array({Value::array({1, 2})});
+  refused = from_reader<RosterSnapshot>(reader, {.value = &roster}, "/roster");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error(),
+            (DecodeError{.path = "/roster/people/0", .reason = "expected an object"}));
 }
 
 }  // namespace

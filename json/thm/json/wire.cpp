@@ -1,5 +1,10 @@
-// SPEC §6 wire forms: one `read` and one `put` per type. Readers never throw: they check
-// each JSON type before touching it and report the first problem with its JSON Pointer.
+// SPEC §6 wire forms: one `read` and one `put` per type. Each `read` is one template over its
+// source: a parsed tree (`TreeSource`, for `from_value`) or a host's `WireReader`, so there is
+// one decoder. Readers never throw: they check each JSON type before touching it and report
+// the first problem with its JSON Pointer.
+#include <algorithm>
+#include <array>
+#include <charconv>
 #include <concepts>
 #include <cstdint>
 #include <limits>
@@ -23,14 +28,74 @@ concept WireUnsigned = std::unsigned_integral<T> && !std::same_as<T, bool>;
 template <class E>
 concept WireEnum = std::is_enum_v<E>;
 
-// Walks a tree, keeping the JSON Pointer of the value being read and the first error.
+using Node = WireReader::Node;
+using Kind = WireReader::Kind;
+
+// A parsed tree as the decoder's source: what `from_value` reads. The `Node`s are `Value`s.
+class TreeSource {
+ public:
+  static WireReader::Look look(Node node) {
+    const Value& j = value(node);
+    switch (j.type()) {
+      case Value::value_t::null:
+        return {.kind = Kind::Null};
+      case Value::value_t::boolean:
+        return {.kind = Kind::Boolean, .boolean = j.get<bool>()};
+      case Value::value_t::number_unsigned:
+        return {.kind = Kind::Unsigned, .number = j.get<std::uint64_t>()};
+      case Value::value_t::number_integer:
+        return {.kind = Kind::Negative};
+      case Value::value_t::number_float:
+        return {.kind = Kind::Fraction};
+      case Value::value_t::string:
+        return {.kind = Kind::String, .text = j.get_ref<const std::string&>()};
+      case Value::value_t::array:
+        return {.kind = Kind::Array, .size = j.size()};
+      case Value::value_t::object:
+        return {.kind = Kind::Object};
+      case Value::value_t::binary:
+      case Value::value_t::discarded:
+        break;
+    }
+    return {.kind = Kind::Unsaid};
+  }
+  static Node element(Node array, std::size_t index) { return {.value = &value(array)[index]}; }
+  static std::optional<Node> member(Node object, std::string_view key) {
+    const Value& j = value(object);
+    const auto found = j.find(key);
+    if (found == j.end()) return std::nullopt;
+    return Node{.value = &*found, .key = key};
+  }
+  // `parse` makes no value JSON cannot say.
+  static std::optional<WireReader::Unsaid> unsaid(Node /*refused*/, std::size_t /*depth*/) {
+    return std::nullopt;
+  }
+
+ private:
+  static const Value& value(Node node) { return *static_cast<const Value*>(node.value); }
+};
+
+// Walks a source (a `TreeSource` or a `WireReader`), keeping the JSON Pointer of the value
+// being read, its depth, and the first error.
+template <class In>
 class Reader {
  public:
-  explicit Reader(std::string_view root) : path_(root) {}
+  Reader(In& in, std::string_view root) : in_(in), path_(root) {}
 
+  [[nodiscard]] In& in() { return in_; }
   [[nodiscard]] bool ok() const { return !error_.has_value(); }
   void fail(std::string reason) {
     if (ok()) error_ = DecodeError{.path = path_, .reason = std::move(reason)};
+  }
+  // Refuses `node` for its type: `reason`, or, when the source says the value (or one
+  // inside it) cannot be said in JSON, that, where it is.
+  void mismatch(Node node, std::string reason) {
+    if (!ok()) return;
+    if (auto unsaid = in_.unsaid(node, depth_)) {
+      error_ = DecodeError{.path = path_ + unsaid->below, .reason = "not JSON: " + unsaid->reason};
+    } else {
+      fail(std::move(reason));
+    }
   }
   [[nodiscard]] DecodeError error() && { return *std::move(error_); }
 
@@ -40,85 +105,114 @@ class Reader {
     if (!ok()) return;
     const std::size_t length = path_.size();
     path_ += '/';
-    path_ += escape_pointer_token(segment);
+    if (std::ranges::none_of(segment, [](char c) { return c == '~' || c == '/'; })) {
+      path_ += segment;  // every key of the wire forms
+    } else {
+      path_ += escape_pointer_token(segment);
+    }
+    ++depth_;
     std::forward<F>(read_child)();
+    --depth_;
     path_.resize(length);
   }
 
  private:
+  In& in_;
   std::string path_;
+  std::size_t depth_ = 0;
   std::optional<DecodeError> error_;
 };
 
 // ---- scalars ------------------------------------------------------------------------------
 
-void read(Reader& r, const Value& j, std::string& out) {
-  if (!j.is_string()) return r.fail("expected a string");
-  out = j.get_ref<const std::string&>();
+template <class In>
+void read(Reader<In>& r, Node j, std::string& out) {
+  const auto look = r.in().look(j);
+  if (look.kind != Kind::String) return r.mismatch(j, "expected a string");
+  out = look.text;
 }
 
-void read(Reader& r, const Value& j, bool& out) {
-  if (!j.is_boolean()) return r.fail("expected true or false");
-  out = j.get<bool>();
+template <class In>
+void read(Reader<In>& r, Node j, bool& out) {
+  const auto look = r.in().look(j);
+  if (look.kind != Kind::Boolean) return r.mismatch(j, "expected true or false");
+  out = look.boolean;
 }
 
-template <WireUnsigned T>
-void read(Reader& r, const Value& j, T& out) {
-  if (j.is_number_unsigned()) {
-    const auto value = j.get<std::uint64_t>();
-    if (value > std::numeric_limits<T>::max()) {
-      return r.fail("integer out of range (at most " +
-                    std::to_string(std::numeric_limits<T>::max()) + ")");
-    }
-    out = static_cast<T>(value);
-    return;
+template <class In, WireUnsigned T>
+void read(Reader<In>& r, Node j, T& out) {
+  const auto look = r.in().look(j);
+  switch (look.kind) {
+    case Kind::Unsigned:
+      if (look.number > std::numeric_limits<T>::max()) {
+        return r.fail("integer out of range (at most " +
+                      std::to_string(std::numeric_limits<T>::max()) + ")");
+      }
+      out = static_cast<T>(look.number);
+      return;
+    case Kind::Negative:
+      return r.fail("expected a non-negative integer without a minus sign");
+    case Kind::Fraction:
+      return r.fail("expected an integer written without a fraction or an exponent, in range");
+    default:
+      return r.mismatch(j, "expected an integer");
   }
-  if (j.is_number_integer()) return r.fail("expected a non-negative integer without a minus sign");
-  if (j.is_number_float()) {
-    return r.fail("expected an integer written without a fraction or an exponent, in range");
-  }
-  r.fail("expected an integer");
 }
 
-template <class E>
-void read_enum(Reader& r, const Value& j, E& out, std::optional<E> (*from_name)(std::string_view)) {
-  if (!j.is_string()) return r.fail("expected a string token");
-  const auto& token = j.get_ref<const std::string&>();
-  if (auto value = from_name(token)) {
+template <class In, class E>
+void read_enum(Reader<In>& r, Node j, E& out, std::optional<E> (*from_name)(std::string_view)) {
+  const auto look = r.in().look(j);
+  if (look.kind != Kind::String) return r.mismatch(j, "expected a string token");
+  if (auto value = from_name(look.text)) {
     out = *value;
   } else {
-    r.fail("unknown token \"" + token + "\"");
+    r.fail("unknown token \"" + std::string(look.text) + "\"");
   }
 }
 
-void read(Reader& r, const Value& j, ResponderMode& out) {
+template <class In>
+void read(Reader<In>& r, Node j, ResponderMode& out) {
   read_enum(r, j, out, responder_mode_from_name);
 }
-void read(Reader& r, const Value& j, SelectionPolicy& out) {
+template <class In>
+void read(Reader<In>& r, Node j, SelectionPolicy& out) {
   read_enum(r, j, out, selection_policy_from_name);
 }
-void read(Reader& r, const Value& j, ResponderRung& out) {
+template <class In>
+void read(Reader<In>& r, Node j, ResponderRung& out) {
   read_enum(r, j, out, responder_rung_from_name);
 }
-void read(Reader& r, const Value& j, SelectionDisposition& out) {
+template <class In>
+void read(Reader<In>& r, Node j, SelectionDisposition& out) {
   read_enum(r, j, out, selection_disposition_from_name);
 }
-void read(Reader& r, const Value& j, NoDispatchReason& out) {
+template <class In>
+void read(Reader<In>& r, Node j, NoDispatchReason& out) {
   read_enum(r, j, out, no_dispatch_reason_from_name);
 }
-void read(Reader& r, const Value& j, EnqueueRefusal& out) {
+template <class In>
+void read(Reader<In>& r, Node j, EnqueueRefusal& out) {
   read_enum(r, j, out, enqueue_refusal_from_name);
 }
-void read(Reader& r, const Value& j, QueueErrorKind& out) {
+template <class In>
+void read(Reader<In>& r, Node j, QueueErrorKind& out) {
   read_enum(r, j, out, queue_error_kind_from_name);
 }
-void read(Reader& r, const Value& j, TraceRule& out) { read_enum(r, j, out, trace_rule_from_name); }
-void read(Reader& r, const Value& j, TraceOutcome& out) {
+template <class In>
+void read(Reader<In>& r, Node j, TraceRule& out) {
+  read_enum(r, j, out, trace_rule_from_name);
+}
+template <class In>
+void read(Reader<In>& r, Node j, TraceOutcome& out) {
   read_enum(r, j, out, trace_outcome_from_name);
 }
-void read(Reader& r, const Value& j, TraceWhy& out) { read_enum(r, j, out, trace_why_from_name); }
+template <class In>
+void read(Reader<In>& r, Node j, TraceWhy& out) {
+  read_enum(r, j, out, trace_why_from_name);
+}
 
-void read(Reader& r, const Value& j, Probability& out) {
+template <class In>
+void read(Reader<In>& r, Node j, Probability& out) {
   std::uint64_t parts_per_million = 0;
   read(r, j, parts_per_million);
   if (!r.ok()) return;
@@ -131,38 +225,45 @@ void read(Reader& r, const Value& j, Probability& out) {
 
 // ---- containers ---------------------------------------------------------------------------
 
-template <class T>
-void read(Reader& r, const Value& j, std::optional<T>& out) {
-  if (j.is_null()) {
+template <class In, class T>
+void read(Reader<In>& r, Node j, std::optional<T>& out) {
+  if (r.in().look(j).kind == Kind::Null) {
     out.reset();
     return;
   }
   read(r, j, out.emplace());
 }
 
-template <class T>
-void read(Reader& r, const Value& j, std::vector<T>& out) {
-  if (!j.is_array()) return r.fail("expected an array");
+template <class In, class T>
+void read(Reader<In>& r, Node j, std::vector<T>& out) {
+  const auto look = r.in().look(j);
+  if (look.kind != Kind::Array) return r.mismatch(j, "expected an array");
   out.clear();
-  out.reserve(j.size());
-  for (std::size_t i = 0; i < j.size() && r.ok(); ++i) {
-    r.at(std::to_string(i), [&] { read(r, j[i], out.emplace_back()); });
+  // A size is the source's word: a JavaScript array's `length` can be 2^32 - 1 with nothing
+  // in it. Past this many, the vector grows as it is read.
+  constexpr std::size_t kMaxReserved = 1024;
+  out.reserve(std::min(look.size, kMaxReserved));
+  for (std::size_t i = 0; i < look.size && r.ok(); ++i) {
+    std::array<char, 24> digits{};
+    const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), i).ptr;
+    r.at({digits.data(), end}, [&] { read(r, r.in().element(j, i), out.emplace_back()); });
   }
 }
 
 // One object being read: `required` keys must be present (a nullable one may be `null`),
 // `optional` keys keep the field's default when absent. Unknown keys are ignored.
+template <class In>
 class Fields {
  public:
-  Fields(Reader& r, const Value& j) : r_(r), j_(j) {
-    if (!j.is_object()) r.fail("expected an object");
+  Fields(Reader<In>& r, Node j) : r_(r), j_(j) {
+    if (r.in().look(j).kind != Kind::Object) r.mismatch(j, "expected an object");
   }
 
   template <class T>
   Fields& required(const char* key, T& out) {
     if (!r_.ok()) return *this;
-    const auto found = j_.find(key);
-    if (found == j_.end()) {
+    const auto found = r_.in().member(j_, key);
+    if (!found) {
       r_.at(key, [&] { r_.fail(std::string("required key \"") + key + "\" is missing"); });
     } else {
       r_.at(key, [&] { read(r_, *found, out); });
@@ -173,8 +274,7 @@ class Fields {
   template <class T>
   Fields& optional(const char* key, T& out) {
     if (!r_.ok()) return *this;
-    const auto found = j_.find(key);
-    if (found != j_.end()) r_.at(key, [&] { read(r_, *found, out); });
+    if (const auto found = r_.in().member(j_, key)) r_.at(key, [&] { read(r_, *found, out); });
     return *this;
   }
 
@@ -183,8 +283,9 @@ class Fields {
   template <class T>
   Fields& optional(const char* key, std::optional<T>& out) {
     if (!r_.ok()) return *this;
-    const auto found = j_.find(key);
-    if (found != j_.end()) r_.at(key, [&] { read(r_, *found, out.emplace()); });
+    if (const auto found = r_.in().member(j_, key)) {
+      r_.at(key, [&] { read(r_, *found, out.emplace()); });
+    }
     return *this;
   }
 
@@ -201,13 +302,13 @@ class Fields {
   }
 
  private:
-  Reader& r_;
-  const Value& j_;
+  Reader<In>& r_;
+  Node j_;
 };
 
 // ---- structs ------------------------------------------------------------------------------
-
-void read(Reader& r, const Value& j, MentionTarget& out) {
+template <class In>
+void read(Reader<In>& r, Node j, MentionTarget& out) {
   Fields f(r, j);
   const std::string kind = f.tag("kind");
   if (!r.ok()) return;
@@ -224,7 +325,8 @@ void read(Reader& r, const Value& j, MentionTarget& out) {
   }
 }
 
-void read(Reader& r, const Value& j, MentionAuthor& out) {
+template <class In>
+void read(Reader<In>& r, Node j, MentionAuthor& out) {
   Fields f(r, j);
   const std::string kind = f.tag("kind");
   if (!r.ok()) return;
@@ -239,7 +341,8 @@ void read(Reader& r, const Value& j, MentionAuthor& out) {
   }
 }
 
-void read(Reader& r, const Value& j, Mention& out) {
+template <class In>
+void read(Reader<In>& r, Node j, Mention& out) {
   Fields(r, j)
       .required("target", out.target)
       .required("text", out.text)
@@ -247,15 +350,18 @@ void read(Reader& r, const Value& j, Mention& out) {
       .optional("quiet", out.quiet);
 }
 
-void read(Reader& r, const Value& j, RosterMember& out) {
+template <class In>
+void read(Reader<In>& r, Node j, RosterMember& out) {
   Fields(r, j).required("id", out.id).required("name", out.name);
 }
 
-void read(Reader& r, const Value& j, Person& out) {
+template <class In>
+void read(Reader<In>& r, Node j, Person& out) {
   Fields(r, j).required("id", out.id).required("label", out.label);
 }
 
-void read(Reader& r, const Value& j, RosterSnapshot& out) {
+template <class In>
+void read(Reader<In>& r, Node j, RosterSnapshot& out) {
   Fields(r, j)
       .required("members", out.members)
       .required("people", out.people)
@@ -263,7 +369,8 @@ void read(Reader& r, const Value& j, RosterSnapshot& out) {
       .required("tombstoned", out.tombstoned);
 }
 
-void read(Reader& r, const Value& j, Desk& out) {
+template <class In>
+void read(Reader<In>& r, Node j, Desk& out) {
   Fields(r, j)
       .required("id", out.id)
       .required("name", out.name)
@@ -272,15 +379,18 @@ void read(Reader& r, const Value& j, Desk& out) {
       .optional("responder_mode", out.responder_mode);
 }
 
-void read(Reader& r, const Value& j, DeskMember& out) {
+template <class In>
+void read(Reader<In>& r, Node j, DeskMember& out) {
   Fields(r, j).required("desk_id", out.desk_id).required("agent_id", out.agent_id);
 }
 
-void read(Reader& r, const Value& j, DeskOrder& out) {
+template <class In>
+void read(Reader<In>& r, Node j, DeskOrder& out) {
   Fields(r, j).required("desk_id", out.desk_id).required("ordered", out.ordered);
 }
 
-void read(Reader& r, const Value& j, DeskSnapshot& out) {
+template <class In>
+void read(Reader<In>& r, Node j, DeskSnapshot& out) {
   Fields(r, j)
       .required("declared", out.declared)
       .required("added", out.added)
@@ -290,7 +400,8 @@ void read(Reader& r, const Value& j, DeskSnapshot& out) {
       .required("tombstoned", out.tombstoned);
 }
 
-void read(Reader& r, const Value& j, SelectorCandidate& out) {
+template <class In>
+void read(Reader<In>& r, Node j, SelectorCandidate& out) {
   Fields(r, j)
       .required("id", out.id)
       .required("label", out.label)
@@ -298,7 +409,8 @@ void read(Reader& r, const Value& j, SelectorCandidate& out) {
       .required("description", out.description);
 }
 
-void read(Reader& r, const Value& j, ResponderRequest& out) {
+template <class In>
+void read(Reader<In>& r, Node j, ResponderRequest& out) {
   Fields(r, j)
       .required("message", out.message)
       .required("chat", out.chat)
@@ -308,7 +420,8 @@ void read(Reader& r, const Value& j, ResponderRequest& out) {
       .optional("thread_responder", out.thread_responder);
 }
 
-void read(Reader& r, const Value& j, TraceStep& out) {
+template <class In>
+void read(Reader<In>& r, Node j, TraceStep& out) {
   Fields(r, j)
       .required("rule", out.rule)
       .required("outcome", out.outcome)
@@ -318,21 +431,24 @@ void read(Reader& r, const Value& j, TraceStep& out) {
       .required("count", out.count);
 }
 
-void read(Reader& r, const Value& j, SelectionRequest& out) {
+template <class In>
+void read(Reader<In>& r, Node j, SelectionRequest& out) {
   Fields(r, j)
       .required("message", out.message)
       .required("desk_id", out.desk_id)
       .required("candidates", out.candidates);
 }
 
-void read(Reader& r, const Value& j, ResponderDecision& out) {
+template <class In>
+void read(Reader<In>& r, Node j, ResponderDecision& out) {
   Fields(r, j)
       .required("responder_id", out.responder_id)
       .required("rung", out.rung)
       .required("disposition", out.disposition);
 }
 
-void read(Reader& r, const Value& j, ResponderPlan& out) {
+template <class In>
+void read(Reader<In>& r, Node j, ResponderPlan& out) {
   Fields f(r, j);
   const std::string kind = f.tag("kind");
   if (!r.ok()) return;
@@ -346,18 +462,21 @@ void read(Reader& r, const Value& j, ResponderPlan& out) {
   }
 }
 
-void read(Reader& r, const Value& j, CandidateProbability& out) {
+template <class In>
+void read(Reader<In>& r, Node j, CandidateProbability& out) {
   Fields(r, j).required("candidate_id", out.candidate_id).required("probability", out.probability);
 }
 
-void read(Reader& r, const Value& j, SelectionEvaluation& out) {
+template <class In>
+void read(Reader<In>& r, Node j, SelectionEvaluation& out) {
   Fields(r, j)
       .required("choice", out.choice)
       .required("probabilities", out.probabilities)
       .required("confidence", out.confidence);
 }
 
-void read(Reader& r, const Value& j, SelectorResult& out) {
+template <class In>
+void read(Reader<In>& r, Node j, SelectorResult& out) {
   Fields f(r, j);
   const std::string kind = f.tag("kind");
   if (!r.ok()) return;
@@ -376,11 +495,13 @@ void read(Reader& r, const Value& j, SelectorResult& out) {
   }
 }
 
-void read(Reader& r, const Value& j, Handoff& out) {
+template <class In>
+void read(Reader<In>& r, Node j, Handoff& out) {
   Fields(r, j).required("source_id", out.source_id).required("target_id", out.target_id);
 }
 
-void read(Reader& r, const Value& j, MentionDispatchPolicy& out) {
+template <class In>
+void read(Reader<In>& r, Node j, MentionDispatchPolicy& out) {
   Fields(r, j)
       .required("enabled", out.enabled)
       .required("max_hops", out.max_hops)
@@ -389,15 +510,18 @@ void read(Reader& r, const Value& j, MentionDispatchPolicy& out) {
       .optional("allowed_handoffs", out.allowed_handoffs);
 }
 
-void read(Reader& r, const Value& j, DispatchKey& out) {
+template <class In>
+void read(Reader<In>& r, Node j, DispatchKey& out) {
   Fields(r, j).required("trigger_sequence", out.trigger_sequence);
 }
 
-void read(Reader& r, const Value& j, DispatchConversation& out) {
+template <class In>
+void read(Reader<In>& r, Node j, DispatchConversation& out) {
   Fields(r, j).required("desk_id", out.desk_id).required("thread_root", out.thread_root);
 }
 
-void read(Reader& r, const Value& j, MentionDispatchInput& out) {
+template <class In>
+void read(Reader<In>& r, Node j, MentionDispatchInput& out) {
   Fields(r, j)
       .required("key", out.key)
       .required("conversation", out.conversation)
@@ -408,7 +532,8 @@ void read(Reader& r, const Value& j, MentionDispatchInput& out) {
       .optional("chain", out.chain);
 }
 
-void read(Reader& r, const Value& j, MentionTurnRequest& out) {
+template <class In>
+void read(Reader<In>& r, Node j, MentionTurnRequest& out) {
   Fields(r, j)
       .required("key", out.key)
       .required("source_id", out.source_id)
@@ -418,7 +543,8 @@ void read(Reader& r, const Value& j, MentionTurnRequest& out) {
       .required("child_hop", out.child_hop);
 }
 
-void read(Reader& r, const Value& j, MentionDispatchDecision& out) {
+template <class In>
+void read(Reader<In>& r, Node j, MentionDispatchDecision& out) {
   Fields f(r, j);
   const std::string kind = f.tag("kind");
   if (!r.ok()) return;
@@ -432,8 +558,8 @@ void read(Reader& r, const Value& j, MentionDispatchDecision& out) {
 }
 
 // EnqueueOutcome and MentionDispatchOutcome share three alternatives and one tag.
-template <class Outcome>
-void read_outcome(Reader& r, const Value& j, Outcome& out) {
+template <class In, class Outcome>
+void read_outcome(Reader<In>& r, Node j, Outcome& out) {
   Fields f(r, j);
   const std::string status = f.tag("status");
   if (!r.ok()) return;
@@ -454,25 +580,35 @@ void read_outcome(Reader& r, const Value& j, Outcome& out) {
   }
 }
 
-void read(Reader& r, const Value& j, EnqueueOutcome& out) { read_outcome(r, j, out); }
-void read(Reader& r, const Value& j, MentionDispatchOutcome& out) { read_outcome(r, j, out); }
+template <class In>
+void read(Reader<In>& r, Node j, EnqueueOutcome& out) {
+  read_outcome(r, j, out);
+}
+template <class In>
+void read(Reader<In>& r, Node j, MentionDispatchOutcome& out) {
+  read_outcome(r, j, out);
+}
 
-void read(Reader& r, const Value& j, Conversation& out) {
+template <class In>
+void read(Reader<In>& r, Node j, Conversation& out) {
   Fields(r, j)
       .required("desk_id", out.desk_id)
       .required("desk_name", out.desk_name)
       .required("thread_root", out.thread_root);
 }
 
-void read(Reader& r, const Value& j, MentionDispatchContext& out) {
+template <class In>
+void read(Reader<In>& r, Node j, MentionDispatchContext& out) {
   Fields(r, j).required("policy", out.policy).required("hop", out.hop).optional("chain", out.chain);
 }
 
-void read(Reader& r, const Value& j, Brevity& out) {
+template <class In>
+void read(Reader<In>& r, Node j, Brevity& out) {
   Fields(r, j).required("message_chars", out.message_chars).required("window", out.window);
 }
 
-void read(Reader& r, const Value& j, BriefedTeammate& out) {
+template <class In>
+void read(Reader<In>& r, Node j, BriefedTeammate& out) {
   Fields(r, j)
       .required("id", out.id)
       .required("label", out.label)
@@ -480,7 +616,8 @@ void read(Reader& r, const Value& j, BriefedTeammate& out) {
       .required("description", out.description);
 }
 
-void read(Reader& r, const Value& j, TeamBriefing& out) {
+template <class In>
+void read(Reader<In>& r, Node j, TeamBriefing& out) {
   Fields(r, j)
       .required("viewer_id", out.viewer_id)
       .required("desk_id", out.desk_id)
@@ -489,7 +626,8 @@ void read(Reader& r, const Value& j, TeamBriefing& out) {
       .optional("brevity", out.brevity);
 }
 
-void read(Reader& r, const Value& j, QueueError& out) {
+template <class In>
+void read(Reader<In>& r, Node j, QueueError& out) {
   Fields(r, j).required("kind", out.kind).required("message", out.message);
 }
 
@@ -903,13 +1041,23 @@ class TreeWriter final : public WireWriter {
 
 template <WireType T>
 Result<T, DecodeError> from_value(const Value& value, std::string_view root) {
-  Reader reader(root);
+  TreeSource tree;
+  Reader reader(tree, root);
   T out{};
   try {
-    read(reader, value, out);
+    read(reader, Node{.value = &value}, out);
   } catch (const std::exception& failure) {  // defensive: the readers check types first
     reader.fail(std::string("could not be decoded: ") + failure.what());
   }
+  if (!reader.ok()) return unexpected{std::move(reader).error()};
+  return out;
+}
+
+template <WireType T>
+Result<T, DecodeError> from_reader(WireReader& in, WireReader::Node value, std::string_view root) {
+  Reader reader(in, root);
+  T out{};
+  read(reader, value, out);
   if (!reader.ok()) return unexpected{std::move(reader).error()};
   return out;
 }
@@ -1022,11 +1170,12 @@ Value error_value(const DecodeError& error) {
 }
 
 // One instantiation per wire type (the WireType list).
-#define THM_JSON_WIRE_TYPE(T)                                                    \
-  template Result<T, DecodeError> from_value<T>(const Value&, std::string_view); \
-  template Value to_value<T>(const T&);                                          \
-  template void write<T>(const T&, WireWriter&);                                 \
-  template Result<T, DecodeError> decode<T>(std::string_view);                   \
+#define THM_JSON_WIRE_TYPE(T)                                                                      \
+  template Result<T, DecodeError> from_value<T>(const Value&, std::string_view);                   \
+  template Result<T, DecodeError> from_reader<T>(WireReader&, WireReader::Node, std::string_view); \
+  template Value to_value<T>(const T&);                                                            \
+  template void write<T>(const T&, WireWriter&);                                                   \
+  template Result<T, DecodeError> decode<T>(std::string_view);                                     \
   template std::string encode<T>(const T&);
 THM_JSON_WIRE_TYPE(MentionTarget)
 THM_JSON_WIRE_TYPE(MentionAuthor)
