@@ -216,7 +216,7 @@ ByteMasks BodyScan::masks_at(std::size_t begin) const noexcept {
   }
   if (near) {
     near_[index] = masks;
-    near_filled_ |= 1U << index;
+    near_filled_ = static_cast<std::uint8_t>(near_filled_ | (1U << index));
   } else {
     far_begin_ = begin;
     far_ = masks;
