@@ -75,15 +75,17 @@ __attribute__((target("avx2"))) inline std::uint64_t equal_bits(__m256i low, __m
   return low_bits | (std::uint64_t{high_bits} << 32);
 }
 
-__attribute__((target("avx2"))) ByteMasks classify_avx2(const char* bytes) noexcept {
+// Written field by field into `out`, where it is kept: a struct returned through memory and
+// copied would be read 16 bytes at a time from 8-byte stores, which the CPU cannot forward.
+__attribute__((target("avx2"))) void classify_avx2(const char* bytes, ByteMasks& out) noexcept {
   const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
   const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes + 32));
-  return ByteMasks{.at = equal_bits(low, high, '@'),
-                   .backtick = equal_bits(low, high, '`'),
-                   .tilde = equal_bits(low, high, '~'),
-                   .newline = equal_bits(low, high, '\n'),
-                   .space_or_tab = equal_bits(low, high, ' ') | equal_bits(low, high, '\t'),
-                   .cr = equal_bits(low, high, '\r')};
+  out.at = equal_bits(low, high, '@');
+  out.backtick = equal_bits(low, high, '`');
+  out.tilde = equal_bits(low, high, '~');
+  out.newline = equal_bits(low, high, '\n');
+  out.space_or_tab = equal_bits(low, high, ' ') | equal_bits(low, high, '\t');
+  out.cr = equal_bits(low, high, '\r');
 }
 
 __attribute__((target("avx2"))) inline __m256i load(const char* bytes) noexcept {
@@ -186,12 +188,25 @@ bool scan_kernel_runs(ScanKernel kernel) noexcept {
 PortableScan::PortableScan() noexcept : was_portable_(std::exchange(portable_forced, true)) {}
 PortableScan::~PortableScan() { portable_forced = was_portable_; }
 
-ByteMasks classify(ScanKernel kernel, const char* bytes) noexcept {
+namespace {
+
+void classify_into(ScanKernel kernel, const char* bytes, ByteMasks& out) noexcept {
 #if THM_SCAN_AVX2
-  if (kernel == ScanKernel::Avx2) return classify_avx2(bytes);
+  if (kernel == ScanKernel::Avx2) {
+    classify_avx2(bytes, out);
+    return;
+  }
 #endif
   (void)kernel;
-  return classify_portable(bytes);
+  out = classify_portable(bytes);
+}
+
+}  // namespace
+
+ByteMasks classify(ScanKernel kernel, const char* bytes) noexcept {
+  ByteMasks masks{};
+  classify_into(kernel, bytes, masks);
+  return masks;
 }
 
 // ---- the forward pass ----------------------------------------------------------------------
@@ -201,25 +216,23 @@ BodyScan::BodyScan(std::string_view body) noexcept : body_(body), kernel_(scan_k
 // The masks of the stretch at `begin` (a multiple of 64), kept: the pass, the look behind an
 // `@` and the block after it mostly read the same stretches. Those of a message's first
 // 512 bytes are kept each in its place, the rest one at a time.
-ByteMasks BodyScan::masks_at(std::size_t begin) const noexcept {
+const ByteMasks& BodyScan::masks_at(std::size_t begin) const noexcept {
   const std::size_t index = begin / kStretch;
   const bool near = index < near_.size();
   if (near && (near_filled_ >> index & 1U) != 0) return near_[index];
   if (!near && begin == far_begin_) return far_;
-  ByteMasks masks;
+  ByteMasks& masks = near ? near_[index] : far_;
   if (begin + kStretch <= body_.size()) {
-    masks = classify(kernel_, body_.data() + begin);
+    classify_into(kernel_, body_.data() + begin, masks);
   } else {
     std::array<char, kStretch> tail{};  // NUL is none of the bytes classified
     std::memcpy(tail.data(), body_.data() + begin, body_.size() - begin);
-    masks = classify(kernel_, tail.data());
+    classify_into(kernel_, tail.data(), masks);
   }
   if (near) {
-    near_[index] = masks;
     near_filled_ = static_cast<std::uint8_t>(near_filled_ | (1U << index));
   } else {
     far_begin_ = begin;
-    far_ = masks;
   }
   return masks;
 }
@@ -248,7 +261,7 @@ void BodyScan::advance_portable() noexcept {
 
 // The stretch at `pass_.next`, classified whole (the last one, shorter, through a copy).
 void BodyScan::take_stretch() noexcept {
-  const ByteMasks masks = masks_at(pass_.next);
+  const ByteMasks& masks = masks_at(pass_.next);
   pass_.note_fences(fence_pairs(masks), pass_.next);
   pass_.take(masks.at);
 }
@@ -289,7 +302,7 @@ std::uint64_t line_content(const ByteMasks& masks, std::size_t length, bool newl
 std::size_t BodyScan::block_end(std::size_t offset) const noexcept {
   bool line_has_content = true;  // the line of `offset` holds its `@`
   for (std::size_t begin = offset / kStretch * kStretch; begin < body_.size(); begin += kStretch) {
-    const ByteMasks masks = masks_at(begin);
+    const ByteMasks& masks = masks_at(begin);
     const std::size_t length = std::min(kStretch, body_.size() - begin);
     const bool newline_next =
         length == kStretch && begin + kStretch < body_.size() && body_[begin + kStretch] == '\n';
@@ -321,7 +334,7 @@ BodyScan::Behind BodyScan::look_behind(std::size_t offset) const noexcept {
   bool backtick = false;
   for (std::size_t end = offset; end > stop;) {
     const std::size_t begin = (end - 1) / kStretch * kStretch;
-    const ByteMasks masks = masks_at(begin);
+    const ByteMasks& masks = masks_at(begin);
     const bool newline_next = end - begin == kStretch && body_[end] == '\n';
     const std::uint64_t range = below(end - begin) & ~below(std::max(begin, stop) - begin);
     std::uint64_t newlines = masks.newline & range;
@@ -431,7 +444,7 @@ bool BodyScan::clear_between(std::size_t clear, std::size_t offset) const noexce
   if (offset - first >= 3 * kStretch) return false;
   std::uint64_t line_start = 0;  // whether a line starts at the stretch's first byte
   for (std::size_t begin = first; begin <= offset; begin += kStretch) {
-    const ByteMasks masks = masks_at(begin);
+    const ByteMasks& masks = masks_at(begin);
     const std::uint64_t starts = (masks.newline << 1) | line_start;
     const std::uint64_t between = ~below(begin == first ? clear - begin + 1 : 0) &
                                   below(std::min(offset - begin + 1, kStretch));

@@ -120,7 +120,7 @@ class BodyScan {
   };
   void advance_portable() noexcept;
   void take_stretch() noexcept;
-  [[nodiscard]] ByteMasks masks_at(std::size_t begin) const noexcept;
+  [[nodiscard]] const ByteMasks& masks_at(std::size_t begin) const noexcept;
   [[nodiscard]] Behind look_behind(std::size_t offset) const noexcept;
   [[nodiscard]] Behind behind(std::size_t begin, bool backtick,
                               std::size_t line_start) const noexcept;
