@@ -286,6 +286,35 @@ void time_postgres_enqueues(benchmark::State& state, const char* variable,
 // Enqueues each client makes in one iteration of the concurrent rows.
 constexpr thm::Sequence kEnqueuesPerClient = 32;
 
+// One iteration of a bench of `clients` at once: each client prepares its kEnqueuesPerClient
+// calls (`prepare(client, first sequence)`, untimed), then all start together and each runs
+// its own (`run(client)`); the wall time from the common start to the last one's end is the
+// iteration's (manual time). `next` is the last sequence used, moved past this iteration's.
+template <class Prepare, class Run>
+void time_clients(benchmark::State& state, std::size_t clients, thm::Sequence& next,
+                  Prepare prepare, Run run) {
+  std::latch ready(static_cast<std::ptrdiff_t>(clients));
+  std::latch start(1);
+  std::vector<std::jthread> workers;
+  workers.reserve(clients);
+  for (std::size_t client = 0; client < clients; ++client) {
+    const thm::Sequence first = next + 1 + client * kEnqueuesPerClient;
+    workers.emplace_back([&, client, first] {
+      prepare(client, first);
+      ready.count_down();
+      start.wait();
+      run(client);
+    });
+  }
+  ready.wait();
+  const auto begin = std::chrono::steady_clock::now();
+  start.count_down();
+  workers.clear();  // joins
+  state.SetIterationTime(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+  next += clients * kEnqueuesPerClient;
+}
+
 // `state.range(0)` clients enqueue at once, each over its own connections, on the `servers`
 // servers `variable` names. One iteration: every client commits the replies of its next
 // kEnqueuesPerClient keys (on their shards, untimed), then all start together, and the
@@ -307,37 +336,24 @@ void time_concurrent_postgres_enqueues(benchmark::State& state, const char* vari
   }
   std::atomic<bool> failed = false;
   thm::Sequence next = 0;  // the last sequence used
+  std::vector<std::vector<thm::MentionTurnRequest>> requests(static_cast<std::size_t>(clients));
   for (auto _ : state) {
-    std::latch ready(clients);
-    std::latch start(1);
-    std::vector<std::jthread> workers;
-    workers.reserve(static_cast<std::size_t>(clients));
-    for (int client = 0; client < clients; ++client) {
-      const thm::Sequence first =
-          next + 1 + static_cast<thm::Sequence>(client) * kEnqueuesPerClient;
-      workers.emplace_back([&, client, first] {
-        const auto& mine = queues[static_cast<std::size_t>(client)];
-        std::vector<thm::MentionTurnRequest> requests;
-        for (thm::Sequence sequence = first; sequence < first + kEnqueuesPerClient; ++sequence) {
-          const auto reply = threaded_reply_for(sequence);
-          if (!route(mine, reply.conversation).commit_reply(reply)) failed = true;
-          requests.push_back(request_for(reply));
-        }
-        ready.count_down();
-        start.wait();
-        for (const auto& request : requests) {
-          const auto answer = route(mine, request.conversation).enqueue_once(request);
-          if (!answer || !std::holds_alternative<thm::Enqueued>(*answer)) failed = true;
-        }
-      });
-    }
-    ready.wait();
-    const auto begin = std::chrono::steady_clock::now();
-    start.count_down();
-    workers.clear();  // joins
-    state.SetIterationTime(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
-    next += static_cast<thm::Sequence>(clients) * kEnqueuesPerClient;
+    time_clients(
+        state, static_cast<std::size_t>(clients), next,
+        [&](std::size_t client, thm::Sequence first) {
+          requests[client].clear();
+          for (thm::Sequence sequence = first; sequence < first + kEnqueuesPerClient; ++sequence) {
+            const auto reply = threaded_reply_for(sequence);
+            if (!route(queues[client], reply.conversation).commit_reply(reply)) failed = true;
+            requests[client].push_back(request_for(reply));
+          }
+        },
+        [&](std::size_t client) {
+          for (const auto& request : requests[client]) {
+            const auto answer = route(queues[client], request.conversation).enqueue_once(request);
+            if (!answer || !std::holds_alternative<thm::Enqueued>(*answer)) failed = true;
+          }
+        });
   }
   for (const auto& queue : queues.front()) (void)queue->clear();
   if (failed) state.SkipWithError("an enqueue or a reply's commit failed");
@@ -494,29 +510,19 @@ void BM_PostgresRawInsertFloorConcurrent(benchmark::State& state) {
   }
   std::atomic<bool> failed = false;
   thm::Sequence next = 0;  // the last sequence used
+  std::vector<std::vector<thm::MentionTurnRequest>> requests(clients);
   for (auto _ : state) {
-    std::latch ready(static_cast<std::ptrdiff_t>(clients));
-    std::latch start(1);
-    std::vector<std::jthread> workers;
-    for (std::size_t client = 0; client < clients; ++client) {
-      const thm::Sequence first = next + 1 + client * kEnqueuesPerClient;
-      workers.emplace_back([&, client, first] {
-        std::vector<thm::MentionTurnRequest> requests;
-        for (thm::Sequence sequence = first; sequence < first + kEnqueuesPerClient; ++sequence)
-          requests.push_back(request_for(reply_for(sequence)));
-        ready.count_down();
-        start.wait();
-        for (const auto& request : requests)
-          if (!insert_floor_row(connections[client], request)) failed = true;
-      });
-    }
-    ready.wait();
-    const auto begin = std::chrono::steady_clock::now();
-    start.count_down();
-    workers.clear();  // joins
-    state.SetIterationTime(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
-    next += clients * kEnqueuesPerClient;
+    time_clients(
+        state, clients, next,
+        [&](std::size_t client, thm::Sequence first) {
+          requests[client].clear();
+          for (thm::Sequence sequence = first; sequence < first + kEnqueuesPerClient; ++sequence)
+            requests[client].push_back(request_for(reply_for(sequence)));
+        },
+        [&](std::size_t client) {
+          for (const auto& request : requests[client])
+            if (!insert_floor_row(connections[client], request)) failed = true;
+        });
   }
   for (PGconn* connection : connections) PQfinish(connection);
   close_floor(table);
