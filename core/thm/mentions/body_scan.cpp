@@ -27,10 +27,6 @@ unsigned top(std::uint64_t bits) noexcept {
   return 63U - static_cast<unsigned>(std::countl_zero(bits));
 }
 
-}  // namespace
-
-namespace {
-
 // ---- the kernels -----------------------------------------------------------------------------
 
 ByteMasks classify_portable(const char* bytes) noexcept {
@@ -65,6 +61,10 @@ ByteMasks classify_portable(const char* bytes) noexcept {
 }
 
 #if THM_SCAN_AVX2
+__attribute__((target("avx2"))) inline __m256i load(const char* bytes) noexcept {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
+}
+
 __attribute__((target("avx2"))) inline std::uint64_t equal_bits(__m256i low, __m256i high,
                                                                 char byte) noexcept {
   const __m256i wanted = _mm256_set1_epi8(byte);
@@ -78,18 +78,14 @@ __attribute__((target("avx2"))) inline std::uint64_t equal_bits(__m256i low, __m
 // Written field by field into `out`, where it is kept: a struct returned through memory and
 // copied would be read 16 bytes at a time from 8-byte stores, which the CPU cannot forward.
 __attribute__((target("avx2"))) void classify_avx2(const char* bytes, ByteMasks& out) noexcept {
-  const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
-  const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes + 32));
+  const __m256i low = load(bytes);
+  const __m256i high = load(bytes + 32);
   out.at = equal_bits(low, high, '@');
   out.backtick = equal_bits(low, high, '`');
   out.tilde = equal_bits(low, high, '~');
   out.newline = equal_bits(low, high, '\n');
   out.space_or_tab = equal_bits(low, high, ' ') | equal_bits(low, high, '\t');
   out.cr = equal_bits(low, high, '\r');
-}
-
-__attribute__((target("avx2"))) inline __m256i load(const char* bytes) noexcept {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
 }
 
 // Non-zero 16-bit words that are two backticks or two tildes: every run of three holds one
@@ -173,6 +169,17 @@ bool avx2_runs() noexcept {
 bool avx2_runs() noexcept { return false; }
 #endif
 
+void classify_into(ScanKernel kernel, const char* bytes, ByteMasks& out) noexcept {
+#if THM_SCAN_AVX2
+  if (kernel == ScanKernel::Avx2) {
+    classify_avx2(bytes, out);
+    return;
+  }
+#endif
+  (void)kernel;
+  out = classify_portable(bytes);
+}
+
 thread_local bool portable_forced = false;
 
 }  // namespace
@@ -187,21 +194,6 @@ bool scan_kernel_runs(ScanKernel kernel) noexcept {
 
 PortableScan::PortableScan() noexcept : was_portable_(std::exchange(portable_forced, true)) {}
 PortableScan::~PortableScan() { portable_forced = was_portable_; }
-
-namespace {
-
-void classify_into(ScanKernel kernel, const char* bytes, ByteMasks& out) noexcept {
-#if THM_SCAN_AVX2
-  if (kernel == ScanKernel::Avx2) {
-    classify_avx2(bytes, out);
-    return;
-  }
-#endif
-  (void)kernel;
-  out = classify_portable(bytes);
-}
-
-}  // namespace
 
 ByteMasks classify(ScanKernel kernel, const char* bytes) noexcept {
   ByteMasks masks{};
