@@ -40,9 +40,15 @@ inline Napi::Value given(const Napi::CallbackInfo& info, std::size_t index, std:
   return value;
 }
 
+/// The named argument `key` of `args`, or undefined: an own property only, so that a key
+/// another library put on `Object.prototype` is no argument of any call.
+inline Napi::Value argument(Napi::Object args, const char* key) {
+  return args.HasOwnProperty(key) ? args.Get(key) : args.Env().Undefined();
+}
+
 /// The named argument `key` of `args`, which must be given.
 inline Napi::Value required(Napi::Object args, const char* key, std::string_view op) {
-  Napi::Value value = args.Get(key);
+  Napi::Value value = argument(args, key);
   if (value.IsUndefined()) {
     throw Napi::TypeError::New(args.Env(),
                                std::string(op) + ": the argument " + key + " is missing");

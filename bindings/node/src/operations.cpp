@@ -27,7 +27,7 @@ namespace thm::node {
 // snapshots instead. A `TypeError` for anything else under `team`, and for a team given
 // beside snapshots, which would leave the call two answers to choose between.
 const Team* team_of(Napi::Env env, Napi::Object args, std::string_view op) {
-  const Napi::Value value = args.Get("team");
+  const Napi::Value value = argument(args, "team");
   if (value.IsUndefined()) return nullptr;
   const Team* team = held_team(env, value);
   if (team == nullptr) {
@@ -35,7 +35,7 @@ const Team* team_of(Napi::Env env, Napi::Object args, std::string_view op) {
         env,
         where(op, "team") + ": expected a team made by thm.prepareTeam, got " + described(value));
   }
-  if (!args.Get("roster").IsUndefined() || !args.Get("desks").IsUndefined()) {
+  if (!argument(args, "roster").IsUndefined() || !argument(args, "desks").IsUndefined()) {
     throw Napi::TypeError::New(
         env, std::string(op) + ": give a team or its snapshots (roster, desks), not both");
   }
@@ -131,7 +131,7 @@ Napi::Value op_resolve_mentions(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   const auto body = text(info[0], where(op, "body"));
   const Napi::Object args = named(info, 1, op);
-  const Napi::Value supplied_value = args.Get("supplied");
+  const Napi::Value supplied_value = argument(args, "supplied");
   std::optional<std::vector<Mention>> supplied;
   if (!supplied_value.IsNull() && !supplied_value.IsUndefined()) {
     supplied = decode_list<Mention>(env, supplied_value, "/supplied", where(op, "supplied"));
@@ -166,8 +166,8 @@ Napi::Value op_mentioned_members(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   const auto mentions = decode_list<Mention>(env, info[0], "/mentions", where(op, "mentions"));
   const Napi::Object args = named(info, 1, op);
-  const auto desk = nullable_text(args.Get("addressed_desk"), where(op, "addressed_desk"));
-  const auto responder = nullable_text(args.Get("responder"), where(op, "responder"));
+  const auto desk = nullable_text(argument(args, "addressed_desk"), where(op, "addressed_desk"));
+  const auto responder = nullable_text(argument(args, "responder"), where(op, "responder"));
   std::optional<std::string_view> desk_view;
   if (desk) desk_view = *desk;
   std::optional<std::string_view> responder_view;
@@ -217,7 +217,7 @@ Napi::Value op_desk_members(const Napi::CallbackInfo& info) {
 // operation throws.
 class TraceArray {
  public:
-  TraceArray(Napi::Object args, std::string_view op) : array_(args.Get("trace")) {
+  TraceArray(Napi::Object args, std::string_view op) : array_(argument(args, "trace")) {
     if (array_.IsUndefined() || array_.IsNull()) return;
     if (!array_.IsArray()) {
       throw Napi::TypeError::New(
@@ -319,6 +319,7 @@ Napi::Value op_team_briefing(const Napi::CallbackInfo& info) {
   }
   const Arg<DeskSnapshot> desks(env, required(args, "desks", op), "/desks");
   const Arg<RosterSnapshot> roster(env, required(args, "roster", op), "/roster");
+  warn_if_large(env, *roster, op);
   auto briefing =
       TeamBriefing::from_snapshots(viewer, *conversation, DeskSet(*desks), Roster(*roster));
   if (!briefing) raise(env, briefing.error());
@@ -466,7 +467,7 @@ Napi::Value by_type(const Napi::CallbackInfo& info, std::string_view op, Visit v
 std::string root_option(const Napi::CallbackInfo& info, std::string_view op) {
   if (info.Length() < 3 || info[2].IsUndefined()) return "";
   const Napi::Object options = named(info, 2, op);
-  const auto root = nullable_text(options.Get("root"), where(op, "root"));
+  const auto root = nullable_text(argument(options, "root"), where(op, "root"));
   return root.value_or("");
 }
 

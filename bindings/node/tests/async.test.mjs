@@ -115,3 +115,20 @@ test("turnKey of what dispatchMentionAsync hands the queue", async () => {
   assert.deepEqual(await thm.dispatchMentionAsync(queue, args), { status: "enqueued" });
   assert.deepEqual(keys, ["v1/3:eng/t7/18446744073709551615"]);
 });
+
+test("plain arguments changed while the queue is awaited do not change the outcome", async () => {
+  // The decision is made once, from the arguments as they were when the call began: a
+  // queue that retires the target, or rewrites the reply, before it answers is answered
+  // for the turn it enqueued.
+  /** @type {any} */
+  const plainRoster = structuredClone(roster);
+  /** @type {any} */
+  const plain = { ...args, roster: plainRoster, input: structuredClone(args.input) };
+  const retiring = asyncQueue(() => {
+    plainRoster.retired.push("bob");
+    plain.input.mentions = [];
+    return { status: "enqueued" };
+  });
+  assert.deepEqual(await thm.dispatchMentionAsync(retiring, plain), { status: "enqueued" });
+  assert.deepEqual(retiring.calls.map((r) => r.target_id), ["bob"]);
+});

@@ -160,4 +160,38 @@ test("a roster past 1,000 agents, left unprepared, is warned of once per process
   const failed = run(`process.on("warning", (w) => { if (w.code === "THM_LARGE_ROSTER") throw w; });${calls}`);
   assert.notEqual(failed.status, 0);
   assert.match(failed.output, /LargeRosterWarning: resolveMentions/);
+  // The briefing on snapshots reads them as views too.
+  const briefing = run(`
+    const desks = { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] };
+    const members = Array.from({ length: 1001 }, (_, i) => ({ id: "a" + i, name: null }));
+    const conversation = { desk_id: "General", desk_name: "General", thread_root: null };
+    thm.teamBriefing({ viewer_id: "a1", conversation, roster: { members, people: [], retired: [], tombstoned: [] }, desks });`);
+  assert.equal(briefing.output.match(/LargeRosterWarning: teamBriefing: a roster of 1001 agents/g)?.length, 1, briefing.output);
+});
+
+test("named arguments are own properties: a key on Object.prototype is no argument", () => {
+  const body = "@alice";
+  const roster = { members: [{ id: "alice", name: null }], people: [], retired: [], tombstoned: [] };
+  const desks = { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] };
+  const clean = thm.resolveMentions(body, { author: { kind: "other" }, roster, desks });
+  assert.equal(clean.length, 1);
+  const polluted = /** @type {any} */ (Object.prototype);
+  for (const [key, value] of /** @type {[string, unknown][]} */ ([
+    ["supplied", []],
+    ["team", thm.prepareTeam({ roster: { ...roster, members: [{ id: "mallory", name: null }] }, desks })],
+    ["trace", []],
+  ])) {
+    polluted[key] = value;
+    try {
+      assert.deepEqual(thm.resolveMentions(body, { author: { kind: "other" }, roster, desks }), clean, key);
+    } finally {
+      delete polluted[key];
+    }
+  }
+  polluted.responder = "alice";
+  try {
+    assert.deepEqual(thm.mentionedMembers(clean, { roster, desks }), ["alice"]);
+  } finally {
+    delete polluted.responder;
+  }
 });

@@ -190,6 +190,7 @@ TeamBriefing op_from_snapshots(py::handle viewer_id, py::handle conversation, py
   const auto& where = held<Conversation>(conversation, "TeamBriefing.from_snapshots(conversation)");
   const auto& set = held<DeskSnapshot>(desks, "TeamBriefing.from_snapshots(desks)");
   const auto& team = held<RosterSnapshot>(roster, "TeamBriefing.from_snapshots(roster)");
+  warn_if_large(team, "TeamBriefing.from_snapshots");
   auto briefing = TeamBriefing::from_snapshots(viewer, where, DeskSet(set), Roster(team));
   if (!briefing) raise(briefing.error());
   return *std::move(briefing);

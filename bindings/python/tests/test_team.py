@@ -158,3 +158,22 @@ def test_a_roster_at_the_threshold_or_prepared_does_not_warn() -> None:
             author_id="a1", content="@a2", mentions=[], hop=0), roster=at_threshold)
         larger = thm.RosterSnapshot(members=[*members, thm.RosterMember(id="z", name=None)])
         thm.direct_responder([], team=thm.Team.prepare(roster=larger, desks=desks))
+
+
+def test_a_briefing_on_a_large_roster_left_unprepared_warns_too() -> None:
+    script = """
+import thm
+desks = thm.DeskSnapshot(declared=[], added=[], member_additions=[], orders=[], retired=[],
+                         tombstoned=[])
+large = thm.RosterSnapshot(members=[thm.RosterMember(id=f"a{i}", name=None) for i in range(1001)])
+conversation = thm.Conversation(desk_id="General", desk_name="General", thread_root=None)
+try:
+    thm.TeamBriefing.from_snapshots("a1", conversation=conversation, desks=desks, roster=large)
+    print("not raised")
+except thm.LargeRosterWarning as warning:
+    print("raised", warning)
+"""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-W", "error::thm.LargeRosterWarning", "-c", script],
+                          check=True, capture_output=True, text=True, env=environment)
+    assert done.stdout.startswith("raised TeamBriefing.from_snapshots: a roster of 1001"), done
