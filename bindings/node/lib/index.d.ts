@@ -60,7 +60,7 @@ export type TeamOrRoster =
 
 /** The mentions of `body`, code spans and blocks masked; `supplied` are mentions the host
  * resolved itself, or null. Offsets are UTF-8 byte offsets. */
-export declare function resolveMentions(body: string, args: {
+export declare function resolveMentions(body: string | Uint8Array, args: {
   readonly supplied?: readonly In<Mention>[] | null;
   readonly author: In<MentionAuthor>;
 } & TeamOrSnapshots): readonly Mention[];
@@ -92,7 +92,7 @@ export declare function responderPlan(request: In<ResponderRequest>, args: {
   readonly candidate_details: readonly In<SelectorCandidate>[];
 } & TeamOrSnapshots & Traced): ResponderPlan;
 /** The candidate a selector's free-text answer names, or null (SPEC §2.5). */
-export declare function acceptSelection(output: string, args: {
+export declare function acceptSelection(output: string | Uint8Array, args: {
   readonly candidates: readonly In<SelectorCandidate>[];
 }): string | null;
 /** The candidate a scored answer settles on, or null (SPEC §2.5). */
@@ -164,7 +164,7 @@ export declare function teamBriefing(args: {
 export declare function briefingText(briefing: In<TeamBriefing>,
   context?: In<MentionDispatchContext> | null): string;
 /** Whether a system text offers dispatch (SPEC §7). */
-export declare function offersDispatch(text: string): boolean;
+export declare function offersDispatch(text: string | Uint8Array): boolean;
 
 // ---- wording (SPEC §5) ----
 

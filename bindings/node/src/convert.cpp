@@ -492,6 +492,10 @@ void JsWriter::add(napi_value value) {
 
 std::string text(Napi::Value value, std::string_view what) {
   const Napi::Env env = value.Env();
+  if (value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
+    const auto bytes = value.As<Napi::Uint8Array>();  // a Buffer too: its bytes, exactly
+    return {reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength()};
+  }
   if (!value.IsString()) {
     throw Napi::TypeError::New(env,
                                std::string(what) + ": expected a string, got " + described(value));

@@ -134,8 +134,9 @@ template <json::WireType T>
 /// A tree's JavaScript form, as `JsWriter` makes it: a core error's case-file form.
 [[nodiscard]] Napi::Value to_js(Napi::Env env, const json::Value& value);
 
-/// `value` as UTF-8 text; `what` names it for the `TypeError` thrown when it is not a string
-/// or holds a lone surrogate, e.g. `resolveMentions(body)`.
+/// `value` as text: a string as UTF-8, or a Uint8Array (a Buffer too) as its bytes, which
+/// need not be UTF-8; `what` names it for the `TypeError` thrown for anything else or a
+/// string holding a lone surrogate, e.g. `resolveMentions(body)`.
 [[nodiscard]] std::string text(Napi::Value value, std::string_view what);
 
 /// Like `text`, but `null` or `undefined` is `std::nullopt`.

@@ -195,3 +195,16 @@ test("named arguments are own properties: a key on Object.prototype is no argume
     delete polluted.responder;
   }
 });
+
+test("a body may be bytes, as every text argument: a Uint8Array or a Buffer is its bytes", () => {
+  const roster = { members: [{ id: "alice", name: null }], people: [], retired: [], tombstoned: [] };
+  const desks = { declared: [], added: [], member_additions: [], orders: [], retired: [], tombstoned: [] };
+  const named = { author: /** @type {const} */ ({ kind: "other" }), roster, desks };
+  const text = thm.resolveMentions("hi @alice", named);
+  assert.deepEqual(thm.resolveMentions(Buffer.from("hi @alice"), named), text);
+  assert.deepEqual(thm.resolveMentions(new TextEncoder().encode("hi @alice"), named), text);
+  // Bytes that are not UTF-8 before the mention: offsets count bytes.
+  const found = thm.resolveMentions(Uint8Array.from([0xff, 0x20, ...Buffer.from("@alice")]), named);
+  assert.deepEqual(found.map((m) => [m.text, m.offset]), [["@alice", 2]]);
+  assert.equal(thm.offersDispatch(Buffer.from("no")), thm.offersDispatch("no"));
+});
