@@ -234,9 +234,12 @@ class PyReader final : public json::WireReader {
   // `key` as a str, made once for the process (a key of the wire forms: a few dozen, never
   // freed). The decoder names each key by the one string literal it has for it, so it is
   // found by that literal's address first.
+  // The caches live as long as the process, as the interned strings they hold do: made on the
+  // heap and never destroyed, so that nothing frees them at exit before the interpreter is
+  // done with them (and a leak checker finds them still reachable).
   static PyObject* key_object(std::string_view key) {
-    static std::vector<std::pair<std::string_view, PyObject*>> by_address;
-    static std::map<std::string, PyObject*, std::less<>> made;
+    static auto& by_address = *new std::vector<std::pair<std::string_view, PyObject*>>();
+    static auto& made = *new std::map<std::string, PyObject*, std::less<>>();
     for (const auto& [known, text] : by_address) {
       if (known.data() == key.data() && known.size() == key.size()) return text;
     }
