@@ -56,6 +56,8 @@ Napi::Value op_setup(const Napi::CallbackInfo& info) {
 Napi::Object init(Napi::Env env, Napi::Object exports) {
   auto* made = new State();
   env.SetInstanceData<State>(made);
+  made->is_array = Napi::Persistent(
+      env.Global().Get("Array").As<Napi::Object>().Get("isArray").As<Napi::Function>());
   exports.Set("setup", Napi::Function::New(env, guarded<op_setup>, "setup"));
   add_operations(env, exports);
   add_dispatch_mention(env, exports);

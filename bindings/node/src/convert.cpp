@@ -205,7 +205,13 @@ json::WireReader::Look JsReader::object(napi_value value) {
     NAPI_THROW_IF_FAILED(env_, napi_get_array_length(env_, value, &length), {});
     return {.kind = Kind::Array, .size = length};
   }
-  if (Napi::Value(env_, prototype).IsNull()) return {.kind = Kind::Object};
+  if (Napi::Value(env_, prototype).IsNull()) {
+    // An object made with no prototype, or a Proxy, which N-API reports so.
+    if (const auto length = array_length(env_, value)) {
+      return {.kind = Kind::Array, .size = *length};
+    }
+    return {.kind = Kind::Object};
+  }
   napi_value above = nullptr;
   NAPI_THROW_IF_FAILED(env_, napi_get_prototype(env_, prototype, &above), {});
   if (Napi::Value(env_, above).IsNull()) {
@@ -293,8 +299,7 @@ std::optional<json::WireReader::Unsaid> JsReader::unsaid(Node refused, std::size
 // the parser does: the 257th array or object inside another is too deep.
 std::optional<json::WireReader::Unsaid> JsReader::unsaid_inside(napi_value array,
                                                                 std::size_t depth) {
-  std::uint32_t length = 0;
-  NAPI_THROW_IF_FAILED(env_, napi_get_array_length(env_, array, &length), std::nullopt);
+  const std::uint32_t length = array_length(env_, array).value_or(0);
   for (std::uint32_t i = 0; i < length; ++i) {
     const Node item = element({.value = array}, i);
     const std::string below = "/" + std::to_string(i);
@@ -533,6 +538,27 @@ Napi::Value text_or_bytes(Napi::Env env, std::string_view value) {
   return Napi::String::New(env, value.data(), value.size());
 }
 
+std::optional<std::uint32_t> array_length(Napi::Env env, napi_value value) {
+  bool is_array = false;
+  NAPI_THROW_IF_FAILED(env, napi_is_array(env, value, &is_array), std::nullopt);
+  std::uint32_t length = 0;
+  if (is_array) {
+    NAPI_THROW_IF_FAILED(env, napi_get_array_length(env, value, &length), std::nullopt);
+    return length;
+  }
+  const Napi::Value given(env, value);
+  if (!given.IsObject() || !state(env).is_array.Call({given}).ToBoolean().Value()) {
+    return std::nullopt;
+  }
+  const Napi::Value said = given.As<Napi::Object>().Get("length");
+  const double number = said.IsNumber() ? said.As<Napi::Number>().DoubleValue() : -1;
+  if (!(number >= 0 && number <= UINT32_MAX && std::trunc(number) == number)) {
+    throw Napi::TypeError::New(
+        env, "a Proxy around an array whose length is " + shown(said) + ", not an array's");
+  }
+  return static_cast<std::uint32_t>(number);
+}
+
 std::string described(Napi::Value value) {
   switch (value.Type()) {
     case napi_undefined:
@@ -556,7 +582,7 @@ std::string described(Napi::Value value) {
     case napi_object:
       break;
   }
-  if (value.IsArray()) return "an array";
+  if (state(value.Env()).is_array.Call({value}).ToBoolean().Value()) return "an array";
   const Napi::Value constructor = value.As<Napi::Object>().Get("constructor");
   if (constructor.IsFunction()) {
     const Napi::Value name = constructor.As<Napi::Object>().Get("name");

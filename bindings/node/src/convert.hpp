@@ -146,6 +146,12 @@ template <json::WireType T>
 /// that came in as bytes can be other than UTF-8).
 [[nodiscard]] Napi::Value text_or_bytes(Napi::Env env, std::string_view value);
 
+/// `value`'s length when it is an array as `Array.isArray` has it: an Array of any realm, or a
+/// Proxy around one, as reactive state libraries hand out (`napi_is_array` is false for a
+/// Proxy, whose `length` and elements are read through it); else `std::nullopt`. Throws a
+/// `TypeError` for a Proxy whose `length` is not an array's.
+[[nodiscard]] std::optional<std::uint32_t> array_length(Napi::Env env, napi_value value);
+
 /// `value` as `String(value)` says it, for messages, or `described(value)` where that throws
 /// (a symbol, an object whose `toString` throws).
 [[nodiscard]] std::string shown(Napi::Value value);

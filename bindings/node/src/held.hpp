@@ -136,13 +136,14 @@ class Arg {
 template <json::WireType T>
 [[nodiscard]] std::vector<T> decode_list(Napi::Env env, Napi::Value value, std::string_view root,
                                          std::string_view what) {
-  if (!value.IsArray()) {
+  const auto length = array_length(env, value);
+  if (!length) {
     throw Napi::TypeError::New(env,
                                std::string(what) + ": expected an array, got " + described(value));
   }
-  const auto array = value.As<Napi::Array>();
+  const auto array = value.As<Napi::Object>();
   std::vector<T> out;  // not reserved: `length` is the caller's to claim
-  for (std::uint32_t i = 0; i < array.Length(); ++i) {
+  for (std::uint32_t i = 0; i < *length; ++i) {
     const std::string at = std::string(root) + "/" + std::to_string(i);
     out.push_back(decode<T>(env, array.Get(i), at));
   }

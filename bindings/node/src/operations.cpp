@@ -219,7 +219,7 @@ class TraceArray {
  public:
   TraceArray(Napi::Object args, std::string_view op) : array_(argument(args, "trace")) {
     if (array_.IsUndefined() || array_.IsNull()) return;
-    if (!array_.IsArray()) {
+    if (!array_length(args.Env(), array_)) {
       throw Napi::TypeError::New(
           args.Env(), where(op, "trace") + ": expected an array, got " + described(array_));
     }

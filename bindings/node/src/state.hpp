@@ -27,6 +27,8 @@ struct State {
   Napi::FunctionReference compile_object_maker;
   /// `(...items) => frozen array`.
   Napi::FunctionReference freeze_array;
+  /// `Array.isArray` as it was when the addon was loaded.
+  Napi::FunctionReference is_array;
   /// A compiled maker, and the keys it makes.
   struct ObjectMaker {
     std::vector<std::string> keys;

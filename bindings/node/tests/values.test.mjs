@@ -156,6 +156,34 @@ test("what a getter or a proxy throws comes through as it was", () => {
   assert.deepEqual(thm.fromJSON("RosterMember", guarded), { id: "a", name: null });
 });
 
+test("a Proxy around an array, as reactive state libraries hand out, reads as the array", () => {
+  /** @type {<T extends object>(value: T) => T} */
+  const reactive = (value) => new Proxy(value, {});
+  const members = [{ id: "ada", name: "Ada" }, { id: "bob", name: null }];
+  const plain = { ...roster, members };
+  const proxied = { ...roster, members: reactive(members.map(reactive)) };
+  assert.deepEqual(thm.fromJSON("RosterSnapshot", proxied), thm.fromJSON("RosterSnapshot", plain));
+  // An array argument, and the trace steps are pushed onto.
+  const mentions = [{ target: { kind: /** @type {const} */ ("agent"), id: "bob" }, text: "@bob", offset: 0 }];
+  assert.equal(thm.directResponder(reactive(mentions), { roster: plain }), "bob");
+  const input = { key: { trigger_sequence: 1n }, conversation: { desk_id: "General", thread_root: null },
+                  author_id: "ada", content: "@bob", mentions: reactive(mentions), hop: 0 };
+  const policy = { enabled: true, max_hops: 3 };
+  const trace = reactive(/** @type {thm.TraceStep[]} */ ([]));
+  assert.deepEqual(thm.mentionDispatch({ policy, input, roster: plain, trace }),
+                   thm.mentionDispatch({ policy, input: { ...input, mentions }, roster: plain }));
+  assert.ok(trace.length > 0);
+  // What is refused inside one is refused where it is, as inside the array itself.
+  refusedAt(() => thm.fromJSON("RosterSnapshot", { ...roster, people: reactive([1]) }), "/people/0",
+            /expected an object/);
+  refusedAt(() => thm.fromJSON("RosterSnapshot", { ...roster, people: reactive([[undefined]]) }),
+            "/people/0/0", /undefined/);
+  assert.throws(() => thm.directResponder(/** @type {any} */ (reactive({ 0: mentions[0], length: 1 })), { roster: plain }),
+                /expected an array, got an Object/);
+  const lying = new Proxy(/** @type {thm.Mention[]} */ ([]), { get: (target, key) => (key === "length" ? 1.5 : Reflect.get(target, key)) });
+  assert.throws(() => thm.directResponder(lying, { roster: plain }), /a Proxy around an array whose length is 1.5/);
+});
+
 test("an object's own properties only: what Object.prototype holds is not the object's", () => {
   const prototype = /** @type {any} */ (Object.prototype);
   prototype.name = "lent";
