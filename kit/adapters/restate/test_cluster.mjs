@@ -1,5 +1,5 @@
 // kit/scripts/restate_cluster as the adapter calls it (through clusterScript), on the cluster of
-// three nodes THM_RESTATE_CLUSTER names, started for this test alone.
+// three nodes THM_RESTATE_CLUSTER names (the thm-safe compat run's, once that run is over).
 // Run: THM_RESTATE_CLUSTER=DIR node --test kit/adapters/restate/test_cluster.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -101,9 +101,10 @@ CREATE INDEX IF NOT EXISTS thm_child_turn_claimable ON thm_child_turn (state, le
 
 -- The server's clock at the start of the calling statement, in milliseconds since the Unix
 -- epoch. Statement time, not transaction time (now()), so an expiry does not fall short by
--- however long the caller's transaction has been open (queue-conformance.md EQ-17).
+-- however long the caller's transaction has been open (queue-conformance.md EQ-17). It calls
+-- only built-ins and carries no SET clause (as the helpers below), so that it is inlined.
 CREATE OR REPLACE FUNCTION thm_now() RETURNS BIGINT
-LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
+LANGUAGE sql STABLE AS $$
   SELECT floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint
 $$;
 
@@ -198,14 +199,15 @@ END $$;
 -- thread_root; NULL root: the desk's channel), under its canonical key.
 CREATE OR REPLACE FUNCTION thm_commit_reply(desk_id BYTEA, thread_root NUMERIC, sequence NUMERIC,
                                             author_id BYTEA, content BYTEA, hop BIGINT)
-RETURNS VOID LANGUAGE sql SET search_path FROM CURRENT AS $$
+RETURNS VOID LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
   INSERT INTO thm_reply (turn_key, author_id, content, hop)
   VALUES (thm_turn_key(thm_commit_reply.desk_id, thm_commit_reply.thread_root,
                        thm_commit_reply.sequence),
           thm_commit_reply.author_id, thm_commit_reply.content, thm_commit_reply.hop)
   ON CONFLICT (turn_key) DO UPDATE
-    SET author_id = excluded.author_id, content = excluded.content, hop = excluded.hop
-$$;
+    SET author_id = excluded.author_id, content = excluded.content, hop = excluded.hop;
+END $$;
 
 -- Forbidding a pair is the one revocation that adds a row, and a step cannot lock a row that
 -- is not there: every statement that inserts or updates forbidden pairs first locks the
@@ -471,11 +473,15 @@ END $$;
 -- Marks the leased child completed and returns its state ('completed'); NULL for a stale
 -- token, as for thm_renew.
 CREATE OR REPLACE FUNCTION thm_complete(token TEXT) RETURNS TEXT
-LANGUAGE sql SET search_path FROM CURRENT AS $$
-  UPDATE thm_child_turn SET state = 'completed', lease_token = NULL
-   WHERE lease_token = thm_complete.token AND state = 'pending' AND lease_expires_at > thm_now()
-  RETURNING state
-$$;
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  after TEXT;
+BEGIN
+  UPDATE thm_child_turn t SET state = 'completed', lease_token = NULL
+   WHERE t.lease_token = thm_complete.token AND t.state = 'pending' AND t.lease_expires_at > thm_now()
+  RETURNING t.state INTO after;
+  RETURN after;
+END $$;
 
 -- Gives the leased child back: 'pending' while attempts < max_attempts, else 'failed'. The
 -- state afterwards; NULL for a stale token, as for thm_renew.
