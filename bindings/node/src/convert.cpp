@@ -29,6 +29,7 @@ bool is_sequence_key(std::string_view key) {
 // The fields that may exceed 2^53 - 1: the Sequences, and a byte `offset` (a size_t). Only
 // these take a bigint that large; every other integer of the wire forms is 32 bits or less.
 bool is_wide_key(std::string_view key) { return is_sequence_key(key) || key == "offset"; }
+constexpr char kWideFields[] = "Sequence (trigger_sequence, thread_root) or a byte offset";
 
 // The lone surrogate in `value`'s UTF-16 text, if it has one, as its index.
 std::optional<std::size_t> lone_surrogate(Napi::Env env, napi_value value) {
@@ -111,7 +112,7 @@ json::WireReader::Look JsReader::look(Node node) {
     case napi_number: {
       double out = 0;
       NAPI_THROW_IF_FAILED(env_, napi_get_value_double(env_, value, &out), {});
-      return number(out);
+      return number(out, node.key);
     }
     case napi_bigint:
       return bigint(value, is_wide_key(node.key));
@@ -128,13 +129,16 @@ json::WireReader::Look JsReader::look(Node node) {
   return cannot_say(described(Napi::Value(env_, value)));
 }
 
-json::WireReader::Look JsReader::number(double value) {
+json::WireReader::Look JsReader::number(double value, std::string_view key) {
   if (!std::isfinite(value)) return cannot_say("a number that is not finite");
   if (std::trunc(value) != value) return {.kind = Kind::Fraction};
   if (std::fabs(value) > kMaxSafeInteger) {
-    return cannot_say(integer_text(value) +
-                      " is not a safe integer (it may have lost digits); pass a BigInt or a "
-                      "decimal string");
+    const std::string unsafe =
+        integer_text(value) + " is not a safe integer (it may have lost digits)";
+    if (value < 0) return cannot_say(unsafe);  // no field of the wire forms holds it
+    if (is_sequence_key(key)) return cannot_say(unsafe + "; pass a BigInt or a decimal string");
+    if (is_wide_key(key)) return cannot_say(unsafe + "; pass a BigInt");
+    return cannot_say(unsafe + ", and only a " + kWideFields + " may be beyond 2^53 - 1");
   }
   if (value >= 0) return {.kind = Kind::Unsigned, .number = static_cast<std::uint64_t>(value)};
   return {.kind = Kind::Negative};
@@ -149,9 +153,8 @@ json::WireReader::Look JsReader::bigint(napi_value value, bool wide) {
     return {.kind = Kind::Unsigned, .number = unsigned_value};
   }
   if (lossless) {
-    return cannot_say(std::to_string(unsigned_value) +
-                      "n is beyond 2^53 - 1, which only a Sequence (trigger_sequence, "
-                      "thread_root) or a byte offset may be");
+    return cannot_say(std::to_string(unsigned_value) + "n is beyond 2^53 - 1, which only a " +
+                      kWideFields + " may be");
   }
   std::int64_t signed_value = 0;
   NAPI_THROW_IF_FAILED(env_, napi_get_value_bigint_int64(env_, value, &signed_value, &lossless),

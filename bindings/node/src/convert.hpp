@@ -55,7 +55,7 @@ class JsReader final : public json::WireReader {
   std::optional<Unsaid> unsaid(Node refused, std::size_t depth) override;
 
  private:
-  Look number(double value);
+  Look number(double value, std::string_view key);
   Look bigint(napi_value value, bool wide);
   Look string(napi_value value, bool sequence);
   Look object(napi_value value);

@@ -58,7 +58,13 @@ test("an unsafe number is refused, saying what to pass instead", () => {
     "/trigger_sequence",
     /1152921504606846976 is not a safe integer.*pass a BigInt or a decimal string/,
   );
-  refusedAt(() => thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: 2 ** 53 }), "/max_hops", /not a safe integer/);
+  // Where no BigInt or string is taken, neither is advised.
+  refusedAt(() => thm.fromJSON("Mention", { target: { kind: "everyone" }, text: "@everyone", offset: 2 ** 60 }),
+            "/offset", /1152921504606846976 is not a safe integer.*pass a BigInt$/);
+  refusedAt(() => thm.fromJSON("MentionDispatchPolicy", { enabled: true, max_hops: 2 ** 53 }), "/max_hops",
+            /9007199254740992 is not a safe integer.*only a Sequence \(trigger_sequence, thread_root\) or a byte offset/);
+  refusedAt(() => thm.fromJSON("DispatchKey", { trigger_sequence: -(2 ** 60) }), "/trigger_sequence",
+            /-1152921504606846976 is not a safe integer \(it may have lost digits\)$/);
 });
 
 test("integers out of range, and strings that are not decimal u64s, are refused", () => {
