@@ -249,16 +249,12 @@ json::WireReader::Node JsReader::element(Node array, std::size_t index) {
 }
 
 std::optional<json::WireReader::Node> JsReader::member(Node object, std::string_view key) {
-  // Its own property only: what a prototype holds is not the object's. Every object read
-  // here is plain, so only a realm's Object.prototype can lend it a property: the object is
-  // asked whether the property is its own only when one of those has one of that name. A
-  // property that is `undefined` is absent, as JSON.stringify has it.
+  // Its own property only: what a prototype holds is not the object's, and a getter there
+  // does not run. Every object read here is plain, so only a realm's Object.prototype can
+  // lend it a property: the object is asked whether the property is its own, before it is
+  // read, only when one of those has one of that name. A property that is `undefined` is
+  // absent, as JSON.stringify has it.
   const char* name = key.data();  // NUL-terminated: a literal of the decoder's
-  napi_value out = nullptr;
-  NAPI_THROW_IF_FAILED(env_, napi_get_named_property(env_, js(object), name, &out), std::nullopt);
-  napi_valuetype type = napi_undefined;
-  NAPI_THROW_IF_FAILED(env_, napi_typeof(env_, out, &type), std::nullopt);
-  if (type == napi_undefined) return std::nullopt;
   if (lent(key, name)) {
     napi_value name_value = Napi::String::New(env_, name);
     bool own = false;
@@ -266,6 +262,11 @@ std::optional<json::WireReader::Node> JsReader::member(Node object, std::string_
                          std::nullopt);
     if (!own) return std::nullopt;
   }
+  napi_value out = nullptr;
+  NAPI_THROW_IF_FAILED(env_, napi_get_named_property(env_, js(object), name, &out), std::nullopt);
+  napi_valuetype type = napi_undefined;
+  NAPI_THROW_IF_FAILED(env_, napi_typeof(env_, out, &type), std::nullopt);
+  if (type == napi_undefined) return std::nullopt;
   last_member_ = out;
   last_member_type_ = type;
   return Node{.value = out, .key = key};

@@ -206,6 +206,16 @@ test("an object's own properties only: what Object.prototype holds is not the ob
     delete prototype.name;
     delete prototype.allowed_handoffs;
   }
+  // A getter there is not the object's either, and does not run.
+  let ran = 0;
+  Object.defineProperty(prototype, "name", { configurable: true, get() { ran += 1; throw new Error("lent getter"); } });
+  try {
+    refusedAt(() => thm.fromJSON("RosterMember", { id: "a" }), "/name", /required key "name" is missing/);
+    assert.deepEqual(thm.fromJSON("RosterMember", { id: "a", name: "own" }), { id: "a", name: "own" });
+  } finally {
+    delete prototype.name;
+  }
+  assert.equal(ran, 0);
 });
 
 test("unknown keys are ignored, whatever they hold; a repeated key in text is refused (SPEC §0.5)", () => {
