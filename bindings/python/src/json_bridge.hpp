@@ -82,10 +82,11 @@ inline py::object json_to_py(const json::Value& value) {
 /// Python values read for the wire decoder where they are (`json::WireReader`), each value
 /// it decodes once, with no tree in between; a str's U+DC80..U+DCFF are the bytes they stand
 /// for (PEP 383). What JSON cannot say (a datetime, a float that is not finite, an integer
-/// beyond 64 bits, a str with any other lone surrogate, a dict key that is not a str, nesting
-/// past the limit) is refused wherever the decoder reads it, and said why there, or where it
-/// is inside the value the decoder refused; an unknown key is ignored whatever it holds
-/// (SPEC §0.5), as in the Node.js package. Needs the GIL.
+/// beyond 64 bits, a str with any other lone surrogate, nesting past the limit) is refused
+/// wherever the decoder reads it, and said why there, or where it is inside the value the
+/// decoder refused; an unknown key is ignored whatever it holds (SPEC §0.5), as in the
+/// Node.js package, and so is a dict key that is not a str or not text, which no wire form
+/// has. Needs the GIL.
 class PyReader final : public json::WireReader {
  public:
   /// `value` as the decoder's root.
@@ -107,7 +108,7 @@ class PyReader final : public json::WireReader {
       if (!utf8(object, text)) return cannot_say("a str with a lone surrogate");
       return {.kind = Kind::String, .text = text};
     }
-    if (PyDict_Check(object)) return dict(object);
+    if (PyDict_Check(object)) return {.kind = Kind::Object};
     if (PyList_Check(object) || PyTuple_Check(object)) {
       return {.kind = Kind::Array, .size = static_cast<std::size_t>(Py_SIZE(object))};
     }
@@ -157,7 +158,7 @@ class PyReader final : public json::WireReader {
       PyObject* item = nullptr;
       while (PyDict_Next(object, &at, &key, &item)) {
         std::string_view name;
-        utf8(key, name);  // every key is text: `look` said so
+        if (!PyUnicode_Check(key) || !utf8(key, name)) continue;  // no key: ignored
         if (below(json::escape_pointer_token(name), item)) break;
       }
     }
@@ -216,19 +217,6 @@ class PyReader final : public json::WireReader {
       PyErr_Clear();
     }
     return cannot_say("the integer " + shown(value) + " is outside -2**63 .. 2**64-1");
-  }
-
-  // A dict is an object when every key is text.
-  Look dict(PyObject* value) {
-    Py_ssize_t at = 0;
-    PyObject* key = nullptr;
-    PyObject* item = nullptr;
-    while (PyDict_Next(value, &at, &key, &item)) {
-      if (!PyUnicode_Check(key)) return cannot_say("a dict key that is not a str");
-      std::string_view name;
-      if (!utf8(key, name)) return cannot_say("a str with a lone surrogate");
-    }
-    return {.kind = Kind::Object};
   }
 
   // `key` as a str, made once for the process (a key of the wire forms: a few dozen, never
