@@ -256,10 +256,10 @@ CREATE TRIGGER thm_forbidden_pair_guard BEFORE INSERT OR UPDATE ON thm_forbidden
 -- A refusal or a mismatch read from a row that is not there needs no lock: it writes
 -- nothing, and a row inserted later could only turn it into an admission. The check writes
 -- nothing itself. Sizes are the caller's to limit.
--- thm_revalidate is those steps; thm_check, thm_admit and thm_enqueue_once call it as a plain
--- expression (a plpgsql function's SET clause costs about a microsecond; a SQL-language
--- function's is what costs, since such a function is planned again at every call).
-CREATE OR REPLACE FUNCTION thm_revalidate(
+-- thm_admit and thm_enqueue_once call it as a plain expression (a plpgsql function's SET
+-- clause costs about a microsecond; a SQL-language function's is what costs, since such a
+-- function is planned again at every call).
+CREATE OR REPLACE FUNCTION thm_check(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
     OUT outcome TEXT, OUT reason TEXT, OUT turn_key BYTEA)
@@ -276,16 +276,16 @@ BEGIN
   turn_key := thm_turn_key(desk_id, thread_root, trigger_sequence);
   -- The common case, every row there and agreeing, in one statement that locks them.
   PERFORM FROM thm_reply r, thm_policy p, thm_available_agent a
-   WHERE r.turn_key = thm_revalidate.turn_key AND r.author_id = thm_revalidate.source_id
-     AND r.content = thm_revalidate.content
-     AND r.hop::numeric + 1 = thm_revalidate.child_hop::numeric
-     AND p.id = 1 AND p.enabled AND thm_revalidate.child_hop <= p.max_hops
-     AND a.agent_id = thm_revalidate.target_id
+   WHERE r.turn_key = thm_check.turn_key AND r.author_id = thm_check.source_id
+     AND r.content = thm_check.content
+     AND r.hop::numeric + 1 = thm_check.child_hop::numeric
+     AND p.id = 1 AND p.enabled AND thm_check.child_hop <= p.max_hops
+     AND a.agent_id = thm_check.target_id
      FOR SHARE OF r, p FOR KEY SHARE OF a;
   IF NOT FOUND THEN
     -- Some row is missing or disagrees: one row at a time, to say which.
     SELECT r.author_id, r.content, r.hop INTO reply
-      FROM thm_reply r WHERE r.turn_key = thm_revalidate.turn_key FOR SHARE;
+      FROM thm_reply r WHERE r.turn_key = thm_check.turn_key FOR SHARE;
     IF NOT FOUND THEN outcome := 'trigger_missing'; RETURN; END IF;
     IF reply.author_id IS DISTINCT FROM source_id THEN reason := 'source';
     ELSIF reply.content IS DISTINCT FROM content THEN reason := 'content';
@@ -296,7 +296,7 @@ BEGIN
       FROM thm_policy p WHERE p.id = 1 FOR SHARE;
     IF NOT coalesce(allowed, false) THEN reason := 'feature_disabled';
     ELSIF NOT EXISTS (SELECT FROM thm_available_agent a
-                       WHERE a.agent_id = thm_revalidate.target_id FOR KEY SHARE) THEN
+                       WHERE a.agent_id = thm_check.target_id FOR KEY SHARE) THEN
       reason := 'target_unavailable';
     END IF;
     IF reason IS NOT NULL THEN outcome := 'refused'; RETURN; END IF;
@@ -304,28 +304,11 @@ BEGIN
   -- A fresh statement, so a fresh snapshot: it sees every forbidding that committed before
   -- the policy row's lock was granted.
   IF EXISTS (SELECT FROM thm_forbidden_pair f
-              WHERE f.source_id = thm_revalidate.source_id
-                AND f.target_id = thm_revalidate.target_id) THEN
+              WHERE f.source_id = thm_check.source_id
+                AND f.target_id = thm_check.target_id) THEN
     reason := 'unauthorized';
   END IF;
   outcome := CASE WHEN reason IS NULL THEN 'ok' ELSE 'refused' END;
-END $$;
-
-CREATE OR REPLACE FUNCTION thm_check(
-    desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
-    target_id BYTEA, content BYTEA, child_hop BIGINT,
-    OUT outcome TEXT, OUT reason TEXT, OUT turn_key BYTEA)
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-DECLARE
-  checked RECORD;
-BEGIN
-  -- plpgsql, not sql: a SQL-language function with a SET clause is planned again at every
-  -- call.
-  checked := thm_revalidate(desk_id, thread_root, trigger_sequence, source_id, target_id,
-                            content, child_hop);
-  outcome := checked.outcome;
-  reason := checked.reason;
-  turn_key := checked.turn_key;
 END $$;
 
 -- SPEC §4's decision for one MentionTurnRequest, without the child: for a host whose child
@@ -350,8 +333,8 @@ LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   checked RECORD;
 BEGIN
-  checked := thm_revalidate(desk_id, thread_root, trigger_sequence, source_id, target_id,
-                            content, child_hop);
+  checked := thm_check(desk_id, thread_root, trigger_sequence, source_id, target_id,
+                       content, child_hop);
   outcome := checked.outcome;
   reason := checked.reason;
   turn_key := checked.turn_key;
@@ -388,8 +371,8 @@ DECLARE
   checked RECORD;
 BEGIN
   IF hooks THEN PERFORM thm_hook_point('after_begin', 0); END IF;
-  checked := thm_revalidate(desk_id, thread_root, trigger_sequence, source_id, target_id,
-                            content, child_hop);
+  checked := thm_check(desk_id, thread_root, trigger_sequence, source_id, target_id,
+                       content, child_hop);
   outcome := checked.outcome;
   reason := checked.reason;
   IF outcome <> 'ok' THEN RETURN; END IF;
