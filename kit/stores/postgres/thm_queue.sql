@@ -256,9 +256,9 @@ CREATE TRIGGER thm_forbidden_pair_guard BEFORE INSERT OR UPDATE ON thm_forbidden
 -- A refusal or a mismatch read from a row that is not there needs no lock: it writes
 -- nothing, and a row inserted later could only turn it into an admission. The check writes
 -- nothing itself. Sizes are the caller's to limit.
--- thm_admit and thm_enqueue_once call it as a plain expression (a plpgsql function's SET
--- clause costs about a microsecond; a SQL-language function's is what costs, since such a
--- function is planned again at every call).
+-- thm_admit and thm_enqueue_once call thm_check as a plain expression (a plpgsql function's
+-- SET clause costs about a microsecond; a SQL-language function's is what costs, since such
+-- a function is planned again at every call).
 CREATE OR REPLACE FUNCTION thm_check(
     desk_id BYTEA, thread_root NUMERIC, trigger_sequence NUMERIC, source_id BYTEA,
     target_id BYTEA, content BYTEA, child_hop BIGINT,
@@ -461,7 +461,8 @@ DECLARE
   after TEXT;
 BEGIN
   UPDATE thm_child_turn t SET state = 'completed', lease_token = NULL
-   WHERE t.lease_token = thm_complete.token AND t.state = 'pending' AND t.lease_expires_at > thm_now()
+   WHERE t.lease_token = thm_complete.token AND t.state = 'pending'
+     AND t.lease_expires_at > thm_now()
   RETURNING t.state INTO after;
   RETURN after;
 END $$;
